@@ -1,0 +1,35 @@
+/*
+ * crypto.h - libcrypto glue shared by policy (verify only) and keyholder
+ * (private keys, signing). Never linked into the monitor.
+ */
+#ifndef KEYWARD_CRYPTO_H
+#define KEYWARD_CRYPTO_H
+
+#include "ipc/buf.h"
+#include "ipc/sshkey.h"
+
+#include <openssl/evp.h>
+
+/* A public key for verification; the EC point is checked to lie on its
+ * curve. NULL (with *why) on failure. */
+EVP_PKEY *pkey_public(const struct pubkey *k, const char **why);
+/* A private key, checked to be the private half of k->pub: Ed25519 seed
+ * derives A, d·G = Q with d of sane size, RSA n = p·q and d, e, iqmp
+ * consistent. Wipes every intermediate. NULL (with *why) on failure. */
+EVP_PKEY *pkey_private(const struct privkey *k, const char **why);
+
+/* Verify an SSH signature blob over data with key k. 0 if valid. If
+ * alg_out is given, it receives the algorithm the blob named. */
+int sig_verify(const struct pubkey *k, struct slice sig, struct slice data,
+    enum sig_alg *alg_out);
+/* Sign data with pkey using alg and append the SSH signature blob
+ * (string name; string/sub-encoded signature) to out. 0 on success. */
+int sig_make(EVP_PKEY *pkey, enum sig_alg alg, struct slice data, struct wb *out);
+
+/* The CA signature of a certificate verifies (spec §4.3). */
+int cert_verify(const struct pubkey *cert);
+
+/* "SHA256:base64" or "MD5:hex:..." of a key blob, per -E (spec §4.5). */
+int fingerprint(struct slice blob, const char *hash, char *out, size_t n);
+
+#endif

@@ -1,0 +1,251 @@
+/*
+ * pkey.c - EVP_PKEY objects from SSH wire fields. Private material is
+ * copied into BIGNUMs and OSSL_PARAM arrays only as long as it takes to
+ * build the key; every such copy is cleared before it is freed.
+ */
+#include "crypto/crypto.h"
+
+#include <openssl/bn.h>
+#include <openssl/core_names.h>
+#include <openssl/params.h>
+#include <openssl/param_build.h>
+#include <string.h>
+
+static const char *
+group_name(enum key_kind kind)
+{
+	switch (kind) {
+	case KEY_ECDSA_P256: return "prime256v1";
+	case KEY_ECDSA_P384: return "secp384r1";
+	case KEY_ECDSA_P521: return "secp521r1";
+	default: return NULL;
+	}
+}
+
+static unsigned
+group_bits(enum key_kind kind)
+{
+	switch (kind) {
+	case KEY_ECDSA_P256: return 256;
+	case KEY_ECDSA_P384: return 384;
+	case KEY_ECDSA_P521: return 521;
+	default: return 0;
+	}
+}
+
+static EVP_PKEY *
+from_params(const char *type, int selection, OSSL_PARAM_BLD *bld, int secret)
+{
+	OSSL_PARAM *params = OSSL_PARAM_BLD_to_param(bld);
+	EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_name(NULL, type, NULL);
+	EVP_PKEY *pkey = NULL;
+
+	if (params == NULL || ctx == NULL || EVP_PKEY_fromdata_init(ctx) != 1 ||
+	    EVP_PKEY_fromdata(ctx, &pkey, selection, params) != 1)
+		pkey = NULL;
+	/* OpenSSL 3.0 has no OSSL_PARAM_clear_free: wipe by hand. */
+	for (OSSL_PARAM *q = params; secret && q != NULL && q->key != NULL; q++)
+		OPENSSL_cleanse(q->data, q->data_size);
+	OSSL_PARAM_free(params);
+	EVP_PKEY_CTX_free(ctx);
+	return pkey;
+}
+
+/* Check with the provider's own validation (point on curve, RSA pairwise). */
+static int
+check(EVP_PKEY *pkey, int pairwise)
+{
+	EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_pkey(NULL, pkey, NULL);
+	int ok;
+
+	if (ctx == NULL)
+		return -1;
+	ok = pairwise ? EVP_PKEY_pairwise_check(ctx) : EVP_PKEY_public_check(ctx);
+	EVP_PKEY_CTX_free(ctx);
+	return ok == 1 ? 0 : -1;
+}
+
+static BIGNUM *
+bn(struct slice m)
+{
+	return BN_bin2bn(m.p, (int)m.len, NULL);
+}
+
+#define FAIL(msg) do { if (why != NULL) *why = (msg); goto out; } while (0)
+
+EVP_PKEY *
+pkey_public(const struct pubkey *k, const char **why)
+{
+	OSSL_PARAM_BLD *bld = NULL;
+	BIGNUM *n = NULL, *e = NULL;
+	EVP_PKEY *pkey = NULL;
+
+	switch (k->kind) {
+	case KEY_ED25519:
+		if ((pkey = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL,
+		    k->ed_a.p, k->ed_a.len)) == NULL)
+			FAIL("bad Ed25519 public key");
+		return pkey;
+	case KEY_ECDSA_P256:
+	case KEY_ECDSA_P384:
+	case KEY_ECDSA_P521:
+		if ((bld = OSSL_PARAM_BLD_new()) == NULL ||
+		    !OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME,
+		    group_name(k->kind), 0) ||
+		    !OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY,
+		    k->ec_q.p, k->ec_q.len))
+			FAIL("out of memory");
+		if ((pkey = from_params("EC", EVP_PKEY_PUBLIC_KEY, bld, 0)) == NULL)
+			FAIL("ECDSA point is not on its curve");
+		if (check(pkey, 0) != 0) {
+			EVP_PKEY_free(pkey);
+			pkey = NULL;
+			FAIL("ECDSA point is not a valid point of its curve");
+		}
+		goto out;
+	case KEY_RSA:
+		if ((bld = OSSL_PARAM_BLD_new()) == NULL ||
+		    (n = bn(k->rsa_n)) == NULL || (e = bn(k->rsa_e)) == NULL ||
+		    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_N, n) ||
+		    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_E, e))
+			FAIL("out of memory");
+		if ((pkey = from_params("RSA", EVP_PKEY_PUBLIC_KEY, bld, 0)) == NULL)
+			FAIL("bad RSA public key");
+		goto out;
+	case KEY_NONE:
+		break;
+	}
+	FAIL("unknown key type");
+out:
+	OSSL_PARAM_BLD_free(bld);
+	BN_free(n);
+	BN_free(e);
+	return pkey;
+}
+
+static EVP_PKEY *
+ecdsa_private(const struct privkey *k, const char **why)
+{
+	OSSL_PARAM_BLD *bld = NULL;
+	BIGNUM *d = NULL;
+	EVP_PKEY *pkey = NULL;
+
+	if ((d = BN_secure_new()) == NULL ||
+	    BN_bin2bn(k->ec_d.p, (int)k->ec_d.len, d) == NULL)
+		FAIL("out of memory");
+	/* As OpenSSH: a private scalar of half the order's size or less is
+	 * not one a real key generator made. */
+	if ((unsigned)BN_num_bits(d) <= group_bits(k->pub.kind) / 2)
+		FAIL("ECDSA private scalar is too small");
+	if ((bld = OSSL_PARAM_BLD_new()) == NULL ||
+	    !OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME,
+	    group_name(k->pub.kind), 0) ||
+	    !OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY,
+	    k->pub.ec_q.p, k->pub.ec_q.len) ||
+	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_PRIV_KEY, d))
+		FAIL("out of memory");
+	if ((pkey = from_params("EC", EVP_PKEY_KEYPAIR, bld, 1)) == NULL)
+		FAIL("bad ECDSA private key");
+	if (check(pkey, 1) != 0) {
+		EVP_PKEY_free(pkey);
+		pkey = NULL;
+		FAIL("ECDSA private key does not match its public key");
+	}
+out:
+	OSSL_PARAM_BLD_free(bld);
+	BN_clear_free(d);
+	return pkey;
+}
+
+static EVP_PKEY *
+rsa_private(const struct privkey *k, const char **why)
+{
+	OSSL_PARAM_BLD *bld = NULL;
+	BIGNUM *n = NULL, *e = NULL, *d = NULL, *p = NULL, *q = NULL;
+	BIGNUM *iqmp = NULL, *dmp1 = NULL, *dmq1 = NULL, *t = NULL;
+	BN_CTX *bnctx = NULL;
+	EVP_PKEY *pkey = NULL;
+
+	if ((bnctx = BN_CTX_secure_new()) == NULL ||
+	    (n = bn(k->pub.rsa_n)) == NULL || (e = bn(k->pub.rsa_e)) == NULL ||
+	    (d = BN_secure_new()) == NULL || (p = BN_secure_new()) == NULL ||
+	    (q = BN_secure_new()) == NULL || (iqmp = BN_secure_new()) == NULL ||
+	    (dmp1 = BN_secure_new()) == NULL || (dmq1 = BN_secure_new()) == NULL ||
+	    (t = BN_secure_new()) == NULL ||
+	    BN_bin2bn(k->rsa_d.p, (int)k->rsa_d.len, d) == NULL ||
+	    BN_bin2bn(k->rsa_p.p, (int)k->rsa_p.len, p) == NULL ||
+	    BN_bin2bn(k->rsa_q.p, (int)k->rsa_q.len, q) == NULL ||
+	    BN_bin2bn(k->rsa_iqmp.p, (int)k->rsa_iqmp.len, iqmp) == NULL)
+		FAIL("out of memory");
+	/* n = p·q, checked here so the message is precise. */
+	if (!BN_mul(t, p, q, bnctx) || BN_cmp(t, n) != 0)
+		FAIL("RSA private key does not match its public key (n != p*q)");
+	/* CRT exponents derived from d, p and q, as the reference does. */
+	if (!BN_sub(t, p, BN_value_one()) || !BN_mod(dmp1, d, t, bnctx) ||
+	    !BN_sub(t, q, BN_value_one()) || !BN_mod(dmq1, d, t, bnctx))
+		FAIL("bad RSA private key");
+	if ((bld = OSSL_PARAM_BLD_new()) == NULL ||
+	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_N, n) ||
+	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_E, e) ||
+	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_D, d) ||
+	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_FACTOR1, p) ||
+	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_FACTOR2, q) ||
+	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_EXPONENT1, dmp1) ||
+	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_EXPONENT2, dmq1) ||
+	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_COEFFICIENT1, iqmp))
+		FAIL("out of memory");
+	if ((pkey = from_params("RSA", EVP_PKEY_KEYPAIR, bld, 1)) == NULL)
+		FAIL("bad RSA private key");
+	/* d·e = 1 mod lcm(p-1, q-1), iqmp = q^-1 mod p. */
+	if (check(pkey, 1) != 0) {
+		EVP_PKEY_free(pkey);
+		pkey = NULL;
+		FAIL("RSA private key is inconsistent (d, e, iqmp)");
+	}
+out:
+	OSSL_PARAM_BLD_free(bld);
+	BN_free(n);
+	BN_free(e);
+	BN_clear_free(d);
+	BN_clear_free(p);
+	BN_clear_free(q);
+	BN_clear_free(iqmp);
+	BN_clear_free(dmp1);
+	BN_clear_free(dmq1);
+	BN_clear_free(t);
+	BN_CTX_free(bnctx);
+	return pkey;
+}
+
+EVP_PKEY *
+pkey_private(const struct privkey *k, const char **why)
+{
+	EVP_PKEY *pkey = NULL;
+	uint8_t a[32];
+	size_t alen = sizeof(a);
+
+	switch (k->pub.kind) {
+	case KEY_ED25519:
+		if ((pkey = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, NULL,
+		    k->ed_k.p, 32)) == NULL)
+			FAIL("bad Ed25519 private key");
+		if (EVP_PKEY_get_raw_public_key(pkey, a, &alen) != 1 ||
+		    alen != 32 || memcmp(a, k->pub.ed_a.p, 32) != 0) {
+			EVP_PKEY_free(pkey);
+			pkey = NULL;
+			FAIL("Ed25519 private key does not match its public key");
+		}
+		return pkey;
+	case KEY_ECDSA_P256:
+	case KEY_ECDSA_P384:
+	case KEY_ECDSA_P521:
+		return ecdsa_private(k, why);
+	case KEY_RSA:
+		return rsa_private(k, why);
+	case KEY_NONE:
+		break;
+	}
+	FAIL("unknown key type");
+out:
+	return pkey;
+}

@@ -1,0 +1,188 @@
+/*
+ * sig.c - SSH signature blobs (spec §4.6): made by the keyholder, verified
+ * by policy (certificate CA signatures; session-bind host signatures).
+ */
+#include "crypto/crypto.h"
+
+#include <openssl/bn.h>
+#include <openssl/ecdsa.h>
+#include <openssl/evp.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const EVP_MD *
+sig_md(enum sig_alg alg)
+{
+	switch (alg) {
+	case SIG_ECDSA_P256: return EVP_sha256();
+	case SIG_ECDSA_P384: return EVP_sha384();
+	case SIG_ECDSA_P521: return EVP_sha512();
+	case SIG_RSA_SHA1: return EVP_sha1();
+	case SIG_RSA_SHA256: return EVP_sha256();
+	case SIG_RSA_SHA512: return EVP_sha512();
+	default: return NULL;   /* Ed25519 hashes internally */
+	}
+}
+
+static int
+is_ecdsa(enum sig_alg alg)
+{
+	return alg == SIG_ECDSA_P256 || alg == SIG_ECDSA_P384 || alg == SIG_ECDSA_P521;
+}
+
+int
+sig_make(EVP_PKEY *pkey, enum sig_alg alg, struct slice data, struct wb *out)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	uint8_t *sig = NULL, r[80], s[80];
+	const unsigned char *der;
+	const BIGNUM *br, *bs;
+	ECDSA_SIG *es = NULL;
+	size_t len = 0, mark;
+	int rc = -1, rl, sl;
+
+	if (ctx == NULL ||
+	    EVP_DigestSignInit(ctx, NULL, sig_md(alg), NULL, pkey) != 1 ||
+	    EVP_DigestSign(ctx, NULL, &len, data.p, data.len) != 1 ||
+	    (sig = malloc(len)) == NULL ||
+	    EVP_DigestSign(ctx, sig, &len, data.p, data.len) != 1)
+		goto out;
+	wb_cstring(out, sig_alg_name(alg));
+	if (!is_ecdsa(alg)) {
+		/* Ed25519: 64 bytes; RSA: exactly the modulus length. */
+		wb_string(out, sig, len);
+	} else {
+		der = sig;
+		if ((es = d2i_ECDSA_SIG(NULL, &der, (long)len)) == NULL)
+			goto out;
+		ECDSA_SIG_get0(es, &br, &bs);
+		if ((rl = BN_bn2bin(br, r)) < 0 || (sl = BN_bn2bin(bs, s)) < 0 ||
+		    rl > (int)sizeof(r) || sl > (int)sizeof(s))
+			goto out;
+		mark = wb_begin_string(out);
+		wb_mpint(out, r, (size_t)rl);
+		wb_mpint(out, s, (size_t)sl);
+		wb_end_string(out, mark);
+	}
+	rc = out->err ? -1 : 0;
+out:
+	ECDSA_SIG_free(es);
+	free(sig);
+	EVP_MD_CTX_free(ctx);
+	return rc;
+}
+
+/* The raw signature in the form EVP_DigestVerify wants it. */
+static int
+verify_raw(EVP_PKEY *pkey, enum sig_alg alg, const uint8_t *sig, size_t len,
+    struct slice data)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	int ok;
+
+	ok = ctx != NULL &&
+	    EVP_DigestVerifyInit(ctx, NULL, sig_md(alg), NULL, pkey) == 1 &&
+	    EVP_DigestVerify(ctx, sig, len, data.p, data.len) == 1;
+	EVP_MD_CTX_free(ctx);
+	return ok ? 0 : -1;
+}
+
+int
+sig_verify(const struct pubkey *k, struct slice blob, struct slice data,
+    enum sig_alg *alg_out)
+{
+	struct slice name, sig, r_m, s_m;
+	struct rd rd, inner;
+	EVP_PKEY *pkey = NULL;
+	ECDSA_SIG *es = NULL;
+	BIGNUM *br = NULL, *bs = NULL;
+	unsigned char *der = NULL;
+	enum sig_alg alg;
+	int rc = -1, derlen;
+
+	rd_init(&rd, blob.p, blob.len);
+	if (rd_string(&rd, &name) != 0 || rd_string(&rd, &sig) != 0 ||
+	    rd_done(&rd) != 0)
+		return -1;
+	if ((alg = sig_alg_from_name(name)) == SIG_NONE || !sig_alg_fits(alg, k->kind))
+		return -1;
+	if ((pkey = pkey_public(k, NULL)) == NULL)
+		return -1;
+	if (alg == SIG_ED25519) {
+		if (sig.len == 64)
+			rc = verify_raw(pkey, alg, sig.p, sig.len, data);
+	} else if (is_ecdsa(alg)) {
+		rd_init(&inner, sig.p, sig.len);
+		if (rd_mpint(&inner, &r_m) != 0 || rd_mpint(&inner, &s_m) != 0 ||
+		    rd_done(&inner) != 0 || (es = ECDSA_SIG_new()) == NULL ||
+		    (br = BN_bin2bn(r_m.p, (int)r_m.len, NULL)) == NULL ||
+		    (bs = BN_bin2bn(s_m.p, (int)s_m.len, NULL)) == NULL ||
+		    ECDSA_SIG_set0(es, br, bs) != 1)
+			goto out;
+		br = bs = NULL;
+		if ((derlen = i2d_ECDSA_SIG(es, &der)) > 0)
+			rc = verify_raw(pkey, alg, der, (size_t)derlen, data);
+	} else {
+		size_t modlen = (k->rsa_bits + 7) / 8;
+		uint8_t *padded;
+		/* Signatures shorter than the modulus are left-padded. */
+		if (sig.len > modlen || (padded = calloc(1, modlen)) == NULL)
+			goto out;
+		memcpy(padded + modlen - sig.len, sig.p, sig.len);
+		rc = verify_raw(pkey, alg, padded, modlen, data);
+		free(padded);
+	}
+	if (rc == 0 && alg_out != NULL)
+		*alg_out = alg;
+out:
+	OPENSSL_free(der);
+	BN_free(br);
+	BN_free(bs);
+	ECDSA_SIG_free(es);
+	EVP_PKEY_free(pkey);
+	return rc;
+}
+
+int
+cert_verify(const struct pubkey *cert)
+{
+	struct pubkey ca;
+	struct slice signed_part = { cert->cert_blob.p, cert->cert.signed_len };
+
+	if (!cert->is_cert || key_parse_public(cert->cert.signature_key, &ca, NULL) != 0)
+		return -1;
+	return sig_verify(&ca, cert->cert.signature, signed_part, NULL);
+}
+
+int
+fingerprint(struct slice blob, const char *hash, char *out, size_t n)
+{
+	static const struct { const char *name, *label; } hashes[] = {
+		{ "md5", "MD5" }, { "sha1", "SHA1" }, { "sha256", "SHA256" },
+		{ "sha384", "SHA384" }, { "sha512", "SHA512" },
+	};
+	unsigned char md[EVP_MAX_MD_SIZE], b64[4 * EVP_MAX_MD_SIZE / 3 + 4];
+	unsigned int mdlen = 0;
+	const char *label = NULL;
+	const EVP_MD *evp;
+	size_t o;
+	int blen;
+
+	for (size_t i = 0; i < sizeof(hashes) / sizeof(hashes[0]); i++)
+		if (strcmp(hash, hashes[i].name) == 0)
+			label = hashes[i].label;
+	if (label == NULL || (evp = EVP_get_digestbyname(hash)) == NULL ||
+	    EVP_Digest(blob.p, blob.len, md, &mdlen, evp, NULL) != 1)
+		return -1;
+	o = (size_t)snprintf(out, n, "%s:", label);
+	if (strcmp(hash, "md5") == 0) {
+		for (unsigned i = 0; i < mdlen && o + 4 < n; i++)
+			o += (size_t)snprintf(out + o, n - o, i ? ":%02x" : "%02x", md[i]);
+		return 0;
+	}
+	blen = EVP_EncodeBlock(b64, md, (int)mdlen);
+	while (blen > 0 && b64[blen - 1] == '=')
+		blen--;
+	snprintf(out + o, n - o, "%.*s", blen, (const char *)b64);
+	return 0;
+}

@@ -1,0 +1,339 @@
+/*
+ * buf.c - bounds-checked reader and growing writer for SSH wire types.
+ * Trusts nothing: every getter fails rather than read past the end.
+ */
+#include "ipc/buf.h"
+#include "ipc/limits.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void
+rd_init(struct rd *r, const void *p, size_t len)
+{
+	r->p = p;
+	r->len = len;
+}
+
+int
+rd_bytes(struct rd *r, size_t n, struct slice *s)
+{
+	if (n > r->len)
+		return -1;
+	if (s != NULL) {
+		s->p = r->p;
+		s->len = n;
+	}
+	r->p += n;
+	r->len -= n;
+	return 0;
+}
+
+int
+rd_u8(struct rd *r, uint8_t *v)
+{
+	struct slice s;
+
+	if (rd_bytes(r, 1, &s) != 0)
+		return -1;
+	*v = s.p[0];
+	return 0;
+}
+
+int
+rd_bool(struct rd *r, int *v)
+{
+	uint8_t b;
+
+	if (rd_u8(r, &b) != 0)
+		return -1;
+	*v = b != 0;
+	return 0;
+}
+
+int
+rd_u32(struct rd *r, uint32_t *v)
+{
+	struct slice s;
+
+	if (rd_bytes(r, 4, &s) != 0)
+		return -1;
+	*v = (uint32_t)s.p[0] << 24 | (uint32_t)s.p[1] << 16 |
+	    (uint32_t)s.p[2] << 8 | s.p[3];
+	return 0;
+}
+
+int
+rd_u64(struct rd *r, uint64_t *v)
+{
+	uint32_t hi, lo;
+
+	if (r->len < 8 || rd_u32(r, &hi) != 0 || rd_u32(r, &lo) != 0)
+		return -1;
+	*v = (uint64_t)hi << 32 | lo;
+	return 0;
+}
+
+int
+rd_string(struct rd *r, struct slice *s)
+{
+	uint32_t n;
+	struct rd save = *r;
+
+	if (rd_u32(r, &n) != 0 || rd_bytes(r, n, s) != 0) {
+		*r = save;
+		return -1;
+	}
+	return 0;
+}
+
+int
+rd_sub(struct rd *r, struct rd *sub)
+{
+	struct slice s;
+
+	if (rd_string(r, &s) != 0)
+		return -1;
+	rd_init(sub, s.p, s.len);
+	return 0;
+}
+
+int
+rd_text(struct rd *r, struct slice *s)
+{
+	struct slice t;
+
+	if (rd_string(r, &t) != 0)
+		return -1;
+	if (t.len > 0 && t.p[t.len - 1] == '\0')
+		t.len--;
+	if (memchr(t.p, '\0', t.len) != NULL)
+		return -1;
+	*s = t;
+	return 0;
+}
+
+int
+rd_mpint(struct rd *r, struct slice *m)
+{
+	struct slice s;
+
+	if (rd_string(r, &s) != 0)
+		return -1;
+	if (s.len > AGENT_MAX_MPINT_BYTES)
+		return -1;
+	if (s.len > 0 && (s.p[0] & 0x80) != 0)
+		return -1;                      /* negative */
+	while (s.len > 0 && s.p[0] == 0) {
+		s.p++;
+		s.len--;
+	}
+	if (s.len > AGENT_MAX_MPINT_BYTES - 1)
+		return -1;
+	*m = s;
+	return 0;
+}
+
+int
+rd_done(const struct rd *r)
+{
+	return r->len == 0 ? 0 : -1;
+}
+
+int
+slice_eq(struct slice a, struct slice b)
+{
+	return a.len == b.len && (a.len == 0 || memcmp(a.p, b.p, a.len) == 0);
+}
+
+int
+slice_eq_str(struct slice a, const char *s)
+{
+	size_t n = strlen(s);
+
+	return a.len == n && memcmp(a.p, s, n) == 0;
+}
+
+char *
+slice_strdup(struct slice s)
+{
+	char *c;
+
+	if (memchr(s.p, '\0', s.len) != NULL || (c = malloc(s.len + 1)) == NULL)
+		return NULL;
+	if (s.len > 0)
+		memcpy(c, s.p, s.len);
+	c[s.len] = '\0';
+	return c;
+}
+
+void
+wb_init(struct wb *w)
+{
+	w->p = NULL;
+	w->len = w->cap = 0;
+	w->err = 0;
+}
+
+/* Grow in place. The old block is wiped before it is freed, so a writer
+ * holding a secret never leaves a copy behind in the heap. */
+static int
+wb_reserve(struct wb *w, size_t n)
+{
+	size_t cap;
+	uint8_t *np;
+
+	if (w->err)
+		return -1;
+	if (n > IPC_MAX_QUEUED || w->len > IPC_MAX_QUEUED - n) {
+		w->err = 1;
+		return -1;
+	}
+	if (w->len + n <= w->cap)
+		return 0;
+	cap = w->cap ? w->cap : 256;
+	while (cap < w->len + n)
+		cap *= 2;
+	if ((np = malloc(cap)) == NULL) {
+		w->err = 1;
+		return -1;
+	}
+	if (w->len > 0)
+		memcpy(np, w->p, w->len);
+	if (w->p != NULL) {
+		wipe(w->p, w->cap);
+		free(w->p);
+	}
+	w->p = np;
+	w->cap = cap;
+	return 0;
+}
+
+void
+wb_bytes(struct wb *w, const void *p, size_t n)
+{
+	if (n == 0 || wb_reserve(w, n) != 0)
+		return;
+	memcpy(w->p + w->len, p, n);
+	w->len += n;
+}
+
+void
+wb_u8(struct wb *w, uint8_t v)
+{
+	wb_bytes(w, &v, 1);
+}
+
+void
+wb_u32(struct wb *w, uint32_t v)
+{
+	uint8_t b[4] = { v >> 24, v >> 16, v >> 8, v };
+
+	wb_bytes(w, b, 4);
+}
+
+void
+wb_u64(struct wb *w, uint64_t v)
+{
+	wb_u32(w, (uint32_t)(v >> 32));
+	wb_u32(w, (uint32_t)v);
+}
+
+void
+wb_string(struct wb *w, const void *p, size_t n)
+{
+	if (n > UINT32_MAX) {
+		w->err = 1;
+		return;
+	}
+	wb_u32(w, (uint32_t)n);
+	wb_bytes(w, p, n);
+}
+
+void
+wb_cstring(struct wb *w, const char *s)
+{
+	wb_string(w, s, strlen(s));
+}
+
+void
+wb_slice(struct wb *w, struct slice s)
+{
+	wb_string(w, s.p, s.len);
+}
+
+void
+wb_mpint(struct wb *w, const uint8_t *p, size_t n)
+{
+	while (n > 0 && p[0] == 0) {
+		p++;
+		n--;
+	}
+	if (n > 0 && (p[0] & 0x80) != 0) {
+		wb_u32(w, (uint32_t)n + 1);
+		wb_u8(w, 0);
+		wb_bytes(w, p, n);
+	} else {
+		wb_string(w, p, n);
+	}
+}
+
+size_t
+wb_begin_string(struct wb *w)
+{
+	size_t mark = w->len;
+
+	wb_u32(w, 0);
+	return mark;
+}
+
+void
+wb_end_string(struct wb *w, size_t mark)
+{
+	size_t n;
+
+	if (w->err || mark + 4 > w->len)
+		return;
+	n = w->len - mark - 4;
+	w->p[mark] = n >> 24;
+	w->p[mark + 1] = n >> 16;
+	w->p[mark + 2] = n >> 8;
+	w->p[mark + 3] = n;
+}
+
+struct slice
+wb_slice_of(const struct wb *w)
+{
+	struct slice s = { w->p, w->len };
+
+	return s;
+}
+
+void
+wb_reset(struct wb *w)
+{
+	w->len = 0;
+	w->err = 0;
+}
+
+void
+wb_free(struct wb *w)
+{
+	free(w->p);
+	wb_init(w);
+}
+
+void
+wb_free_secret(struct wb *w)
+{
+	if (w->p != NULL)
+		wipe(w->p, w->cap);
+	wb_free(w);
+}
+
+void
+wipe(void *p, size_t n)
+{
+	if (p != NULL && n > 0)
+		explicit_bzero(p, n);
+}

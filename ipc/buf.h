@@ -1,0 +1,70 @@
+/*
+ * buf.h - the one reader and the one writer for SSH wire types.
+ * Every byte that crosses a process boundary or comes from a client is read
+ * through struct rd: each getter checks bounds and returns -1 on a short or
+ * malformed read, never a default value. struct wb grows and remembers the
+ * first error, so encoders can write a whole message and check once.
+ */
+#ifndef KEYWARD_BUF_H
+#define KEYWARD_BUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct rd {
+	const uint8_t *p;
+	size_t len;
+};
+
+/* A slice of bytes owned by someone else (usually a received message). */
+struct slice {
+	const uint8_t *p;
+	size_t len;
+};
+
+void rd_init(struct rd *r, const void *p, size_t len);
+int rd_u8(struct rd *r, uint8_t *v);
+int rd_bool(struct rd *r, int *v);           /* any non-zero is true (§2) */
+int rd_u32(struct rd *r, uint32_t *v);
+int rd_u64(struct rd *r, uint64_t *v);
+int rd_bytes(struct rd *r, size_t n, struct slice *s);
+int rd_string(struct rd *r, struct slice *s);
+int rd_sub(struct rd *r, struct rd *sub);    /* a string, to be parsed alone */
+int rd_text(struct rd *r, struct slice *s);  /* no NUL but a trailing one */
+int rd_mpint(struct rd *r, struct slice *magnitude); /* >= 0, leading 0s cut */
+int rd_done(const struct rd *r);             /* 0 iff nothing is left */
+
+int slice_eq(struct slice a, struct slice b);
+int slice_eq_str(struct slice a, const char *s);
+/* NUL-terminated malloc'd copy of a text slice; NULL on failure. */
+char *slice_strdup(struct slice s);
+
+struct wb {
+	uint8_t *p;
+	size_t len, cap;
+	int err;
+};
+
+void wb_init(struct wb *w);
+void wb_u8(struct wb *w, uint8_t v);
+void wb_u32(struct wb *w, uint32_t v);
+void wb_u64(struct wb *w, uint64_t v);
+void wb_bytes(struct wb *w, const void *p, size_t n);
+void wb_string(struct wb *w, const void *p, size_t n);
+void wb_cstring(struct wb *w, const char *s);
+void wb_slice(struct wb *w, struct slice s);
+/* Unsigned big-endian magnitude, written in minimal mpint form. */
+void wb_mpint(struct wb *w, const uint8_t *p, size_t n);
+/* Start a string whose length is patched by wb_end_string. */
+size_t wb_begin_string(struct wb *w);
+void wb_end_string(struct wb *w, size_t mark);
+struct slice wb_slice_of(const struct wb *w);
+void wb_reset(struct wb *w);
+void wb_free(struct wb *w);
+/* Wipe every byte the buffer ever held, then free it. */
+void wb_free_secret(struct wb *w);
+
+/* Wipe memory the compiler may not optimise away. */
+void wipe(void *p, size_t n);
+
+#endif

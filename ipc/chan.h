@@ -1,0 +1,38 @@
+/*
+ * chan.h - one end of a SOCK_SEQPACKET socketpair between two keyward
+ * processes. Sends never block: a datagram the kernel cannot take now is
+ * queued and flushed when poll says the socket is writable, so each
+ * process runs one poll loop and a slow peer stalls no one.
+ */
+#ifndef KEYWARD_CHAN_H
+#define KEYWARD_CHAN_H
+
+#include "ipc/buf.h"
+
+#include <stddef.h>
+
+struct chan_q;
+
+struct chan {
+	int fd;
+	struct chan_q *head, *tail;
+	size_t queued;          /* bytes waiting in the queue */
+};
+
+void chan_init(struct chan *c, int fd);
+/* Size the socket buffers for IPC_MAX_MSG datagrams; fatal if impossible. */
+void chan_setup_fd(int fd);
+/* Send one message (w holds it). -1 when the peer is gone or the queue is
+ * over its limit: the caller fails closed. */
+int chan_send(struct chan *c, const struct wb *w);
+/* Flush queued messages; -1 on a dead peer. */
+int chan_flush(struct chan *c);
+/* Receive one datagram into buf (at least IPC_MAX_MSG + 1 bytes).
+ * Returns 1 with *n set, 0 if nothing is waiting, -1 on EOF or error
+ * (including a datagram too long to be ours). */
+int chan_recv(struct chan *c, uint8_t *buf, size_t cap, size_t *n);
+/* poll events this channel wants. */
+short chan_events(const struct chan *c);
+void chan_close(struct chan *c);
+
+#endif

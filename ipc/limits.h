@@ -1,0 +1,45 @@
+/*
+ * limits.h - every limit keyward enforces, in one place.
+ * Values that mirror OpenSSH's agent carry the spec section they come from.
+ */
+#ifndef KEYWARD_LIMITS_H
+#define KEYWARD_LIMITS_H
+
+/* Agent protocol (spec §1.3, §6.8). */
+#define AGENT_MAX_FRAME            (256 * 1024)  /* payload bytes of one frame */
+#define AGENT_READ_CHUNK           (64 * 1024)   /* bytes per read() from a client */
+#define AGENT_MAX_INFLIGHT         16            /* pipelined requests per connection */
+#define AGENT_MAX_PRINCIPALS       256           /* certificate principals (§4.3) */
+#define AGENT_MAX_MPINT_BYTES      2049          /* 16384 bits plus one 0x00 (§2) */
+#define AGENT_RSA_MIN_BITS         1024          /* §4.2 */
+#define AGENT_RSA_MAX_BITS         16384
+#define AGENT_MAX_SESSION_ID       128           /* §6.8 */
+#define AGENT_MAX_BINDINGS         16            /* §6.8 */
+#define AGENT_MAX_LIFETIME         (0xffffffffU) /* uint32 seconds on the wire */
+
+/* Inter-process messages: a client frame plus our own small header. */
+#define IPC_HEADER_LEN             9             /* type u8, req u32, conn u32 */
+#define IPC_MAX_MSG                (AGENT_MAX_FRAME + 4096)
+#define IPC_SOCKBUF                (2 * IPC_MAX_MSG)  /* SO_SNDBUF/SO_RCVBUF asked */
+#define IPC_MAX_QUEUED             (64 * 1024 * 1024) /* bytes queued to a slow peer */
+
+/* Processes. */
+#define MONITOR_MIN_NOFILE         10            /* §11.5: refuse to run below */
+#define MONITOR_FD_RESERVE         10            /* §11.8: maxfds = NOFILE - this */
+#define MONITOR_PARENT_CHECK_MS    10000         /* command mode parent poll (§11.6) */
+#define LOG_LINE_MAX               1024          /* one relayed log line */
+#define KEYHOLDER_WORKERS          2             /* signing threads (2 cores) */
+
+/* Lock (spec §5.8). */
+#define LOCK_SALT_LEN              16
+#define LOCK_HASH_LEN              32
+#define LOCK_KDF_ITERATIONS        20000         /* PBKDF2-HMAC-SHA256 */
+#define LOCK_FAIL_STEP_MS          100           /* delay grows 0.1 s a failure */
+#define LOCK_FAIL_MAX              100           /* ... up to 10 s */
+
+/* Confirm prompts (spec §6.3). */
+#define PROMPT_MAX_TEXT            2048
+#define PROMPT_MAX_OUTPUT          1024          /* bytes read from askpass */
+#define PROMPT_MAX_CONCURRENT      16
+
+#endif

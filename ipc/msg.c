@@ -1,0 +1,170 @@
+/*
+ * msg.c - encoders and decoders for the inter-process messages. Decoders
+ * trust nothing: the monitor may be compromised, so policy decodes what it
+ * sends with the same strictness as a client frame.
+ */
+#include "ipc/msg.h"
+#include "ipc/limits.h"
+
+void
+msg_begin(struct wb *w, uint8_t type, uint32_t req, uint32_t conn)
+{
+	wb_reset(w);
+	wb_u8(w, type);
+	wb_u32(w, req);
+	wb_u32(w, conn);
+}
+
+int
+msg_hdr_decode(struct rd *r, struct msg_hdr *h)
+{
+	return rd_u8(r, &h->type) || rd_u32(r, &h->req) || rd_u32(r, &h->conn);
+}
+
+int
+msg_empty_decode(struct rd *r)
+{
+	return rd_done(r);
+}
+
+void
+msg_open_encode(struct wb *w, const struct msg_open *m)
+{
+	wb_u32(w, m->uid);
+	wb_u32(w, m->pid);
+}
+
+int
+msg_open_decode(struct rd *r, struct msg_open *m)
+{
+	return rd_u32(r, &m->uid) || rd_u32(r, &m->pid) || rd_done(r);
+}
+
+void
+msg_sign_encode(struct wb *w, const struct msg_sign *m)
+{
+	wb_slice(w, m->key);
+	wb_slice(w, m->data);
+	wb_u32(w, m->flags);
+}
+
+int
+msg_sign_decode(struct rd *r, struct msg_sign *m)
+{
+	return rd_string(r, &m->key) || rd_string(r, &m->data) ||
+	    rd_u32(r, &m->flags) || rd_done(r);
+}
+
+void
+msg_add_encode(struct wb *w, const struct msg_add *m)
+{
+	wb_slice(w, m->key);
+	wb_slice(w, m->comment);
+	wb_u8(w, m->c.has_lifetime != 0);
+	wb_u32(w, m->c.lifetime);
+	wb_u8(w, m->c.confirm != 0);
+}
+
+int
+msg_add_decode(struct rd *r, struct msg_add *m)
+{
+	uint8_t life, confirm;
+
+	if (rd_string(r, &m->key) || rd_text(r, &m->comment) ||
+	    rd_u8(r, &life) || rd_u32(r, &m->c.lifetime) ||
+	    rd_u8(r, &confirm) || rd_done(r))
+		return -1;
+	if (life > 1 || confirm > 1 || (!life && m->c.lifetime != 0))
+		return -1;
+	m->c.has_lifetime = life;
+	m->c.confirm = confirm;
+	return 0;
+}
+
+void
+msg_blob_encode(struct wb *w, const struct msg_blob *m)
+{
+	wb_slice(w, m->blob);
+}
+
+int
+msg_blob_decode(struct rd *r, struct msg_blob *m)
+{
+	return rd_string(r, &m->blob) || rd_done(r);
+}
+
+void
+msg_status_encode(struct wb *w, const struct msg_status *m)
+{
+	wb_u8(w, m->status);
+}
+
+int
+msg_status_decode(struct rd *r, struct msg_status *m)
+{
+	if (rd_u8(r, &m->status) || rd_done(r))
+		return -1;
+	return m->status <= ST_EXT_FAIL ? 0 : -1;
+}
+
+void
+msg_identities_encode(struct wb *w, const struct msg_identities *m)
+{
+	wb_u32(w, m->n);
+	wb_slice(w, m->entries);
+}
+
+int
+msg_identities_decode(struct rd *r, struct msg_identities *m)
+{
+	struct rd e;
+	struct slice blob, comment;
+
+	if (rd_u32(r, &m->n) || rd_string(r, &m->entries) || rd_done(r))
+		return -1;
+	rd_init(&e, m->entries.p, m->entries.len);
+	for (uint32_t i = 0; i < m->n; i++)
+		if (rd_string(&e, &blob) || rd_string(&e, &comment))
+			return -1;
+	return rd_done(&e);
+}
+
+void
+msg_kh_add_encode(struct wb *w, const struct msg_kh_add *m)
+{
+	wb_u64(w, m->key_id);
+	wb_slice(w, m->priv);
+}
+
+int
+msg_kh_add_decode(struct rd *r, struct msg_kh_add *m)
+{
+	return rd_u64(r, &m->key_id) || rd_string(r, &m->priv) || rd_done(r);
+}
+
+void
+msg_kh_sign_encode(struct wb *w, const struct msg_kh_sign *m)
+{
+	wb_u64(w, m->key_id);
+	wb_u8(w, m->alg);
+	wb_slice(w, m->data);
+}
+
+int
+msg_kh_sign_decode(struct rd *r, struct msg_kh_sign *m)
+{
+	return rd_u64(r, &m->key_id) || rd_u8(r, &m->alg) ||
+	    rd_string(r, &m->data) || rd_done(r);
+}
+
+void
+msg_kh_delete_encode(struct wb *w, const struct msg_kh_delete *m)
+{
+	wb_u64(w, m->key_id);
+}
+
+int
+msg_kh_delete_decode(struct rd *r, struct msg_kh_delete *m)
+{
+	return rd_u64(r, &m->key_id) || rd_done(r);
+}

@@ -1,0 +1,92 @@
+/*
+ * msg.h - the typed messages between monitor, policy, keyholder and
+ * prompter. Each message is one SOCK_SEQPACKET datagram: a header (type,
+ * request id, connection id) and a payload of SSH wire types. Every payload
+ * has one encoder and one decoder here, used by both ends; decoders refuse
+ * trailing bytes. Slices in decoded messages point into the datagram.
+ */
+#ifndef KEYWARD_MSG_H
+#define KEYWARD_MSG_H
+
+#include "ipc/buf.h"
+
+enum msg_type {
+	/* monitor -> policy */
+	MSG_OPEN = 1,           /* a client connected: msg_open */
+	MSG_CLOSE,              /* it went away: no payload */
+	MSG_LIST,               /* no payload */
+	MSG_SIGN,               /* msg_sign */
+	MSG_ADD,                /* msg_add */
+	MSG_REMOVE,             /* msg_blob: key blob */
+	MSG_REMOVE_ALL,         /* no payload */
+	MSG_LOCK,               /* msg_blob: passphrase */
+	MSG_UNLOCK,             /* msg_blob: passphrase */
+	MSG_QUERY,              /* no payload */
+	/* policy -> keyholder */
+	MSG_KH_ADD = 32,        /* msg_kh_add */
+	MSG_KH_SIGN,            /* msg_kh_sign */
+	MSG_KH_DELETE,          /* msg_kh_delete */
+	MSG_KH_WIPE,            /* no payload */
+	/* policy -> prompter */
+	MSG_PROMPT = 48,        /* msg_blob: the question */
+	MSG_PROMPT_CANCEL,      /* no payload: the asker went away */
+	/* replies, in any direction */
+	MSG_R_STATUS = 64,      /* msg_status */
+	MSG_R_SIGNATURE,        /* msg_blob: SSH signature blob */
+	MSG_R_IDENTITIES,       /* msg_identities */
+	MSG_R_EXTENSIONS,       /* msg_blob: repeat{ string name } */
+};
+
+enum msg_status_code {
+	ST_OK = 0,
+	ST_FAIL = 1,            /* SSH_AGENT_FAILURE */
+	ST_EXT_FAIL = 2,        /* SSH_AGENT_EXTENSION_FAILURE */
+};
+
+struct msg_hdr {
+	uint8_t type;
+	uint32_t req;           /* chosen by the asker, echoed in the reply */
+	uint32_t conn;          /* client connection, 0 for none */
+};
+
+struct constraints {
+	int has_lifetime;
+	uint32_t lifetime;
+	int confirm;
+};
+
+struct msg_open { uint32_t uid, pid; };
+struct msg_sign { struct slice key, data; uint32_t flags; };
+struct msg_add { struct slice key, comment; struct constraints c; };
+struct msg_blob { struct slice blob; };
+struct msg_status { uint8_t status; };
+struct msg_identities { uint32_t n; struct slice entries; }; /* repeat{ string blob; string comment } */
+struct msg_kh_add { uint64_t key_id; struct slice priv; };
+struct msg_kh_sign { uint64_t key_id; uint8_t alg; struct slice data; };
+struct msg_kh_delete { uint64_t key_id; };
+
+/* Header: begin a message in w; decode the header of a datagram. */
+void msg_begin(struct wb *w, uint8_t type, uint32_t req, uint32_t conn);
+int msg_hdr_decode(struct rd *r, struct msg_hdr *h);
+int msg_empty_decode(struct rd *r);
+
+void msg_open_encode(struct wb *w, const struct msg_open *m);
+int msg_open_decode(struct rd *r, struct msg_open *m);
+void msg_sign_encode(struct wb *w, const struct msg_sign *m);
+int msg_sign_decode(struct rd *r, struct msg_sign *m);
+void msg_add_encode(struct wb *w, const struct msg_add *m);
+int msg_add_decode(struct rd *r, struct msg_add *m);
+void msg_blob_encode(struct wb *w, const struct msg_blob *m);
+int msg_blob_decode(struct rd *r, struct msg_blob *m);
+void msg_status_encode(struct wb *w, const struct msg_status *m);
+int msg_status_decode(struct rd *r, struct msg_status *m);
+void msg_identities_encode(struct wb *w, const struct msg_identities *m);
+int msg_identities_decode(struct rd *r, struct msg_identities *m);
+void msg_kh_add_encode(struct wb *w, const struct msg_kh_add *m);
+int msg_kh_add_decode(struct rd *r, struct msg_kh_add *m);
+void msg_kh_sign_encode(struct wb *w, const struct msg_kh_sign *m);
+int msg_kh_sign_decode(struct rd *r, struct msg_kh_sign *m);
+void msg_kh_delete_encode(struct wb *w, const struct msg_kh_delete *m);
+int msg_kh_delete_decode(struct rd *r, struct msg_kh_delete *m);
+
+#endif

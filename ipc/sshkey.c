@@ -1,0 +1,434 @@
+/*
+ * sshkey.c - key, certificate and private-key encodings (spec §4.2-§4.4),
+ * checked structurally: lengths, names, counts, nesting, nothing trailing.
+ */
+#include "ipc/sshkey.h"
+#include "ipc/limits.h"
+
+#include <string.h>
+
+struct kinfo {
+	enum key_kind kind;
+	const char *name, *cert_name, *curve;
+	size_t qlen;                    /* ECDSA uncompressed point length */
+};
+
+static const struct kinfo kinds[] = {
+	{ KEY_ED25519, "ssh-ed25519", "ssh-ed25519-cert-v01@openssh.com", NULL, 0 },
+	{ KEY_ECDSA_P256, "ecdsa-sha2-nistp256",
+	  "ecdsa-sha2-nistp256-cert-v01@openssh.com", "nistp256", 65 },
+	{ KEY_ECDSA_P384, "ecdsa-sha2-nistp384",
+	  "ecdsa-sha2-nistp384-cert-v01@openssh.com", "nistp384", 97 },
+	{ KEY_ECDSA_P521, "ecdsa-sha2-nistp521",
+	  "ecdsa-sha2-nistp521-cert-v01@openssh.com", "nistp521", 133 },
+	{ KEY_RSA, "ssh-rsa", "ssh-rsa-cert-v01@openssh.com", NULL, 0 },
+};
+
+/* Types a client may send that keyward refuses on purpose, with the reason
+ * the log gives. Matched by prefix. */
+static const struct {
+	const char *prefix, *why;
+} refused[] = {
+	{ "ssh-dss", "DSA keys are not supported (removed from OpenSSH in 10.1)" },
+	{ "ssh-xmss", "XMSS keys are not supported (removed from OpenSSH in 10.1)" },
+	{ "sk-", "FIDO security keys (sk-*) are not supported by keyward" },
+	{ "webauthn-sk-", "FIDO security keys (sk-*) are not supported by keyward" },
+	{ "ssh-mldsa", "ML-DSA keys are not supported by keyward" },
+};
+
+#define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
+
+static const struct kinfo *
+kinfo(enum key_kind kind)
+{
+	for (size_t i = 0; i < NKINDS; i++)
+		if (kinds[i].kind == kind)
+			return &kinds[i];
+	return NULL;
+}
+
+const char *
+key_kind_name(enum key_kind kind)
+{
+	const struct kinfo *ki = kinfo(kind);
+
+	return ki ? ki->name : "unknown";
+}
+
+const char *
+key_kind_cert_name(enum key_kind kind)
+{
+	const struct kinfo *ki = kinfo(kind);
+
+	return ki ? ki->cert_name : "unknown";
+}
+
+const char *
+key_kind_curve(enum key_kind kind)
+{
+	const struct kinfo *ki = kinfo(kind);
+
+	return ki ? ki->curve : NULL;
+}
+
+enum key_kind
+key_kind_from_name(struct slice name, int *is_cert, const char **why)
+{
+	for (size_t i = 0; i < NKINDS; i++) {
+		if (slice_eq_str(name, kinds[i].name)) {
+			*is_cert = 0;
+			return kinds[i].kind;
+		}
+		if (slice_eq_str(name, kinds[i].cert_name)) {
+			*is_cert = 1;
+			return kinds[i].kind;
+		}
+	}
+	if (why != NULL) {
+		*why = "unknown key type";
+		for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+			size_t n = strlen(refused[i].prefix);
+			if (name.len >= n && memcmp(name.p, refused[i].prefix, n) == 0)
+				*why = refused[i].why;
+		}
+	}
+	return KEY_NONE;
+}
+
+#define FAIL(msg) do { if (why != NULL) *why = (msg); return -1; } while (0)
+
+static unsigned
+magnitude_bits(struct slice m)
+{
+	unsigned bits;
+	uint8_t top;
+
+	if (m.len == 0)
+		return 0;
+	bits = (unsigned)(m.len - 1) * 8;
+	for (top = m.p[0]; top != 0; top >>= 1)
+		bits++;
+	return bits;
+}
+
+/* The public fields of a key of a known kind, as in the plain blob after
+ * the type name (and inside a certificate after the nonce). */
+static int
+parse_pub_fields(struct rd *r, enum key_kind kind, struct pubkey *k,
+    const char **why)
+{
+	const struct kinfo *ki = kinfo(kind);
+	struct slice curve;
+
+	switch (kind) {
+	case KEY_ED25519:
+		if (rd_string(r, &k->ed_a) != 0 || k->ed_a.len != 32)
+			FAIL("bad Ed25519 public key");
+		return 0;
+	case KEY_ECDSA_P256:
+	case KEY_ECDSA_P384:
+	case KEY_ECDSA_P521:
+		if (rd_string(r, &curve) != 0 || !slice_eq_str(curve, ki->curve))
+			FAIL("ECDSA curve does not match the key type");
+		if (rd_string(r, &k->ec_q) != 0 || k->ec_q.len != ki->qlen ||
+		    k->ec_q.p[0] != 0x04)
+			FAIL("ECDSA point is not an uncompressed point of its curve");
+		return 0;
+	case KEY_RSA:
+		if (rd_mpint(r, &k->rsa_e) != 0 || rd_mpint(r, &k->rsa_n) != 0)
+			FAIL("bad RSA public key");
+		if (k->rsa_e.len == 0 || (k->rsa_e.p[k->rsa_e.len - 1] & 1) == 0)
+			FAIL("RSA public exponent is not odd");
+		k->rsa_bits = magnitude_bits(k->rsa_n);
+		if (k->rsa_bits < AGENT_RSA_MIN_BITS)
+			FAIL("RSA modulus is shorter than 1024 bits");
+		if (k->rsa_bits > AGENT_RSA_MAX_BITS)
+			FAIL("RSA modulus is longer than 16384 bits");
+		return 0;
+	case KEY_NONE:
+		break;
+	}
+	FAIL("unknown key type");
+}
+
+static int
+well_formed_pairs(struct slice s)
+{
+	struct rd r;
+	struct slice name, data;
+
+	rd_init(&r, s.p, s.len);
+	while (r.len > 0)
+		if (rd_text(&r, &name) != 0 || rd_string(&r, &data) != 0)
+			return -1;
+	return 0;
+}
+
+static int
+parse_cert(struct rd *r, struct slice whole, struct pubkey *k, const char **why)
+{
+	struct key_cert *c = &k->cert;
+	struct slice reserved;
+	struct rd pr;
+	struct pubkey ca;
+
+	if (rd_string(r, &c->nonce) != 0)
+		FAIL("truncated certificate");
+	if (parse_pub_fields(r, k->kind, k, why) != 0)
+		return -1;
+	if (rd_u64(r, &c->serial) != 0 || rd_u32(r, &c->type) != 0 ||
+	    rd_text(r, &c->key_id) != 0 || rd_string(r, &c->principals) != 0 ||
+	    rd_u64(r, &c->valid_after) != 0 || rd_u64(r, &c->valid_before) != 0 ||
+	    rd_string(r, &c->critical_options) != 0 ||
+	    rd_string(r, &c->extensions) != 0 || rd_string(r, &reserved) != 0 ||
+	    rd_string(r, &c->signature_key) != 0)
+		FAIL("truncated certificate");
+	c->signed_len = whole.len - r->len;
+	if (rd_string(r, &c->signature) != 0 || rd_done(r) != 0)
+		FAIL("certificate signature missing or bytes after it");
+	if (c->type != 1 && c->type != 2)
+		FAIL("certificate type is neither user nor host");
+	rd_init(&pr, c->principals.p, c->principals.len);
+	for (c->nprincipals = 0; pr.len > 0; c->nprincipals++) {
+		struct slice p;
+		if (c->nprincipals >= AGENT_MAX_PRINCIPALS || rd_text(&pr, &p) != 0)
+			FAIL("certificate principals malformed or more than 256");
+	}
+	if (well_formed_pairs(c->critical_options) != 0 ||
+	    well_formed_pairs(c->extensions) != 0)
+		FAIL("certificate options or extensions malformed");
+	if (key_parse_public(c->signature_key, &ca, why) != 0)
+		return -1;
+	if (ca.is_cert)
+		FAIL("certificate signed by a certificate");
+	return 0;
+}
+
+int
+key_parse_public(struct slice blob, struct pubkey *k, const char **why)
+{
+	struct rd r;
+	struct slice name;
+
+	memset(k, 0, sizeof(*k));
+	rd_init(&r, blob.p, blob.len);
+	if (rd_string(&r, &name) != 0)
+		FAIL("key blob has no type name");
+	if ((k->kind = key_kind_from_name(name, &k->is_cert, why)) == KEY_NONE)
+		return -1;
+	if (k->is_cert) {
+		k->cert_blob = blob;
+		return parse_cert(&r, blob, k, why);
+	}
+	if (parse_pub_fields(&r, k->kind, k, why) != 0)
+		return -1;
+	if (rd_done(&r) != 0)
+		FAIL("bytes after the key");
+	return 0;
+}
+
+static int
+nonzero_mpint(struct rd *r, struct slice *m)
+{
+	return rd_mpint(r, m) == 0 && m->len > 0 ? 0 : -1;
+}
+
+int
+key_parse_private(struct rd *r, struct privkey *k, const char **why)
+{
+	struct slice name, cert, a;
+	struct pubkey *pub = &k->pub;
+	enum key_kind kind;
+	int is_cert;
+
+	memset(k, 0, sizeof(*k));
+	if (rd_text(r, &name) != 0)
+		FAIL("no key type name");
+	if ((kind = key_kind_from_name(name, &is_cert, why)) == KEY_NONE)
+		return -1;
+	if (is_cert) {
+		if (rd_string(r, &cert) != 0)
+			FAIL("truncated certificate key");
+		if (key_parse_public(cert, pub, why) != 0)
+			return -1;
+		if (!pub->is_cert || pub->kind != kind)
+			FAIL("certificate type does not match the key type");
+	} else {
+		pub->kind = kind;
+	}
+
+	switch (kind) {
+	case KEY_ED25519:
+		if (rd_string(r, &a) != 0 || a.len != 32 ||
+		    rd_string(r, &k->ed_k) != 0 || k->ed_k.len != 64)
+			FAIL("bad Ed25519 private key lengths");
+		if (is_cert && !slice_eq(a, pub->ed_a))
+			FAIL("Ed25519 key does not match its certificate");
+		pub->ed_a = a;
+		if (memcmp(k->ed_k.p + 32, a.p, 32) != 0)
+			FAIL("Ed25519 private key does not contain its public key");
+		return 0;
+	case KEY_ECDSA_P256:
+	case KEY_ECDSA_P384:
+	case KEY_ECDSA_P521:
+		if (!is_cert && parse_pub_fields(r, kind, pub, why) != 0)
+			return -1;
+		if (nonzero_mpint(r, &k->ec_d) != 0)
+			FAIL("bad ECDSA private scalar");
+		return 0;
+	case KEY_RSA:
+		if (!is_cert) {
+			if (rd_mpint(r, &pub->rsa_n) != 0 || rd_mpint(r, &pub->rsa_e) != 0)
+				FAIL("bad RSA key");
+			if (pub->rsa_e.len == 0 ||
+			    (pub->rsa_e.p[pub->rsa_e.len - 1] & 1) == 0)
+				FAIL("RSA public exponent is not odd");
+			pub->rsa_bits = magnitude_bits(pub->rsa_n);
+			if (pub->rsa_bits < AGENT_RSA_MIN_BITS)
+				FAIL("RSA modulus is shorter than 1024 bits");
+			if (pub->rsa_bits > AGENT_RSA_MAX_BITS)
+				FAIL("RSA modulus is longer than 16384 bits");
+		}
+		if (nonzero_mpint(r, &k->rsa_d) != 0 ||
+		    nonzero_mpint(r, &k->rsa_iqmp) != 0 ||
+		    nonzero_mpint(r, &k->rsa_p) != 0 ||
+		    nonzero_mpint(r, &k->rsa_q) != 0)
+			FAIL("bad RSA private key");
+		return 0;
+	case KEY_NONE:
+		break;
+	}
+	FAIL("unknown key type");
+}
+
+static void
+write_pub_fields(struct wb *w, const struct pubkey *k)
+{
+	switch (k->kind) {
+	case KEY_ED25519:
+		wb_slice(w, k->ed_a);
+		break;
+	case KEY_ECDSA_P256:
+	case KEY_ECDSA_P384:
+	case KEY_ECDSA_P521:
+		wb_cstring(w, key_kind_curve(k->kind));
+		wb_slice(w, k->ec_q);
+		break;
+	case KEY_RSA:
+		wb_mpint(w, k->rsa_e.p, k->rsa_e.len);
+		wb_mpint(w, k->rsa_n.p, k->rsa_n.len);
+		break;
+	case KEY_NONE:
+		w->err = 1;
+		break;
+	}
+}
+
+void
+key_write_public(struct wb *w, const struct pubkey *k)
+{
+	if (k->is_cert) {
+		wb_bytes(w, k->cert_blob.p, k->cert_blob.len);
+		return;
+	}
+	wb_cstring(w, key_kind_name(k->kind));
+	write_pub_fields(w, k);
+}
+
+void
+key_write_private_plain(struct wb *w, const struct privkey *k)
+{
+	const struct pubkey *p = &k->pub;
+
+	wb_cstring(w, key_kind_name(p->kind));
+	switch (p->kind) {
+	case KEY_ED25519:
+		wb_slice(w, p->ed_a);
+		wb_slice(w, k->ed_k);
+		break;
+	case KEY_ECDSA_P256:
+	case KEY_ECDSA_P384:
+	case KEY_ECDSA_P521:
+		write_pub_fields(w, p);
+		wb_mpint(w, k->ec_d.p, k->ec_d.len);
+		break;
+	case KEY_RSA:
+		wb_mpint(w, p->rsa_n.p, p->rsa_n.len);
+		wb_mpint(w, p->rsa_e.p, p->rsa_e.len);
+		wb_mpint(w, k->rsa_d.p, k->rsa_d.len);
+		wb_mpint(w, k->rsa_iqmp.p, k->rsa_iqmp.len);
+		wb_mpint(w, k->rsa_p.p, k->rsa_p.len);
+		wb_mpint(w, k->rsa_q.p, k->rsa_q.len);
+		break;
+	case KEY_NONE:
+		w->err = 1;
+		break;
+	}
+}
+
+static const struct {
+	enum sig_alg alg;
+	const char *name;
+	enum key_kind kind;
+} sig_algs[] = {
+	{ SIG_ED25519, "ssh-ed25519", KEY_ED25519 },
+	{ SIG_ECDSA_P256, "ecdsa-sha2-nistp256", KEY_ECDSA_P256 },
+	{ SIG_ECDSA_P384, "ecdsa-sha2-nistp384", KEY_ECDSA_P384 },
+	{ SIG_ECDSA_P521, "ecdsa-sha2-nistp521", KEY_ECDSA_P521 },
+	{ SIG_RSA_SHA1, "ssh-rsa", KEY_RSA },
+	{ SIG_RSA_SHA256, "rsa-sha2-256", KEY_RSA },
+	{ SIG_RSA_SHA512, "rsa-sha2-512", KEY_RSA },
+};
+
+#define NSIGALGS (sizeof(sig_algs) / sizeof(sig_algs[0]))
+
+const char *
+sig_alg_name(enum sig_alg alg)
+{
+	for (size_t i = 0; i < NSIGALGS; i++)
+		if (sig_algs[i].alg == alg)
+			return sig_algs[i].name;
+	return "unknown";
+}
+
+enum sig_alg
+sig_alg_from_name(struct slice name)
+{
+	for (size_t i = 0; i < NSIGALGS; i++)
+		if (slice_eq_str(name, sig_algs[i].name))
+			return sig_algs[i].alg;
+	return SIG_NONE;
+}
+
+int
+sig_alg_fits(enum sig_alg alg, enum key_kind kind)
+{
+	for (size_t i = 0; i < NSIGALGS; i++)
+		if (sig_algs[i].alg == alg)
+			return sig_algs[i].kind == kind;
+	return 0;
+}
+
+enum sig_alg
+sig_alg_for(enum key_kind kind, uint32_t flags)
+{
+	switch (kind) {
+	case KEY_ED25519:
+		return SIG_ED25519;
+	case KEY_ECDSA_P256:
+		return SIG_ECDSA_P256;
+	case KEY_ECDSA_P384:
+		return SIG_ECDSA_P384;
+	case KEY_ECDSA_P521:
+		return SIG_ECDSA_P521;
+	case KEY_RSA:
+		if (flags & SSH_AGENT_RSA_SHA2_256)
+			return SIG_RSA_SHA256;
+		if (flags & SSH_AGENT_RSA_SHA2_512)
+			return SIG_RSA_SHA512;
+		return SIG_RSA_SHA1;
+	case KEY_NONE:
+		break;
+	}
+	return SIG_NONE;
+}

@@ -1,0 +1,97 @@
+/*
+ * sshkey.h - structural parsing of SSH public keys, certificates and the
+ * private key encodings of ADD messages (spec §4.2-§4.4). No cryptography
+ * here: the monitor links this and must not link libcrypto. Checks that
+ * need arithmetic (points on the curve, CA signatures, private halves that
+ * match public halves) are made by crypto/ in policy and keyholder.
+ */
+#ifndef KEYWARD_SSHKEY_H
+#define KEYWARD_SSHKEY_H
+
+#include "ipc/buf.h"
+
+enum key_kind {
+	KEY_NONE = 0,
+	KEY_ED25519,
+	KEY_ECDSA_P256,
+	KEY_ECDSA_P384,
+	KEY_ECDSA_P521,
+	KEY_RSA,
+};
+
+struct key_cert {
+	struct slice nonce;
+	uint64_t serial;
+	uint32_t type;                  /* 1 user, 2 host */
+	struct slice key_id;
+	struct slice principals;        /* repeat{ string } */
+	uint32_t nprincipals;
+	uint64_t valid_after, valid_before;
+	struct slice critical_options;  /* repeat{ string name; string data } */
+	struct slice extensions;
+	struct slice signature_key;     /* a plain key blob (the CA) */
+	struct slice signature;
+	size_t signed_len;              /* blob bytes the CA signed */
+};
+
+struct pubkey {
+	enum key_kind kind;
+	int is_cert;
+	struct slice cert_blob;         /* whole certificate, if is_cert */
+	struct slice ed_a;              /* Ed25519 public key, 32 bytes */
+	struct slice ec_q;              /* uncompressed SEC1 point */
+	struct slice rsa_e, rsa_n;      /* magnitudes, leading zeros cut */
+	unsigned rsa_bits;
+	struct key_cert cert;
+};
+
+struct privkey {
+	struct pubkey pub;
+	struct slice ed_k;              /* 64 bytes: seed || A */
+	struct slice ec_d;
+	struct slice rsa_d, rsa_iqmp, rsa_p, rsa_q;
+};
+
+/* Names for a kind: the plain key type, its certificate type, the curve. */
+const char *key_kind_name(enum key_kind kind);
+const char *key_kind_cert_name(enum key_kind kind);
+const char *key_kind_curve(enum key_kind kind);
+/* Type name -> kind; *is_cert set. KEY_NONE with *why for refused types. */
+enum key_kind key_kind_from_name(struct slice name, int *is_cert, const char **why);
+
+/* Parse a whole key blob (plain or certificate); nothing may trail. On
+ * failure *why (if given) says what was wrong, for the log. */
+int key_parse_public(struct slice blob, struct pubkey *k, const char **why);
+/* Parse the key part of an ADD message (§4.4) from r. */
+int key_parse_private(struct rd *r, struct privkey *k, const char **why);
+
+/* The canonical public blob: the certificate as received, or the plain key
+ * re-encoded with minimal mpints (§4.5). */
+void key_write_public(struct wb *w, const struct pubkey *k);
+/* The plain private encoding (§4.4, non-certificate form) of k, which is
+ * what policy hands the keyholder for plain and certificate keys alike. */
+void key_write_private_plain(struct wb *w, const struct privkey *k);
+
+/* The algorithm names a signature blob may carry. */
+enum sig_alg {
+	SIG_NONE = 0,
+	SIG_ED25519,
+	SIG_ECDSA_P256,
+	SIG_ECDSA_P384,
+	SIG_ECDSA_P521,
+	SIG_RSA_SHA1,
+	SIG_RSA_SHA256,
+	SIG_RSA_SHA512,
+};
+const char *sig_alg_name(enum sig_alg alg);
+enum sig_alg sig_alg_from_name(struct slice name);
+/* The algorithm an identity of this kind signs with, given the request
+ * flags (§4.6: 0x02 wins over 0x04; none means SHA-1 for RSA). */
+enum sig_alg sig_alg_for(enum key_kind kind, uint32_t flags);
+/* Is alg a valid signature algorithm for keys of this kind? */
+int sig_alg_fits(enum sig_alg alg, enum key_kind kind);
+
+#define SSH_AGENT_RSA_SHA2_256 0x02
+#define SSH_AGENT_RSA_SHA2_512 0x04
+
+#endif

@@ -1,0 +1,262 @@
+/*
+ * main.c - keyward-keyholder: the only process that holds private keys.
+ * Its one peer is policy (fd 3). The main thread owns the key table and
+ * all I/O; KEYHOLDER_WORKERS threads only sign, so a 4096-bit RSA
+ * signature never delays the answers to other requests.
+ */
+#include "crypto/crypto.h"
+#include "ipc/chan.h"
+#include "ipc/limits.h"
+#include "ipc/log.h"
+#include "ipc/msg.h"
+#include "keyholder/keystore.h"
+#include "seccomp/sandbox.h"
+
+#include <errno.h>
+#include <openssl/rand.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+struct job {
+	struct job *next;
+	uint32_t req;
+	EVP_PKEY *pkey;
+	enum sig_alg alg;
+	struct wb data, sig;
+	int ok;
+};
+
+static struct {
+	struct chan policy;
+	struct keystore keys;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct job *todo, *todo_tail, *done;
+	int done_fd;            /* eventfd: workers tell the main thread */
+	struct wb out;
+	uint8_t rbuf[IPC_MAX_MSG + 1];
+} K = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+
+static void
+reply(uint8_t type, uint32_t req, const struct wb *payload, uint8_t status)
+{
+	msg_begin(&K.out, type, req, 0);
+	if (type == MSG_R_STATUS)
+		msg_status_encode(&K.out, &(struct msg_status){ status });
+	else
+		msg_blob_encode(&K.out, &(struct msg_blob){ wb_slice_of(payload) });
+	if (chan_send(&K.policy, &K.out) != 0)
+		exit(0);
+}
+
+static void *
+worker(void *arg)
+{
+	struct job *j;
+	uint64_t one = 1;
+
+	for (;;) {
+		pthread_mutex_lock(&K.mu);
+		while (K.todo == NULL)
+			pthread_cond_wait(&K.cv, &K.mu);
+		j = K.todo;
+		if ((K.todo = j->next) == NULL)
+			K.todo_tail = NULL;
+		pthread_mutex_unlock(&K.mu);
+
+		j->ok = sig_make(j->pkey, j->alg, wb_slice_of(&j->data), &j->sig) == 0;
+		EVP_PKEY_free(j->pkey);
+		j->pkey = NULL;
+
+		pthread_mutex_lock(&K.mu);
+		j->next = K.done;
+		K.done = j;
+		pthread_mutex_unlock(&K.mu);
+		(void)!write(K.done_fd, &one, sizeof(one));
+	}
+	return arg;
+}
+
+static void
+finished(void)
+{
+	struct job *j, *next;
+	uint64_t n;
+
+	(void)!read(K.done_fd, &n, sizeof(n));
+	pthread_mutex_lock(&K.mu);
+	j = K.done;
+	K.done = NULL;
+	pthread_mutex_unlock(&K.mu);
+	for (; j != NULL; j = next) {
+		next = j->next;
+		if (j->ok)
+			reply(MSG_R_SIGNATURE, j->req, &j->sig, 0);
+		else
+			reply(MSG_R_STATUS, j->req, NULL, ST_FAIL);
+		wb_free(&j->data);
+		wb_free(&j->sig);
+		free(j);
+	}
+}
+
+static int
+k_add(const struct msg_hdr *h, struct rd *r)
+{
+	struct msg_kh_add m;
+	int rc;
+
+	if (msg_kh_add_decode(r, &m) != 0)
+		return -1;
+	rc = ks_add(&K.keys, m.key_id, m.priv);
+	reply(MSG_R_STATUS, h->req, NULL, rc == 0 ? ST_OK : ST_FAIL);
+	return 0;
+}
+
+static int
+k_sign(const struct msg_hdr *h, struct rd *r)
+{
+	struct msg_kh_sign m;
+	struct job *j;
+	int kind;
+
+	if (msg_kh_sign_decode(r, &m) != 0)
+		return -1;
+	if ((j = calloc(1, sizeof(*j))) == NULL)
+		fatal("out of memory");
+	if ((j->pkey = ks_get(&K.keys, m.key_id, &kind)) == NULL ||
+	    !sig_alg_fits((enum sig_alg)m.alg, (enum key_kind)kind)) {
+		EVP_PKEY_free(j->pkey);
+		free(j);
+		reply(MSG_R_STATUS, h->req, NULL, ST_FAIL);
+		return 0;
+	}
+	j->req = h->req;
+	j->alg = (enum sig_alg)m.alg;
+	wb_init(&j->data);
+	wb_init(&j->sig);
+	wb_bytes(&j->data, m.data.p, m.data.len);
+	pthread_mutex_lock(&K.mu);
+	if (K.todo_tail != NULL)
+		K.todo_tail->next = j;
+	else
+		K.todo = j;
+	K.todo_tail = j;
+	pthread_cond_signal(&K.cv);
+	pthread_mutex_unlock(&K.mu);
+	return 0;
+}
+
+static int
+k_delete(const struct msg_hdr *h, struct rd *r)
+{
+	struct msg_kh_delete m;
+
+	if (msg_kh_delete_decode(r, &m) != 0)
+		return -1;
+	ks_delete(&K.keys, m.key_id);
+	reply(MSG_R_STATUS, h->req, NULL, ST_OK);
+	return 0;
+}
+
+static int
+k_wipe(const struct msg_hdr *h, struct rd *r)
+{
+	if (msg_empty_decode(r) != 0)
+		return -1;
+	ks_wipe(&K.keys);
+	reply(MSG_R_STATUS, h->req, NULL, ST_OK);
+	return 0;
+}
+
+/* Everything policy can ask of the keyholder. */
+static const struct {
+	uint8_t type;
+	int (*fn)(const struct msg_hdr *, struct rd *);
+} table[] = {
+	{ MSG_KH_ADD, k_add },
+	{ MSG_KH_SIGN, k_sign },
+	{ MSG_KH_DELETE, k_delete },
+	{ MSG_KH_WIPE, k_wipe },
+};
+
+static void
+request(const uint8_t *p, size_t n)
+{
+	struct msg_hdr h;
+	struct rd r;
+	size_t i;
+
+	rd_init(&r, p, n);
+	if (msg_hdr_decode(&r, &h) != 0)
+		fatal("undecodable message from policy");
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (table[i].type == h.type)
+			break;
+	if (i == sizeof(table) / sizeof(table[0]) || table[i].fn(&h, &r) != 0) {
+		log_error("malformed or unknown request type %u from policy", h.type);
+		reply(MSG_R_STATUS, h.req, NULL, ST_FAIL);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	struct pollfd pfd[2];
+	pthread_t t;
+	size_t n;
+	int r;
+
+	if (argc != 2)
+		fatal("keyward-keyholder is started by keyward, not by hand");
+	log_init("keyward-keyholder", strcmp(argv[1], "debug") == 0 ?
+	    LOG_LVL_DEBUG : LOG_LVL_INFO, 0);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+	chan_init(&K.policy, 3);
+	ks_init(&K.keys);
+	wb_init(&K.out);
+	if ((K.done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+		fatal("eventfd: %m");
+	if (OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG, NULL) != 1 ||
+	    RAND_status() != 1)
+		fatal("cannot initialise libcrypto");
+	/* Threads first: the filter is then applied to all of them at once
+	 * (TSYNC), so no thread ever runs unfiltered after set-up and the
+	 * filter needs no clone. */
+	for (int i = 0; i < KEYHOLDER_WORKERS; i++)
+		if (pthread_create(&t, NULL, worker, NULL) != 0)
+			fatal("pthread_create failed");
+
+	sandbox_harden();
+	sandbox_keyholder();
+	for (;;) {
+		pfd[0] = (struct pollfd){ K.policy.fd, chan_events(&K.policy), 0 };
+		pfd[1] = (struct pollfd){ K.done_fd, POLLIN, 0 };
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			fatal("poll: %m");
+		}
+		if ((pfd[0].revents & POLLOUT) && chan_flush(&K.policy) != 0)
+			break;
+		if (pfd[1].revents & POLLIN)
+			finished();
+		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+			while ((r = chan_recv(&K.policy, K.rbuf, sizeof(K.rbuf), &n)) > 0) {
+				request(K.rbuf, n);
+				wipe(K.rbuf, n);        /* the private key of an ADD */
+			}
+			if (r < 0)
+				break;
+		}
+	}
+	/* Policy is gone: the agent is ending. Drop every key first. */
+	ks_wipe(&K.keys);
+	_exit(0);
+}

@@ -1,0 +1,163 @@
+/*
+ * options.c - ssh-agent's options, parsed the way ssh-agent parses them:
+ * BSD getopt semantics (stop at the first non-option), the same usage
+ * errors and exit statuses (spec §11.1, §11.9).
+ */
+#include "monitor/options.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+void
+usage(void)
+{
+	fprintf(stderr,
+	    "usage: keyward [-c | -s] [-DdTU] [-a bind_address] [-E fingerprint_hash]\n"
+	    "               [-O option] [-P allowed_providers] [-t life]\n"
+	    "       keyward [-TU] [-a bind_address] [-E fingerprint_hash] [-O option]\n"
+	    "               [-P allowed_providers] [-t life] command [arg ...]\n"
+	    "       keyward [-c | -s] -k\n"
+	    "       keyward -u\n"
+	    "       keyward -V\n");
+}
+
+long
+parse_lifetime(const char *s)
+{
+	long total = 0, n, mult;
+	const char *p = s;
+	char *end;
+
+	if (*p == '\0')
+		return -1;
+	while (*p != '\0') {
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		n = strtol(p, &end, 10);
+		if (n < 0 || n == LONG_MAX)
+			return -1;
+		switch (tolower((unsigned char)*end)) {
+		case '\0': mult = 1; end--; break;
+		case 's': mult = 1; break;
+		case 'm': mult = 60; break;
+		case 'h': mult = 3600; break;
+		case 'd': mult = 86400; break;
+		case 'w': mult = 604800; break;
+		default: return -1;
+		}
+		if (n > (INT_MAX - total) / mult)
+			return -1;
+		total += n * mult;
+		p = end + 1;
+	}
+	return total;
+}
+
+static const char *const fp_hashes[] = { "md5", "sha1", "sha256", "sha384", "sha512" };
+
+static const char *
+valid_hash(const char *s)
+{
+	for (size_t i = 0; i < sizeof(fp_hashes) / sizeof(fp_hashes[0]); i++)
+		if (strcasecmp(s, fp_hashes[i]) == 0)
+			return fp_hashes[i];
+	return NULL;
+}
+
+int
+options_parse(int argc, char **argv, struct options *o)
+{
+	const char *shell;
+	int ch, s_flag = 0, c_flag = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->fp_hash = "sha256";
+	o->default_lifetime = -1;
+	opterr = 0;
+	while ((ch = getopt(argc, argv, "+cDdksTuUVE:a:O:P:t:")) != -1) {
+		switch (ch) {
+		case 'c': c_flag = 1; break;
+		case 's': s_flag = 1; break;
+		case 'D':
+		case 'd':
+			if (o->fg != FG_NONE) {
+				usage();
+				return 1;
+			}
+			o->fg = ch == 'd' ? FG_DEBUG : FG_FOREGROUND;
+			break;
+		case 'k': o->kill = 1; break;
+		case 'T': o->tempdir = 1; break;
+		case 'u': o->cleanup_only++; break;
+		case 'U': o->no_cleanup = 1; break;
+		case 'V': o->version = 1; break;
+		case 'a': o->bind_address = optarg; break;
+		case 'E':
+			if ((o->fp_hash = valid_hash(optarg)) == NULL) {
+				fprintf(stderr, "keyward: Invalid hash algorithm \"%s\"\n", optarg);
+				return 255;
+			}
+			break;
+		case 'O':
+			if (strcmp(optarg, "allow-remote-pkcs11") == 0)
+				o->allow_remote_pkcs11 = 1;
+			else if (strcmp(optarg, "no-restrict-websafe") == 0)
+				o->no_restrict_websafe = 1;
+			else if (strncmp(optarg, "websafe-allow=", 14) == 0) {
+				if (o->websafe_allow != NULL) {
+					fprintf(stderr, "keyward: websafe-allow already set\n");
+					return 255;
+				}
+				o->websafe_allow = optarg + 14;
+			} else {
+				fprintf(stderr, "keyward: Unknown -O option\n");
+				return 255;
+			}
+			break;
+		case 'P':
+			if (o->allowed_providers != NULL) {
+				fprintf(stderr, "keyward: -P option already specified\n");
+				return 255;
+			}
+			o->allowed_providers = optarg;
+			break;
+		case 't':
+			if ((o->default_lifetime = parse_lifetime(optarg)) < 0) {
+				fprintf(stderr, "keyward: Invalid lifetime\n");
+				usage();
+				return 1;
+			}
+			break;
+		default:
+			usage();
+			return 1;
+		}
+	}
+	if (c_flag && s_flag) {
+		usage();
+		return 1;
+	}
+	if (optind < argc) {
+		if (c_flag || s_flag || o->kill || o->fg != FG_NONE ||
+		    o->cleanup_only) {
+			usage();
+			return 1;
+		}
+		o->command = argv + optind;
+	}
+	if (c_flag || s_flag) {
+		o->shell = c_flag ? SHELL_CSH : SHELL_SH;
+		o->shell_given = 1;
+	} else {
+		shell = getenv("SHELL");
+		o->shell = shell != NULL && strlen(shell) >= 3 &&
+		    strcmp(shell + strlen(shell) - 3, "csh") == 0 ?
+		    SHELL_CSH : SHELL_SH;
+	}
+	return -1;
+}

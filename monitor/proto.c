@@ -1,0 +1,257 @@
+/*
+ * proto.c - parse client requests (untrusted bytes, from anyone who can
+ * reach the socket, including forwarded hosts) into typed requests. The
+ * table below is the whole list of what a client may ask. Policy decodes
+ * every forwarded field again; this parser exists so that garbage is
+ * refused at the edge and policy receives only well-typed requests.
+ */
+#include "monitor/proto.h"
+#include "ipc/limits.h"
+#include "ipc/log.h"
+#include "ipc/sshkey.h"
+
+#include <string.h>
+
+enum { REFUSE = 0, FORWARD = 1 };
+
+struct req_ctx {
+	struct rd r;            /* the request after its type byte */
+	uint32_t req, conn;
+	struct wb *ipc;
+};
+
+static int
+forward_empty(struct req_ctx *c, uint8_t type)
+{
+	if (rd_done(&c->r) != 0)
+		return REFUSE;
+	msg_begin(c->ipc, type, c->req, c->conn);
+	return FORWARD;
+}
+
+static int
+req_list(struct req_ctx *c)
+{
+	return forward_empty(c, MSG_LIST);
+}
+
+static int
+req_remove_all(struct req_ctx *c)
+{
+	return forward_empty(c, MSG_REMOVE_ALL);
+}
+
+static int
+req_sign(struct req_ctx *c)
+{
+	struct msg_sign m;
+
+	if (rd_string(&c->r, &m.key) != 0 || rd_string(&c->r, &m.data) != 0 ||
+	    rd_u32(&c->r, &m.flags) != 0 || rd_done(&c->r) != 0)
+		return REFUSE;
+	msg_begin(c->ipc, MSG_SIGN, c->req, c->conn);
+	msg_sign_encode(c->ipc, &m);
+	return FORWARD;
+}
+
+static int
+parse_constraints(struct rd *r, struct constraints *cs)
+{
+	struct slice name;
+	uint8_t type;
+
+	memset(cs, 0, sizeof(*cs));
+	while (r->len > 0) {
+		if (rd_u8(r, &type) != 0)
+			return -1;
+		switch (type) {
+		case SSH_AGENT_CONSTRAIN_LIFETIME:
+			if (cs->has_lifetime || rd_u32(r, &cs->lifetime) != 0)
+				return -1;
+			cs->has_lifetime = 1;
+			break;
+		case SSH_AGENT_CONSTRAIN_CONFIRM:
+			if (cs->confirm)
+				return -1;
+			cs->confirm = 1;
+			break;
+		case SSH_AGENT_CONSTRAIN_EXTENSION:
+			if (rd_text(r, &name) != 0)
+				return -1;
+			/* Never accept a key while ignoring a restriction on it. */
+			log_info("refused add: constraint extension \"%.*s\" is not "
+			    "supported", (int)(name.len > 64 ? 64 : name.len),
+			    (const char *)name.p);
+			return -1;
+		default:
+			log_info("refused add: unknown constraint type %u", type);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int
+req_add(struct req_ctx *c)
+{
+	struct privkey k;
+	struct msg_add m;
+	const uint8_t *start = c->r.p;
+	const char *why = NULL;
+
+	if (key_parse_private(&c->r, &k, &why) != 0) {
+		log_info("refused add: %s", why ? why : "malformed key");
+		return REFUSE;
+	}
+	m.key.p = start;
+	m.key.len = (size_t)(c->r.p - start);
+	if (rd_text(&c->r, &m.comment) != 0 || parse_constraints(&c->r, &m.c) != 0)
+		return REFUSE;
+	msg_begin(c->ipc, MSG_ADD, c->req, c->conn);
+	msg_add_encode(c->ipc, &m);
+	return FORWARD;
+}
+
+static int
+req_remove(struct req_ctx *c)
+{
+	struct msg_blob m;
+
+	if (rd_string(&c->r, &m.blob) != 0 || rd_done(&c->r) != 0)
+		return REFUSE;
+	msg_begin(c->ipc, MSG_REMOVE, c->req, c->conn);
+	msg_blob_encode(c->ipc, &m);
+	return FORWARD;
+}
+
+static int
+req_smartcard(struct req_ctx *c)
+{
+	log_info("refused: PKCS#11 smartcard keys are not supported by keyward");
+	return REFUSE;
+}
+
+static int
+req_lock_common(struct req_ctx *c, uint8_t type)
+{
+	struct msg_blob m;
+
+	/* Unlike the reference, a garbled lock request is refused, never a
+	 * reason for the agent to exit (spec §5.8). */
+	if (rd_text(&c->r, &m.blob) != 0 || rd_done(&c->r) != 0) {
+		log_info("refused malformed lock/unlock request");
+		return REFUSE;
+	}
+	msg_begin(c->ipc, type, c->req, c->conn);
+	msg_blob_encode(c->ipc, &m);
+	return FORWARD;
+}
+
+static int
+req_lock(struct req_ctx *c)
+{
+	return req_lock_common(c, MSG_LOCK);
+}
+
+static int
+req_unlock(struct req_ctx *c)
+{
+	return req_lock_common(c, MSG_UNLOCK);
+}
+
+static int
+req_extension(struct req_ctx *c)
+{
+	struct slice name;
+
+	if (rd_text(&c->r, &name) != 0)
+		return REFUSE;
+	if (slice_eq_str(name, "query"))
+		return forward_empty(c, MSG_QUERY);
+	log_debug("unsupported extension \"%.*s\"",
+	    (int)(name.len > 64 ? 64 : name.len), (const char *)name.p);
+	return REFUSE;
+}
+
+static const struct {
+	uint8_t type;
+	int (*fn)(struct req_ctx *);
+} requests[] = {
+	{ SSH_AGENTC_REMOVE_ALL_RSA_IDENTITIES, req_remove_all },
+	{ SSH2_AGENTC_REQUEST_IDENTITIES, req_list },
+	{ SSH2_AGENTC_SIGN_REQUEST, req_sign },
+	{ SSH2_AGENTC_ADD_IDENTITY, req_add },
+	{ SSH2_AGENTC_REMOVE_IDENTITY, req_remove },
+	{ SSH2_AGENTC_REMOVE_ALL_IDENTITIES, req_remove_all },
+	{ SSH_AGENTC_ADD_SMARTCARD_KEY, req_smartcard },
+	{ SSH_AGENTC_REMOVE_SMARTCARD_KEY, req_smartcard },
+	{ SSH_AGENTC_LOCK, req_lock },
+	{ SSH_AGENTC_UNLOCK, req_unlock },
+	{ SSH2_AGENTC_ADD_ID_CONSTRAINED, req_add },
+	{ SSH_AGENTC_ADD_SMARTCARD_KEY_CONSTRAINED, req_smartcard },
+	{ SSH_AGENTC_EXTENSION, req_extension },
+};
+
+int
+proto_request(const uint8_t *p, size_t len, uint32_t req, uint32_t conn,
+    struct wb *ipc, struct wb *reply)
+{
+	struct req_ctx c = { .req = req, .conn = conn, .ipc = ipc };
+
+	wb_reset(reply);
+	rd_init(&c.r, p + 1, len - 1);
+	for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++) {
+		if (requests[i].type != p[0])
+			continue;
+		if (requests[i].fn(&c) == FORWARD && !ipc->err)
+			return 1;
+		break;
+	}
+	if (p[0] != SSH2_AGENTC_ADD_IDENTITY && p[0] != SSH2_AGENTC_ADD_ID_CONSTRAINED)
+		log_debug("request type %u refused by the parser", p[0]);
+	wb_u8(reply, SSH_AGENT_FAILURE);
+	return 0;
+}
+
+int
+proto_reply(const struct msg_hdr *h, struct rd *r, struct wb *reply)
+{
+	static const uint8_t status_byte[] = {
+		[ST_OK] = SSH_AGENT_SUCCESS,
+		[ST_FAIL] = SSH_AGENT_FAILURE,
+		[ST_EXT_FAIL] = SSH_AGENT_EXTENSION_FAILURE,
+	};
+	struct msg_status st;
+	struct msg_blob b;
+	struct msg_identities ids;
+
+	wb_reset(reply);
+	switch (h->type) {
+	case MSG_R_STATUS:
+		if (msg_status_decode(r, &st) != 0)
+			return -1;
+		wb_u8(reply, status_byte[st.status]);
+		return 0;
+	case MSG_R_SIGNATURE:
+		if (msg_blob_decode(r, &b) != 0)
+			return -1;
+		wb_u8(reply, SSH2_AGENT_SIGN_RESPONSE);
+		wb_slice(reply, b.blob);
+		return 0;
+	case MSG_R_IDENTITIES:
+		if (msg_identities_decode(r, &ids) != 0)
+			return -1;
+		wb_u8(reply, SSH2_AGENT_IDENTITIES_ANSWER);
+		wb_u32(reply, ids.n);
+		wb_bytes(reply, ids.entries.p, ids.entries.len);
+		return 0;
+	case MSG_R_EXTENSIONS:
+		if (msg_blob_decode(r, &b) != 0)
+			return -1;
+		wb_u8(reply, SSH_AGENT_EXTENSION_RESPONSE);
+		wb_cstring(reply, "query");
+		wb_bytes(reply, b.blob.p, b.blob.len);
+		return 0;
+	}
+	return -1;
+}

@@ -1,0 +1,194 @@
+/*
+ * spawn.c - the monitor's children. Each helper gets exactly the fds it
+ * needs at fixed numbers (3, 4), dies with its parent (PR_SET_PDEATHSIG)
+ * and sandboxes itself before it reads a byte.
+ */
+#include "monitor/spawn.h"
+#include "ipc/chan.h"
+#include "ipc/log.h"
+#include "seccomp/sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int
+helper_path(const char *name, char *out, size_t n)
+{
+	char self[PATH_MAX];
+	ssize_t len;
+	char *slash;
+
+	if ((len = readlink("/proc/self/exe", self, sizeof(self) - 1)) > 0) {
+		self[len] = '\0';
+		if ((slash = strrchr(self, '/')) != NULL) {
+			*slash = '\0';
+			if ((size_t)snprintf(out, n, "%s/%s", self, name) < n &&
+			    access(out, X_OK) == 0)
+				return 0;
+		}
+	}
+	if ((size_t)snprintf(out, n, "%s/%s", KEYWARD_LIBEXECDIR, name) >= n)
+		return -1;
+	return access(out, X_OK);
+}
+
+int
+host_tag(char *out, size_t n)
+{
+	char path[PATH_MAX];
+	int p[2], status;
+	ssize_t r;
+	pid_t pid;
+
+	if (helper_path("keyward-policy", path, sizeof(path)) != 0 || pipe(p) != 0)
+		return -1;
+	if ((pid = fork()) < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(p[1], STDOUT_FILENO);
+		close(p[0]);
+		close(p[1]);
+		execl(path, "keyward-policy", "--host-tag", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	do {
+		r = read(p[0], out, n - 1);
+	} while (r < 0 && errno == EINTR);
+	close(p[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0 || r <= 0)
+		return -1;
+	out[r] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	return 0;
+}
+
+/* In the child: put fds at 3 and 4 and close everything else. */
+static void
+place_fds(int a, int b)
+{
+	int ta = fcntl(a, F_DUPFD_CLOEXEC, 10), tb = b >= 0 ?
+	    fcntl(b, F_DUPFD_CLOEXEC, 10) : -1;
+
+	if (ta < 0 || (b >= 0 && tb < 0) || dup2(ta, 3) != 3 ||
+	    (b >= 0 && dup2(tb, 4) != 4))
+		_exit(127);
+	close_range(b >= 0 ? 5 : 4, ~0U, 0);
+}
+
+static pid_t
+start(const char *name, int fd_a, int fd_b, int log_w, char *const argv[])
+{
+	char path[PATH_MAX];
+	pid_t pid;
+
+	if (helper_path(name, path, sizeof(path)) != 0)
+		fatal("cannot find %s beside keyward or in %s", name,
+		    KEYWARD_LIBEXECDIR);
+	if ((pid = fork()) < 0)
+		fatal("fork: %m");
+	if (pid > 0)
+		return pid;
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
+		_exit(127);
+	if (log_w >= 0 && dup2(log_w, STDERR_FILENO) != STDERR_FILENO)
+		_exit(127);
+	place_fds(fd_a, fd_b);
+	execv(path, argv);
+	_exit(127);
+}
+
+void
+spawn_children(struct children *c, int relay_log, const char *loglevel,
+    const char *fp_hash, long default_lifetime)
+{
+	int mp[2], pk[2], lp[2] = { -1, -1 };
+	char life[32];
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, mp) != 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pk) != 0)
+		fatal("socketpair: %m");
+	chan_setup_fd(mp[0]);
+	chan_setup_fd(mp[1]);
+	chan_setup_fd(pk[0]);
+	chan_setup_fd(pk[1]);
+	if (relay_log && pipe2(lp, O_CLOEXEC) != 0)
+		fatal("pipe: %m");
+	snprintf(life, sizeof(life), "%ld", default_lifetime);
+
+	char *pargv[] = { "keyward-policy", (char *)loglevel, (char *)fp_hash,
+	    life, NULL };
+	char *kargv[] = { "keyward-keyholder", (char *)loglevel, NULL };
+	c->keyholder = start("keyward-keyholder", pk[1], -1, lp[1], kargv);
+	c->policy = start("keyward-policy", mp[1], pk[0], lp[1], pargv);
+	close(mp[1]);
+	close(pk[0]);
+	close(pk[1]);
+	if (lp[1] >= 0)
+		close(lp[1]);
+	c->policy_fd = mp[0];
+	c->log_fd = lp[0];
+}
+
+/* The reaper holds no secret and reads no client byte: it waits for the
+ * monitor's end of a pipe to close, then removes what the monitor made.
+ * It checks the inode first so it never removes a socket another agent
+ * created at the same path after this one died. */
+static void
+reap(int fd, const char *path, const char *dir, struct stat *made)
+{
+	struct stat now;
+	char b;
+
+	sandbox_harden();
+	sandbox_reaper();
+	while (read(fd, &b, 1) != 0 && errno == EINTR)
+		;
+	if (lstat(path, &now) == 0 && now.st_ino == made->st_ino &&
+	    now.st_dev == made->st_dev)
+		unlink(path);
+	if (dir != NULL)
+		rmdir(dir);
+	_exit(0);
+}
+
+void
+spawn_reaper(struct children *c, const char *path, const char *dir)
+{
+	struct stat made;
+	int p[2];
+	pid_t pid;
+
+	if (lstat(path, &made) != 0)
+		fatal("stat %s: %m", path);
+	if (pipe2(p, O_CLOEXEC) != 0)
+		fatal("pipe: %m");
+	if ((pid = fork()) < 0)
+		fatal("fork: %m");
+	if (pid == 0) {
+		/* Own process group: a ^C to the monitor's group with -d must
+		 * not end the reaper before the monitor has gone. */
+		setpgid(0, 0);
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		close(p[1]);
+		close_range(3, (unsigned)p[0] - 1, 0);
+		close_range((unsigned)p[0] + 1, ~0U, 0);
+		reap(p[0], path, dir, &made);
+	}
+	close(p[0]);
+	c->reaper = pid;
+	c->reaper_fd = p[1];
+}

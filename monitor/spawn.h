@@ -1,0 +1,30 @@
+/*
+ * spawn.h - starting the other processes before the monitor's sandbox
+ * closes: policy and keyholder (fork + exec of their own binaries, fresh
+ * address spaces) and the reaper, which removes the socket when the monitor
+ * is gone, however it went.
+ */
+#ifndef KEYWARD_SPAWN_H
+#define KEYWARD_SPAWN_H
+
+#include <sys/types.h>
+
+struct children {
+	pid_t policy, keyholder, reaper;
+	int policy_fd;          /* monitor's end of the monitor<->policy pair */
+	int log_fd;             /* read end of the children's stderr, or -1 */
+	int reaper_fd;          /* closing it tells the reaper to clean up */
+};
+
+/* Full path of a helper binary: beside this program, else LIBEXECDIR. */
+int helper_path(const char *name, char *out, size_t n);
+/* Run "keyward-policy --host-tag" for the default socket name (the
+ * monitor has no libcrypto to hash the host name itself). */
+int host_tag(char *out, size_t n);
+/* Start policy and keyholder. relay_log: give them a pipe as stderr. */
+void spawn_children(struct children *c, int relay_log, const char *loglevel,
+    const char *fp_hash, long default_lifetime);
+/* Fork the reaper for path (and dir, if the monitor made it, else NULL). */
+void spawn_reaper(struct children *c, const char *path, const char *dir);
+
+#endif

@@ -1,0 +1,116 @@
+/*
+ * identity.c - identity table: an array for list order and a chained hash
+ * table on the canonical blob, so adding 10,000 keys is linear, not
+ * quadratic, and a sign request finds its key in constant time.
+ */
+#include "policy/identity.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t
+hash_blob(const uint8_t *p, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;   /* FNV-1a */
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 1099511628211ULL;
+	return h;
+}
+
+void
+idt_init(struct idtable *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+struct identity *
+idt_find(const struct idtable *t, struct slice blob)
+{
+	struct identity *id;
+
+	if (t->nbuckets == 0)
+		return NULL;
+	for (id = t->buckets[hash_blob(blob.p, blob.len) % t->nbuckets]; id != NULL;
+	    id = id->hnext)
+		if (id->blob_len == blob.len && memcmp(id->blob, blob.p, blob.len) == 0)
+			return id;
+	return NULL;
+}
+
+static int
+rehash(struct idtable *t, size_t nb)
+{
+	struct identity **b = calloc(nb, sizeof(*b));
+
+	if (b == NULL)
+		return -1;
+	for (size_t i = 0; i < t->n; i++) {
+		struct identity *id = t->order[i];
+		size_t h = hash_blob(id->blob, id->blob_len) % nb;
+		id->hnext = b[h];
+		b[h] = id;
+	}
+	free(t->buckets);
+	t->buckets = b;
+	t->nbuckets = nb;
+	return 0;
+}
+
+int
+idt_insert(struct idtable *t, struct identity *id)
+{
+	size_t h;
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		struct identity **o = realloc(t->order, cap * sizeof(*o));
+		if (o == NULL)
+			return -1;
+		t->order = o;
+		t->cap = cap;
+	}
+	id->order = t->n;
+	t->order[t->n++] = id;
+	if (t->n > t->nbuckets) {
+		/* Grow at load factor 1; rehash links every entry, this one too. */
+		if (rehash(t, t->nbuckets ? t->nbuckets * 2 : 64) != 0) {
+			t->n--;
+			return -1;
+		}
+		return 0;
+	}
+	h = hash_blob(id->blob, id->blob_len) % t->nbuckets;
+	id->hnext = t->buckets[h];
+	t->buckets[h] = id;
+	return 0;
+}
+
+void
+idt_remove(struct idtable *t, struct identity *id)
+{
+	struct identity **pp;
+	size_t h = hash_blob(id->blob, id->blob_len) % t->nbuckets;
+
+	for (pp = &t->buckets[h]; *pp != NULL; pp = &(*pp)->hnext)
+		if (*pp == id) {
+			*pp = id->hnext;
+			break;
+		}
+	/* Keep the order of the rest (clients rely on it). */
+	memmove(&t->order[id->order], &t->order[id->order + 1],
+	    (t->n - id->order - 1) * sizeof(*t->order));
+	t->n--;
+	for (size_t i = id->order; i < t->n; i++)
+		t->order[i]->order = i;
+}
+
+void
+identity_free(struct identity *id)
+{
+	if (id == NULL)
+		return;
+	free(id->blob);
+	free(id->comment);
+	free(id);
+}

@@ -1,0 +1,42 @@
+/*
+ * identity.h - the table of identities policy holds: public blob, comment,
+ * constraints, expiry, and the id under which the keyholder keeps the
+ * private half. Listed in first-add order; found by blob in O(1).
+ */
+#ifndef KEYWARD_IDENTITY_H
+#define KEYWARD_IDENTITY_H
+
+#include "ipc/buf.h"
+#include "ipc/sshkey.h"
+
+#include <stdint.h>
+
+struct identity {
+	struct identity *hnext;         /* hash chain */
+	size_t order;                   /* index in the order array */
+	uint8_t *blob;                  /* canonical public blob (§4.5) */
+	size_t blob_len;
+	char *comment;
+	enum key_kind kind;
+	int is_cert;
+	uint64_t key_id;                /* keyholder's name for the private key */
+	uint64_t expiry_ms;             /* CLOCK_BOOTTIME ms, 0 = never */
+	int confirm;
+	char fp[96];                    /* fingerprint in the -E hash, for logs */
+};
+
+struct idtable {
+	struct identity **order;        /* first-add order */
+	size_t n, cap;
+	struct identity **buckets;
+	size_t nbuckets;
+};
+
+void idt_init(struct idtable *t);
+struct identity *idt_find(const struct idtable *t, struct slice blob);
+/* Append a new identity (takes ownership). -1 on allocation failure. */
+int idt_insert(struct idtable *t, struct identity *id);
+void idt_remove(struct idtable *t, struct identity *id);
+void identity_free(struct identity *id);
+
+#endif

@@ -1,0 +1,237 @@
+/*
+ * prompter.c - the prompter: forked by policy before its sandbox closes,
+ * it runs $SSH_ASKPASS for confirm constraints, several at once, and
+ * answers yes or no. It holds no secret and never sees key material or
+ * data to sign: only the question's text.
+ */
+#include "ipc/chan.h"
+#include "ipc/limits.h"
+#include "ipc/log.h"
+#include "ipc/msg.h"
+#include "policy/policy.h"
+#include "seccomp/sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/pidfd.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define DEFAULT_ASKPASS "/usr/bin/ssh-askpass"
+
+struct ask {
+	uint32_t req;
+	pid_t pid;
+	int pidfd, out;         /* out: askpass's stdout, -1 once at EOF */
+	int cancelled;
+	char buf[PROMPT_MAX_OUTPUT + 1];
+	size_t len;
+};
+
+static struct ask asks[PROMPT_MAX_CONCURRENT];
+static size_t nasks;
+
+static void
+answer(struct chan *c, uint32_t req, int yes)
+{
+	struct wb w;
+
+	wb_init(&w);
+	msg_begin(&w, MSG_R_STATUS, req, 0);
+	msg_status_encode(&w, &(struct msg_status){ yes ? ST_OK : ST_FAIL });
+	if (chan_send(c, &w) != 0)
+		_exit(0);
+	wb_free(&w);
+}
+
+/* As ssh-agent: no prompt is possible without a display unless forced. */
+static int
+can_prompt(void)
+{
+	const char *req = getenv("SSH_ASKPASS_REQUIRE");
+	const char *d = getenv("DISPLAY"), *w = getenv("WAYLAND_DISPLAY");
+
+	if (req != NULL && strcmp(req, "never") == 0)
+		return 0;
+	if (req != NULL && strcmp(req, "force") == 0)
+		return 1;
+	return (d != NULL && *d != '\0') || (w != NULL && *w != '\0');
+}
+
+static int
+start_ask(struct ask *a, uint32_t req, const char *text)
+{
+	const char *askpass = getenv("SSH_ASKPASS");
+	int p[2];
+
+	if (askpass == NULL || *askpass == '\0')
+		askpass = DEFAULT_ASKPASS;
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return -1;
+	if ((a->pid = fork()) < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (a->pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+		if (null < 0 || dup2(null, 0) != 0 || dup2(p[1], 1) != 1)
+			_exit(1);
+		setenv("SSH_ASKPASS_PROMPT", "confirm", 1);
+		execl(askpass, askpass, text, (char *)NULL);
+		_exit(1);
+	}
+	close(p[1]);
+	a->req = req;
+	a->out = p[0];
+	a->len = 0;
+	a->cancelled = 0;
+	if ((a->pidfd = pidfd_open(a->pid, 0)) < 0) {
+		kill(a->pid, SIGKILL);
+		waitpid(a->pid, NULL, 0);
+		close(a->out);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+finish_ask(struct chan *c, size_t i)
+{
+	struct ask *a = &asks[i];
+	int status = 0, yes;
+	char *s = a->buf;
+
+	while (a->out >= 0) {           /* take what is left in the pipe */
+		ssize_t r = read(a->out, a->buf + a->len, PROMPT_MAX_OUTPUT - a->len);
+		if (r <= 0 || (a->len += (size_t)r) >= PROMPT_MAX_OUTPUT)
+			break;
+	}
+	if (waitpid(a->pid, &status, WNOHANG) != a->pid)
+		status = 1 << 8;
+	a->buf[a->len] = '\0';
+	s[strcspn(s, "\r\n")] = '\0';
+	yes = WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+	    (*s == '\0' || strcasecmp(s, "yes") == 0);
+	if (!a->cancelled)
+		answer(c, a->req, yes);
+	if (a->out >= 0)
+		close(a->out);
+	close(a->pidfd);
+	asks[i] = asks[--nasks];
+}
+
+static void
+request(struct chan *c, const uint8_t *p, size_t n)
+{
+	struct msg_hdr h;
+	struct msg_blob m;
+	struct rd r;
+	char text[PROMPT_MAX_TEXT + 1];
+
+	rd_init(&r, p, n);
+	if (msg_hdr_decode(&r, &h) != 0)
+		_exit(1);
+	if (h.type == MSG_PROMPT_CANCEL && msg_empty_decode(&r) == 0) {
+		for (size_t i = 0; i < nasks; i++)
+			if (asks[i].req == h.req) {
+				asks[i].cancelled = 1;
+				kill(asks[i].pid, SIGTERM);
+			}
+		return;
+	}
+	if (h.type != MSG_PROMPT || msg_blob_decode(&r, &m) != 0 ||
+	    m.blob.len > PROMPT_MAX_TEXT || memchr(m.blob.p, '\0', m.blob.len))
+		_exit(1);
+	memcpy(text, m.blob.p, m.blob.len);
+	text[m.blob.len] = '\0';
+	if (!can_prompt()) {
+		log_info("cannot ask for confirmation: no DISPLAY, WAYLAND_DISPLAY "
+		    "or SSH_ASKPASS_REQUIRE=force; refusing");
+		answer(c, h.req, 0);
+		return;
+	}
+	if (nasks == PROMPT_MAX_CONCURRENT || start_ask(&asks[nasks], h.req, text) != 0) {
+		log_info("cannot start a confirmation prompt; refusing");
+		answer(c, h.req, 0);
+		return;
+	}
+	nasks++;
+}
+
+static void __attribute__((noreturn))
+prompter_main(int fd)
+{
+	struct pollfd pfd[1 + 2 * PROMPT_MAX_CONCURRENT];
+	static uint8_t buf[IPC_MAX_MSG + 1];
+	struct chan c;
+	size_t n, len;
+
+	chan_init(&c, fd);
+	sandbox_harden();
+	sandbox_prompter();
+	for (;;) {
+		n = 0;
+		pfd[n++] = (struct pollfd){ c.fd, chan_events(&c), 0 };
+		for (size_t i = 0; i < nasks; i++) {
+			pfd[n++] = (struct pollfd){ asks[i].out, POLLIN, 0 };
+			pfd[n++] = (struct pollfd){ asks[i].pidfd, POLLIN, 0 };
+		}
+		if (poll(pfd, n, -1) < 0 && errno != EINTR)
+			_exit(1);
+		if ((pfd[0].revents & POLLOUT) && chan_flush(&c) != 0)
+			_exit(0);
+		/* Walk backwards: finish_ask moves the last entry into i. */
+		for (size_t i = nasks; i-- > 0;) {
+			struct ask *a = &asks[i];
+			if (pfd[1 + 2 * i].revents && a->out >= 0) {
+				ssize_t r = a->len < PROMPT_MAX_OUTPUT ? read(a->out,
+				    a->buf + a->len, PROMPT_MAX_OUTPUT - a->len) : 0;
+				if (r > 0)
+					a->len += (size_t)r;
+				else {
+					close(a->out);
+					a->out = -1;
+				}
+			}
+			if (pfd[2 + 2 * i].revents)
+				finish_ask(&c, i);
+		}
+		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+			int r;
+			while ((r = chan_recv(&c, buf, sizeof(buf), &len)) > 0)
+				request(&c, buf, len);
+			if (r < 0)
+				_exit(0);       /* policy is gone */
+		}
+	}
+}
+
+int
+prompter_spawn(void)
+{
+	int sp[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) != 0)
+		fatal("socketpair: %m");
+	if ((pid = fork()) < 0)
+		fatal("fork: %m");
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(sp[0]);
+		close_range(3, (unsigned)sp[1] - 1, 0);
+		close_range((unsigned)sp[1] + 1, ~0U, 0);
+		prompter_main(sp[1]);
+	}
+	close(sp[1]);
+	return sp[0];
+}

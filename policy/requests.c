@@ -1,0 +1,668 @@
+/*
+ * requests.c - every decision keyward makes. The monitor may be
+ * compromised, so each message is decoded again from scratch and each
+ * request is checked against policy's own state (open connections, lock,
+ * identities). The table at the end is all the monitor can ask.
+ */
+#include "crypto/crypto.h"
+#include "ipc/log.h"
+#include "policy/policy.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void
+send_or_die(struct chan *c, struct wb *w, const char *peer)
+{
+	if (chan_send(c, w) != 0)
+		fatal("%s is gone; shutting down", peer);
+}
+
+static void
+reply_status(struct policy *P, uint32_t conn, uint32_t req, uint8_t st)
+{
+	struct msg_status m = { st };
+
+	msg_begin(&P->out, MSG_R_STATUS, req, conn);
+	msg_status_encode(&P->out, &m);
+	send_or_die(&P->mon, &P->out, "monitor");
+}
+
+static struct conn *
+conn_find(struct policy *P, uint32_t id)
+{
+	for (struct conn *c = P->conns; c != NULL; c = c->next)
+		if (c->id == id)
+			return c;
+	return NULL;
+}
+
+static uint32_t
+new_req(struct policy *P)
+{
+	if (++P->next_req == 0)
+		P->next_req = 1;        /* 0 marks fire-and-forget requests */
+	return P->next_req;
+}
+
+static struct pending *
+pending_new(struct policy *P, enum pending_kind kind, uint32_t conn, uint32_t req)
+{
+	struct pending *p = calloc(1, sizeof(*p));
+
+	if (p == NULL)
+		fatal("out of memory");
+	p->kind = kind;
+	p->conn = conn;
+	p->req = req;
+	p->id = new_req(P);
+	wb_init(&p->data);
+	p->next = P->pending;
+	P->pending = p;
+	return p;
+}
+
+static struct pending *
+pending_take(struct policy *P, uint32_t id, int prompter)
+{
+	for (struct pending **pp = &P->pending; *pp != NULL; pp = &(*pp)->next) {
+		struct pending *p = *pp;
+		if (p->id == id && p->kind != P_UNLOCK_DELAY &&
+		    (p->kind == P_CONFIRM) == prompter) {
+			*pp = p->next;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+static void
+pending_free(struct pending *p)
+{
+	wb_free(&p->data);
+	identity_free(p->add);
+	free(p);
+}
+
+static void
+kh_delete(struct policy *P, uint64_t key_id)
+{
+	struct msg_kh_delete m = { key_id };
+
+	msg_begin(&P->out, MSG_KH_DELETE, 0, 0);
+	msg_kh_delete_encode(&P->out, &m);
+	send_or_die(&P->kh, &P->out, "keyholder");
+}
+
+static void
+drop_identity(struct policy *P, struct identity *id, const char *why)
+{
+	log_info("%s: %s %s \"%s\"", why, key_kind_name(id->kind), id->fp,
+	    id->comment);
+	kh_delete(P, id->key_id);
+	idt_remove(&P->ids, id);
+	identity_free(id);
+}
+
+static void
+recompute_next_expiry(struct policy *P)
+{
+	P->next_expiry_ms = 0;
+	for (size_t i = 0; i < P->ids.n; i++) {
+		uint64_t e = P->ids.order[i]->expiry_ms;
+		if (e != 0 && (P->next_expiry_ms == 0 || e < P->next_expiry_ms))
+			P->next_expiry_ms = e;
+	}
+}
+
+static void
+expire(struct policy *P)
+{
+	uint64_t now = now_ms();
+
+	if (P->next_expiry_ms == 0 || now < P->next_expiry_ms)
+		return;
+	for (size_t i = P->ids.n; i-- > 0;) {
+		struct identity *id = P->ids.order[i];
+		if (id->expiry_ms != 0 && id->expiry_ms <= now)
+			drop_identity(P, id, "lifetime expired, removed");
+	}
+	recompute_next_expiry(P);
+}
+
+int
+policy_timers(struct policy *P)
+{
+	uint64_t now, next = 0;
+	struct pending **pp;
+
+	expire(P);
+	now = now_ms();
+	for (pp = &P->pending; *pp != NULL;) {
+		struct pending *p = *pp;
+		if (p->kind == P_UNLOCK_DELAY && p->due_ms <= now) {
+			*pp = p->next;
+			reply_status(P, p->conn, p->req, ST_FAIL);
+			pending_free(p);
+			continue;
+		}
+		if (p->kind == P_UNLOCK_DELAY && (next == 0 || p->due_ms < next))
+			next = p->due_ms;
+		pp = &p->next;
+	}
+	if (P->next_expiry_ms != 0 && (next == 0 || P->next_expiry_ms < next))
+		next = P->next_expiry_ms;
+	if (next == 0)
+		return -1;
+	return next <= now ? 0 : (int)(next - now > 60000 ? 60000 : next - now);
+}
+
+/* Decode a key blob from a request into its canonical form (§4.5). */
+static int
+canonical_blob(struct slice blob, struct pubkey *k, struct wb *out)
+{
+	const char *why = NULL;
+
+	wb_reset(out);
+	if (key_parse_public(blob, k, &why) != 0) {
+		log_debug("request names an unusable key: %s", why ? why : "malformed");
+		return -1;
+	}
+	key_write_public(out, k);
+	return out->err ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- handlers */
+
+struct ctx {
+	struct policy *P;
+	struct msg_hdr h;
+	struct rd r;
+	struct conn *conn;      /* NULL for the monitor's own requests (conn 0) */
+};
+
+static int
+h_open(struct ctx *c)
+{
+	struct msg_open m;
+	struct conn *n;
+
+	if (msg_open_decode(&c->r, &m) != 0 || c->h.conn == 0 ||
+	    conn_find(c->P, c->h.conn) != NULL)
+		return -1;
+	if ((n = calloc(1, sizeof(*n))) == NULL)
+		fatal("out of memory");
+	n->id = c->h.conn;
+	n->uid = m.uid;
+	n->pid = m.pid;
+	n->next = c->P->conns;
+	c->P->conns = n;
+	return 0;
+}
+
+static int
+h_close(struct ctx *c)
+{
+	struct policy *P = c->P;
+	struct conn **pp;
+
+	if (msg_empty_decode(&c->r) != 0)
+		return -1;
+	for (pp = &P->conns; *pp != NULL; pp = &(*pp)->next)
+		if ((*pp)->id == c->h.conn) {
+			struct conn *gone = *pp;
+			*pp = gone->next;
+			free(gone);
+			break;
+		}
+	/* Cancel what the client was waiting for: an open prompt goes away. */
+	for (struct pending *p = P->pending; p != NULL; p = p->next) {
+		if (p->conn != c->h.conn)
+			continue;
+		if (p->kind == P_CONFIRM) {
+			msg_begin(&P->out, MSG_PROMPT_CANCEL, p->id, 0);
+			send_or_die(&P->pr, &P->out, "prompter");
+		}
+		p->conn = 0;    /* its answer is dropped */
+	}
+	return 0;
+}
+
+static void
+reply(struct ctx *c, uint8_t st)
+{
+	reply_status(c->P, c->h.conn, c->h.req, st);
+}
+
+static int
+h_list(struct ctx *c)
+{
+	struct policy *P = c->P;
+	struct msg_identities m = { 0, { NULL, 0 } };
+	struct wb e;
+
+	if (msg_empty_decode(&c->r) != 0)
+		return -1;
+	wb_init(&e);
+	for (size_t i = 0; !P->lock.locked && i < P->ids.n; i++) {
+		struct identity *id = P->ids.order[i];
+		size_t need = 8 + id->blob_len + strlen(id->comment);
+		/* Clients refuse answers over 256 KiB; send what they accept. */
+		if (e.len + need + 16 > AGENT_MAX_FRAME) {
+			log_error("identity list cut at %u of %zu keys: clients refuse "
+			    "answers over 256 KiB", m.n, P->ids.n);
+			break;
+		}
+		wb_string(&e, id->blob, id->blob_len);
+		wb_cstring(&e, id->comment);
+		m.n++;
+	}
+	m.entries = wb_slice_of(&e);
+	msg_begin(&P->out, MSG_R_IDENTITIES, c->h.req, c->h.conn);
+	msg_identities_encode(&P->out, &m);
+	wb_free(&e);
+	send_or_die(&P->mon, &P->out, "monitor");
+	return 0;
+}
+
+static void
+kh_sign(struct policy *P, struct pending *p, struct slice data)
+{
+	struct msg_kh_sign m = { p->key_id, (uint8_t)p->alg, data };
+
+	p->kind = P_SIGN;
+	msg_begin(&P->out, MSG_KH_SIGN, p->id, 0);
+	msg_kh_sign_encode(&P->out, &m);
+	send_or_die(&P->kh, &P->out, "keyholder");
+}
+
+static int
+h_sign(struct ctx *c)
+{
+	struct policy *P = c->P;
+	struct msg_sign m;
+	struct pubkey k;
+	struct identity *id;
+	struct pending *p;
+	struct wb blob;
+	char prompt[PROMPT_MAX_TEXT];
+
+	if (msg_sign_decode(&c->r, &m) != 0)
+		return -1;
+	if (P->lock.locked) {
+		log_info("refused signature: agent is locked");
+		reply(c, ST_FAIL);
+		return 0;
+	}
+	wb_init(&blob);
+	id = canonical_blob(m.key, &k, &blob) == 0 ?
+	    idt_find(&P->ids, wb_slice_of(&blob)) : NULL;
+	wb_free(&blob);
+	if (id == NULL) {
+		log_info("refused signature: key not found in the agent");
+		reply(c, ST_FAIL);
+		return 0;
+	}
+	p = pending_new(P, P_SIGN, c->h.conn, c->h.req);
+	p->key_id = id->key_id;
+	p->alg = sig_alg_for(id->kind, m.flags);
+	if (!id->confirm) {
+		kh_sign(P, p, m.data);
+		return 0;
+	}
+	p->kind = P_CONFIRM;
+	wb_bytes(&p->data, m.data.p, m.data.len);
+	snprintf(prompt, sizeof(prompt), "Allow use of key %s?\nKey fingerprint %s.",
+	    id->comment, id->fp);
+	msg_begin(&P->out, MSG_PROMPT, p->id, 0);
+	msg_blob_encode(&P->out, &(struct msg_blob){ { (const uint8_t *)prompt,
+	    strlen(prompt) } });
+	send_or_die(&P->pr, &P->out, "prompter");
+	return 0;
+}
+
+static int
+h_add(struct ctx *c)
+{
+	struct policy *P = c->P;
+	struct msg_add m;
+	struct privkey k;
+	struct identity *id;
+	struct pending *p;
+	struct wb blob;
+	struct rd kr;
+	const char *why = NULL;
+	char fp[96];
+
+	if (msg_add_decode(&c->r, &m) != 0)
+		return -1;
+	if (P->lock.locked) {
+		log_info("refused add: agent is locked");
+		reply(c, ST_FAIL);
+		return 0;
+	}
+	rd_init(&kr, m.key.p, m.key.len);
+	if (key_parse_private(&kr, &k, &why) != 0 || rd_done(&kr) != 0) {
+		log_info("refused add: %s", why ? why : "bytes after the key");
+		reply(c, ST_FAIL);
+		return 0;
+	}
+	if (k.pub.is_cert && cert_verify(&k.pub) != 0) {
+		log_info("refused add: certificate signature does not verify");
+		reply(c, ST_FAIL);
+		return 0;
+	}
+	wb_init(&blob);
+	key_write_public(&blob, &k.pub);
+	if (blob.err || fingerprint(wb_slice_of(&blob), P->fp_hash, fp, sizeof(fp)) != 0)
+		fatal("cannot encode a parsed key");
+	if ((id = calloc(1, sizeof(*id))) == NULL ||
+	    (id->comment = slice_strdup(m.comment)) == NULL)
+		fatal("out of memory");
+	id->blob = blob.p;      /* the identity takes the buffer */
+	id->blob_len = blob.len;
+	id->kind = k.pub.kind;
+	id->is_cert = k.pub.is_cert;
+	id->confirm = m.c.confirm;
+	memcpy(id->fp, fp, sizeof(id->fp));
+	if (m.c.has_lifetime)
+		id->expiry_ms = now_ms() + (uint64_t)m.c.lifetime * 1000;
+	else if (P->default_lifetime > 0)
+		id->expiry_ms = now_ms() + (uint64_t)P->default_lifetime * 1000;
+	/* lifetime 0 means "expire now": keep it non-zero so it is swept */
+	if (m.c.has_lifetime && m.c.lifetime == 0)
+		id->expiry_ms = id->expiry_ms ? id->expiry_ms : 1;
+
+	p = pending_new(P, P_ADD, c->h.conn, c->h.req);
+	p->add = id;
+	p->key_id = id->key_id = ++P->next_key_id;
+	wb_reset(&P->secret);
+	key_write_private_plain(&P->secret, &k);
+	msg_begin(&P->out, MSG_KH_ADD, p->id, 0);
+	msg_kh_add_encode(&P->out, &(struct msg_kh_add){ p->key_id,
+	    wb_slice_of(&P->secret) });
+	wipe(P->secret.p, P->secret.len);
+	send_or_die(&P->kh, &P->out, "keyholder");
+	wipe(P->out.p, P->out.len);
+	return 0;
+}
+
+/* The keyholder accepted the private half: the identity goes live. An
+ * existing identity keeps its list position and takes every new
+ * attribute (spec §5.4). */
+static void
+add_done(struct policy *P, struct pending *p)
+{
+	struct identity *id = p->add, *old;
+
+	old = idt_find(&P->ids, (struct slice){ id->blob, id->blob_len });
+	if (old != NULL) {
+		uint64_t stale = old->key_id;
+		free(old->comment);
+		old->comment = id->comment;
+		id->comment = NULL;
+		old->key_id = id->key_id;
+		old->expiry_ms = id->expiry_ms;
+		old->confirm = id->confirm;
+		kh_delete(P, stale);
+		log_info("replaced %s %s \"%s\"", key_kind_name(old->kind), old->fp,
+		    old->comment);
+	} else {
+		if (idt_insert(&P->ids, id) != 0)
+			fatal("out of memory");
+		p->add = NULL;
+		log_info("added %s%s %s \"%s\"", key_kind_name(id->kind),
+		    id->is_cert ? " certificate" : "", id->fp, id->comment);
+	}
+	recompute_next_expiry(P);
+}
+
+static int
+h_remove(struct ctx *c)
+{
+	struct policy *P = c->P;
+	struct msg_blob m;
+	struct pubkey k;
+	struct identity *id;
+	struct wb blob;
+
+	if (msg_blob_decode(&c->r, &m) != 0)
+		return -1;
+	if (P->lock.locked) {
+		reply(c, ST_FAIL);
+		return 0;
+	}
+	wb_init(&blob);
+	id = canonical_blob(m.blob, &k, &blob) == 0 ?
+	    idt_find(&P->ids, wb_slice_of(&blob)) : NULL;
+	wb_free(&blob);
+	if (id == NULL) {
+		reply(c, ST_FAIL);
+		return 0;
+	}
+	drop_identity(P, id, "removed");
+	recompute_next_expiry(P);
+	reply(c, ST_OK);
+	return 0;
+}
+
+static int
+h_remove_all(struct ctx *c)
+{
+	struct policy *P = c->P;
+
+	if (msg_empty_decode(&c->r) != 0)
+		return -1;
+	/* SIGUSR1 (conn 0) works while locked; clients do not (§5.11). */
+	if (P->lock.locked && c->h.conn != 0) {
+		reply(c, ST_FAIL);
+		return 0;
+	}
+	while (P->ids.n > 0) {
+		struct identity *id = P->ids.order[P->ids.n - 1];
+		idt_remove(&P->ids, id);
+		identity_free(id);
+	}
+	msg_begin(&P->out, MSG_KH_WIPE, 0, 0);
+	send_or_die(&P->kh, &P->out, "keyholder");
+	P->next_expiry_ms = 0;
+	log_info("all identities removed");
+	if (c->h.conn != 0)
+		reply(c, ST_OK);
+	return 0;
+}
+
+static int
+h_lock(struct ctx *c)
+{
+	struct policy *P = c->P;
+	struct msg_blob m;
+
+	if (msg_blob_decode(&c->r, &m) != 0)
+		return -1;
+	if (P->lock.locked || m.blob.len == 0 || lock_set(&P->lock, m.blob) != 0) {
+		reply(c, ST_FAIL);
+		return 0;
+	}
+	log_info("agent locked");
+	reply(c, ST_OK);
+	return 0;
+}
+
+static int
+h_unlock(struct ctx *c)
+{
+	struct policy *P = c->P;
+	struct msg_blob m;
+	struct pending *p;
+
+	if (msg_blob_decode(&c->r, &m) != 0)
+		return -1;
+	if (!P->lock.locked || m.blob.len == 0) {
+		reply(c, ST_FAIL);
+		return 0;
+	}
+	if (lock_check(&P->lock, m.blob) == 0) {
+		wipe(&P->lock, sizeof(P->lock));        /* failures reset too */
+		log_info("agent unlocked");
+		reply(c, ST_OK);
+		return 0;
+	}
+	/* Wrong passphrase: the answer to this client alone comes later,
+	 * 0.1 s per failure so far, up to 10 s. Nobody else waits. */
+	if (P->lock.failures < LOCK_FAIL_MAX)
+		P->lock.failures++;
+	p = pending_new(P, P_UNLOCK_DELAY, c->h.conn, c->h.req);
+	p->due_ms = now_ms() + (uint64_t)P->lock.failures * LOCK_FAIL_STEP_MS;
+	log_info("failed unlock attempt %u; answering in %u ms", P->lock.failures,
+	    P->lock.failures * LOCK_FAIL_STEP_MS);
+	return 0;
+}
+
+static int
+h_query(struct ctx *c)
+{
+	struct policy *P = c->P;
+
+	if (msg_empty_decode(&c->r) != 0)
+		return -1;
+	if (P->lock.locked) {
+		reply(c, ST_FAIL);
+		return 0;
+	}
+	/* No extension request is implemented yet: the list is empty. */
+	msg_begin(&P->out, MSG_R_EXTENSIONS, c->h.req, c->h.conn);
+	msg_blob_encode(&P->out, &(struct msg_blob){ { NULL, 0 } });
+	send_or_die(&P->mon, &P->out, "monitor");
+	return 0;
+}
+
+/* What the monitor may ask, and whether the request must name an open
+ * client connection (everything but SIGUSR1's remove-all). */
+static const struct {
+	uint8_t type;
+	int needs_conn;
+	int (*fn)(struct ctx *);
+} from_monitor[] = {
+	{ MSG_OPEN, 0, h_open },
+	{ MSG_CLOSE, 1, h_close },
+	{ MSG_LIST, 1, h_list },
+	{ MSG_SIGN, 1, h_sign },
+	{ MSG_ADD, 1, h_add },
+	{ MSG_REMOVE, 1, h_remove },
+	{ MSG_REMOVE_ALL, 0, h_remove_all },
+	{ MSG_LOCK, 1, h_lock },
+	{ MSG_UNLOCK, 1, h_unlock },
+	{ MSG_QUERY, 1, h_query },
+};
+
+void
+policy_from_monitor(struct policy *P, const uint8_t *p, size_t n)
+{
+	struct ctx c = { .P = P };
+	size_t i;
+
+	expire(P);
+	rd_init(&c.r, p, n);
+	if (msg_hdr_decode(&c.r, &c.h) != 0)
+		fatal("undecodable message from the monitor");
+	for (i = 0; i < sizeof(from_monitor) / sizeof(from_monitor[0]); i++)
+		if (from_monitor[i].type == c.h.type)
+			break;
+	if (i == sizeof(from_monitor) / sizeof(from_monitor[0])) {
+		log_error("monitor sent unknown message type %u; ignored", c.h.type);
+		return;
+	}
+	c.conn = conn_find(P, c.h.conn);
+	if (from_monitor[i].needs_conn && c.conn == NULL) {
+		log_error("monitor named connection %u, which is not open; refused",
+		    c.h.conn);
+		if (c.h.type != MSG_CLOSE)
+			reply(&c, ST_FAIL);
+		return;
+	}
+	if (c.h.type == MSG_REMOVE_ALL && c.h.conn != 0 && c.conn == NULL) {
+		reply(&c, ST_FAIL);
+		return;
+	}
+	if (from_monitor[i].fn(&c) != 0) {
+		log_error("malformed message type %u from the monitor; refused",
+		    c.h.type);
+		if (c.h.type != MSG_OPEN && c.h.type != MSG_CLOSE)
+			reply(&c, ST_FAIL);
+	}
+}
+
+void
+policy_from_keyholder(struct policy *P, const uint8_t *p, size_t n)
+{
+	struct msg_hdr h;
+	struct msg_status st;
+	struct msg_blob sig;
+	struct pending *pd;
+	struct rd r;
+
+	rd_init(&r, p, n);
+	if (msg_hdr_decode(&r, &h) != 0)
+		fatal("undecodable message from the keyholder");
+	if (h.req == 0)
+		return;                 /* answer to a delete or wipe */
+	if ((pd = pending_take(P, h.req, 0)) == NULL)
+		fatal("keyholder answered request %u, which nobody asked", h.req);
+	if (h.type == MSG_R_SIGNATURE && pd->kind == P_SIGN &&
+	    msg_blob_decode(&r, &sig) == 0) {
+		if (pd->conn != 0) {
+			msg_begin(&P->out, MSG_R_SIGNATURE, pd->req, pd->conn);
+			msg_blob_encode(&P->out, &sig);
+			send_or_die(&P->mon, &P->out, "monitor");
+		}
+	} else if (h.type == MSG_R_STATUS && msg_status_decode(&r, &st) == 0) {
+		if (pd->kind == P_ADD && st.status == ST_OK)
+			add_done(P, pd);
+		else if (pd->kind == P_ADD)
+			log_info("refused add: the keyholder rejected the private key");
+		if (pd->conn != 0)
+			reply_status(P, pd->conn, pd->req, st.status);
+	} else {
+		fatal("malformed reply from the keyholder");
+	}
+	pending_free(pd);
+}
+
+void
+policy_from_prompter(struct policy *P, const uint8_t *p, size_t n)
+{
+	struct msg_hdr h;
+	struct msg_status st;
+	struct pending *pd;
+	struct rd r;
+
+	rd_init(&r, p, n);
+	if (msg_hdr_decode(&r, &h) != 0 || h.type != MSG_R_STATUS ||
+	    msg_status_decode(&r, &st) != 0)
+		fatal("malformed message from the prompter");
+	if ((pd = pending_take(P, h.req, 1)) == NULL)
+		return;                 /* cancelled meanwhile */
+	if (st.status == ST_OK && pd->conn != 0) {
+		kh_sign(P, pd, wb_slice_of(&pd->data));
+		pd->next = P->pending;  /* it lives on as P_SIGN */
+		P->pending = pd;
+		return;
+	}
+	if (pd->conn != 0) {
+		log_info("refused signature: user did not confirm");
+		reply_status(P, pd->conn, pd->req, ST_FAIL);
+	}
+	pending_free(pd);
+}

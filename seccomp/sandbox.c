@@ -1,0 +1,138 @@
+/*
+ * sandbox.c - hardening common to all processes and the rules every
+ * filter shares. Each rule has the reason it exists.
+ */
+#include "seccomp/sandbox.h"
+#include "ipc/log.h"
+
+#include <cap-ng.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+
+void
+sandbox_harden(void)
+{
+	struct rlimit zero = { 0, 0 };
+
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+		fatal("prctl(PR_SET_DUMPABLE): %m");
+	if (setrlimit(RLIMIT_CORE, &zero) != 0)
+		fatal("setrlimit(RLIMIT_CORE): %m");
+	capng_clear(CAPNG_SELECT_ALL);
+	if (capng_apply(CAPNG_SELECT_ALL) != 0) {
+		/* Without CAP_SETPCAP (any non-root user) the bounding set
+		 * cannot shrink; no_new_privs below makes it unusable anyway. */
+		if (capng_apply(CAPNG_SELECT_BOTH) != 0)
+			fatal("cannot drop capabilities");
+		log_debug("bounding capability set kept: not permitted to drop it");
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		fatal("prctl(PR_SET_NO_NEW_PRIVS): %m");
+}
+
+scmp_filter_ctx
+sandbox_filter_new(void)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
+
+	if (ctx == NULL)
+		fatal("seccomp_init failed");
+	if (seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1) != 0)
+		fatal("seccomp: cannot request thread synchronisation");
+	return ctx;
+}
+
+void
+sandbox_allow(scmp_filter_ctx ctx, int nr, unsigned nargs, ...)
+{
+	struct scmp_arg_cmp args[6];
+	va_list ap;
+	int r;
+
+	if (nargs > 6)
+		fatal("seccomp: too many argument checks");
+	va_start(ap, nargs);
+	for (unsigned i = 0; i < nargs; i++)
+		args[i] = va_arg(ap, struct scmp_arg_cmp);
+	va_end(ap);
+	if ((r = seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, nr, nargs, args)) != 0)
+		fatal("seccomp: cannot add rule for syscall %d: %d", nr, r);
+}
+
+void
+sandbox_errno(scmp_filter_ctx ctx, int nr, int err)
+{
+	if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(err), nr, 0) != 0)
+		fatal("seccomp: cannot add errno rule for syscall %d", nr);
+}
+
+void
+sandbox_allow_common(scmp_filter_ctx ctx)
+{
+	/* malloc and free */
+	sandbox_allow(ctx, SCMP_SYS(brk), 0);
+	sandbox_allow(ctx, SCMP_SYS(mmap), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+	sandbox_allow(ctx, SCMP_SYS(mprotect), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+	sandbox_allow(ctx, SCMP_SYS(munmap), 0);
+	sandbox_allow(ctx, SCMP_SYS(mremap), 0);
+	sandbox_allow(ctx, SCMP_SYS(madvise), 0);
+	/* the one poll loop, and timers for expiry and delays */
+	sandbox_allow(ctx, SCMP_SYS(poll), 0);
+	sandbox_allow(ctx, SCMP_SYS(ppoll), 0);
+	sandbox_allow(ctx, SCMP_SYS(clock_gettime), 0);
+	sandbox_allow(ctx, SCMP_SYS(gettimeofday), 0);
+	/* log lines and IPC datagrams */
+	sandbox_allow(ctx, SCMP_SYS(write), 0);
+	sandbox_allow(ctx, SCMP_SYS(read), 0);
+	sandbox_allow(ctx, SCMP_SYS(sendto), 0);
+	sandbox_allow(ctx, SCMP_SYS(recvfrom), 0);
+	sandbox_allow(ctx, SCMP_SYS(close), 0);
+	/* glibc's locking and libcrypto's thread-safety */
+	sandbox_allow(ctx, SCMP_SYS(futex), 0);
+	/* localtime_r in log lines, stat of stdio */
+	sandbox_allow(ctx, SCMP_SYS(newfstatat), 0);
+	sandbox_allow(ctx, SCMP_SYS(fstat), 0);
+	/* RAND_bytes and explicit nonces */
+	sandbox_allow(ctx, SCMP_SYS(getrandom), 0);
+	sandbox_allow(ctx, SCMP_SYS(getpid), 0);
+	sandbox_allow(ctx, SCMP_SYS(gettid), 0);
+	/* signal delivery and blocking */
+	sandbox_allow(ctx, SCMP_SYS(rt_sigreturn), 0);
+	sandbox_allow(ctx, SCMP_SYS(rt_sigprocmask), 0);
+	/* a syscall interrupted by a stopped process is resumed */
+	sandbox_allow(ctx, SCMP_SYS(restart_syscall), 0);
+	/* glibc registers each new thread (keyholder workers start while
+	 * the filter is being synchronised to them) */
+	sandbox_allow(ctx, SCMP_SYS(rseq), 0);
+	sandbox_allow(ctx, SCMP_SYS(set_robust_list), 0);
+	/* leaving */
+	sandbox_allow(ctx, SCMP_SYS(exit), 0);
+	sandbox_allow(ctx, SCMP_SYS(exit_group), 0);
+#ifdef KEYWARD_SANITIZE
+	/* ASan/UBSan runtime only (never in a release build): reports,
+	 * shadow memory bookkeeping, symbolising /proc/self/maps. */
+	sandbox_allow(ctx, SCMP_SYS(sigaltstack), 0);
+	sandbox_allow(ctx, SCMP_SYS(sched_yield), 0);
+	sandbox_allow(ctx, SCMP_SYS(getrlimit), 0);
+	sandbox_allow(ctx, SCMP_SYS(prlimit64), 0);
+	sandbox_allow(ctx, SCMP_SYS(openat), 0);
+	sandbox_allow(ctx, SCMP_SYS(readlink), 0);
+	sandbox_allow(ctx, SCMP_SYS(prctl), 0);
+	sandbox_allow(ctx, SCMP_SYS(rt_sigaction), 0);
+#endif
+}
+
+void
+sandbox_load(scmp_filter_ctx ctx, const char *who)
+{
+	int r;
+
+	if ((r = seccomp_load(ctx)) != 0)
+		fatal("seccomp: cannot load the %s filter: %d", who, r);
+	seccomp_release(ctx);
+	log_debug("%s sandbox active", who);
+}

@@ -1,0 +1,31 @@
+/*
+ * sandbox.h - process hardening shared by every keyward process, and the
+ * helpers the per-process filters (seccomp/<process>.c) are written with.
+ */
+#ifndef KEYWARD_SANDBOX_H
+#define KEYWARD_SANDBOX_H
+
+#include <seccomp.h>
+
+/* Not dumpable, no core files, no capabilities in any set, no new
+ * privileges. Call after set-up, before the filter. */
+void sandbox_harden(void);
+
+/* A filter under construction: default action kills the process. */
+scmp_filter_ctx sandbox_filter_new(void);
+/* Add one rule; fatal if libseccomp refuses it. */
+void sandbox_allow(scmp_filter_ctx ctx, int nr, unsigned nargs, ...);
+void sandbox_errno(scmp_filter_ctx ctx, int nr, int err);
+/* Rules every process needs the same way (memory, time, exit, signals). */
+void sandbox_allow_common(scmp_filter_ctx ctx);
+/* Load the filter (synchronised to all threads) and free it. */
+void sandbox_load(scmp_filter_ctx ctx, const char *who);
+
+/* The per-process filters. */
+void sandbox_monitor(void);
+void sandbox_policy(void);
+void sandbox_keyholder(void);
+void sandbox_prompter(void);
+void sandbox_reaper(void);
+
+#endif
