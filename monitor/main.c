@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -47,6 +48,8 @@ struct monitor {
 };
 
 static struct monitor M;
+
+static void reaped(pid_t pid);
 
 static void
 send_policy(struct wb *w)
@@ -219,6 +222,7 @@ signal_input(void)
 		break;
 	case SIGCHLD:
 		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+			reaped(pid);
 			log_error("%s exited; shutting down",
 			    pid == M.kids.policy ? "keyward-policy" :
 			    pid == M.kids.keyholder ? "keyward-keyholder" : "a helper");
@@ -232,6 +236,40 @@ signal_input(void)
 		M.exit_status = M.activated && si.ssi_signo == SIGTERM ? 0 : 2;
 		break;
 	}
+}
+
+static void
+reaped(pid_t pid)
+{
+	if (pid == M.kids.policy)
+		M.kids.policy = 0;
+	if (pid == M.kids.keyholder)
+		M.kids.keyholder = 0;
+	if (pid == M.kids.reaper)
+		M.kids.reaper = 0;
+}
+
+/* Closing the channel ends policy, which ends the keyholder (which wipes
+ * its keys) and the prompter; wait for them a bounded time. Then the
+ * reaper removes the socket, and we wait until it has. */
+static void
+shutdown_children(void)
+{
+	pid_t pid = 0;
+
+	chan_close(&M.policy);
+	for (int i = 0; i < 200 && (M.kids.policy || M.kids.keyholder); i++) {
+		while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+			reaped(pid);
+		if (pid < 0)
+			break;                  /* ECHILD: nobody left */
+		if (M.kids.policy || M.kids.keyholder)
+			poll(NULL, 0, 10);
+	}
+	if (M.kids.reaper_fd >= 0)
+		close(M.kids.reaper_fd);
+	while (M.kids.reaper > 0 && (pid = waitpid(-1, NULL, 0)) != -1)
+		reaped(pid);
 }
 
 static void
@@ -519,6 +557,10 @@ main(int argc, char **argv)
 	    (M.sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
 		fatal("signalfd: %m");
 
+	/* Orphans of our children (the prompter, if policy dies first) come
+	 * to us, so nothing the agent started outlives it. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+		fatal("prctl(PR_SET_CHILD_SUBREAPER): %m");
 	M.kids.reaper_fd = -1;
 	if (!M.activated)
 		spawn_reaper(&M.kids, path, made_dir);
@@ -537,11 +579,6 @@ main(int argc, char **argv)
 	sandbox_monitor();
 	loop();
 
-	/* Tell the reaper to remove the socket, and wait until it has. */
-	if (M.kids.reaper_fd >= 0) {
-		close(M.kids.reaper_fd);
-		while (waitpid(M.kids.reaper, NULL, 0) < 0 && errno == EINTR)
-			;
-	}
+	shutdown_children();
 	return M.exit_status;
 }
