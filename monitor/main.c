@@ -40,6 +40,7 @@ struct monitor {
 	size_t nclients, maxclients;
 	uint32_t next_conn, next_req;
 	pid_t command_parent;
+	uid_t uid;              /* ours: peers must be this uid or root */
 	int quit, exit_status;
 	struct wb ipc, reply;
 	uint8_t rbuf[IPC_MAX_MSG + 1];
@@ -87,9 +88,9 @@ accept_client(void)
 		close(fd);
 		return;
 	}
-	if (cred.uid != 0 && cred.uid != getuid()) {
+	if (cred.uid != 0 && cred.uid != M.uid) {
 		log_error("uid mismatch: peer euid %u != uid %u; connection closed",
-		    (unsigned)cred.uid, (unsigned)getuid());
+		    (unsigned)cred.uid, (unsigned)M.uid);
 		close(fd);
 		return;
 	}
@@ -462,6 +463,7 @@ main(int argc, char **argv)
 	}
 	if (M.opt.kill)
 		return kill_agent();
+	M.uid = getuid();
 	if (getegid() != getgid() && setgid(getgid()) != 0)
 		fatal("cannot drop set-group-id privileges");
 	log_init("keyward", M.opt.fg == FG_DEBUG ? LOG_LVL_DEBUG : LOG_LVL_INFO, 0);
