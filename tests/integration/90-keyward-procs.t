@@ -1,0 +1,105 @@
+#!/bin/bash
+# keyward's process set (keyward only; every test skips for another agent):
+# the monitor ($SSH_AGENT_PID, binary keyward) and its children
+# keyward-policy and keyward-keyholder are each sandboxed (seccomp filter,
+# no_new_privs, no capabilities); the monitor maps no libcrypto; killing any
+# one of them takes the whole set down and removes the socket.
+. "$(dirname "$0")/lib.sh"
+
+NTESTS=39
+if ! is_keyward; then
+	skip_n $NTESTS "not keyward"
+	done_testing
+fi
+
+exe_of() { # PID: basename of the executable (falls back to argv[0])
+	local e
+	e=$(readlink "/proc/$1/exe" 2>/dev/null) && { basename "${e% (deleted)}"; return; }
+	e=$(tr '\0' '\n' <"/proc/$1/cmdline" 2>/dev/null | head -n 1)
+	[ -n "$e" ] && basename "$e"
+}
+
+# find_procs: sets MONITOR POLICY KEYHOLDER (empty when not found) and ALL
+# (the monitor and every descendant) for the agent in $SSH_AGENT_PID.
+find_procs() {
+	local c n
+	MONITOR=${SSH_AGENT_PID:-} POLICY="" KEYHOLDER=""
+	for c in $(children "$MONITOR"); do
+		n=$(exe_of "$c")
+		case $n in
+		keyward-policy) [ -z "$POLICY" ] && POLICY=$c ;;
+		keyward-keyholder) [ -z "$KEYHOLDER" ] && KEYHOLDER=$c ;;
+		esac
+	done
+	ALL="$MONITOR $(descendants "$MONITOR" | tr '\n' ' ')"
+}
+
+status_field() { # PID FIELD
+	awk -v f="$2:" '$1 == f {print $2; exit}' "/proc/$1/status" 2>/dev/null
+}
+
+# ------------------------------------------------------------ binary
+run ldd "$AGENT"
+unlike "$OUT" 'libcrypto' "ldd $AGENT lists no libcrypto"
+
+# ------------------------------------------------------------ sandbox state
+gen_key k ed25519 || bail "ssh-keygen k"
+start_agent
+ok $? "keyward started" || bail "keyward did not start"
+ssh-add "$T/keys/k" 2>/dev/null
+find_procs
+diag "monitor=$MONITOR policy=$POLICY keyholder=$KEYHOLDER all=$ALL"
+is "$(exe_of "$MONITOR")" keyward "SSH_AGENT_PID $MONITOR runs the keyward binary"
+like "$POLICY" '^[0-9]+$' "a keyward-policy child of the monitor exists"
+like "$KEYHOLDER" '^[0-9]+$' "a keyward-keyholder child of the monitor exists"
+
+for role in MONITOR POLICY KEYHOLDER; do
+	pid=${!role}
+	is "$(status_field "${pid:-0}" Seccomp)" 2 "$role ($pid): Seccomp: 2 (filter mode)"
+	is "$(status_field "${pid:-0}" NoNewPrivs)" 1 "$role ($pid): NoNewPrivs: 1"
+	for cap in CapEff CapPrm CapInh CapBnd CapAmb; do
+		is "$(status_field "${pid:-0}" $cap)" 0000000000000000 "$role ($pid): $cap all zero"
+	done
+done
+
+# any further helper (e.g. the prompter) must be just as locked down
+others="" bad=""
+for p in $ALL; do
+	case " $MONITOR $POLICY $KEYHOLDER " in *" $p "*) continue ;; esac
+	others="$others $p"
+	[ "$(status_field "$p" Seccomp)" = 2 ] && [ "$(status_field "$p" NoNewPrivs)" = 1 ] || bad="$bad $p"
+	for cap in CapEff CapPrm CapInh CapBnd CapAmb; do
+		[ "$(status_field "$p" $cap)" = 0000000000000000 ] || bad="$bad $p:$cap"
+	done
+done
+is "${bad# }" "" "other processes of the tree ($(echo $others)) are sandboxed too"
+
+maps=$(cat "/proc/${MONITOR:-0}/maps" 2>/dev/null)
+like "$maps" 'r-xp' "monitor's /proc/PID/maps is readable (so the next check means something)"
+unlike "$maps" 'libcrypto' "monitor maps no libcrypto"
+grep -q libcrypto "/proc/${KEYHOLDER:-0}/maps" 2>/dev/null
+ok $? "keyholder does map libcrypto (the maps check can see it)"
+stop_agent
+
+# ------------------------------------------------------------ fail closed
+n=0
+for victim in MONITOR POLICY KEYHOLDER; do
+	n=$((n + 1))
+	sock=$T/kill$n.sock
+	AGENT_SOCK=$sock start_agent
+	ssh-add "$T/keys/k" 2>/dev/null
+	find_procs
+	pid=${!victim}
+	like "$pid" '^[0-9]+$' "kill $victim: found it in a fresh keyward (all: $ALL)"
+	[ -n "$pid" ] && kill -9 "$pid"
+	all_gone() { local p; for p in $ALL; do pid_alive "$p" && return 1; done; return 0; }
+	poll_until 10 all_gone
+	ok $? "kill -9 $victim: no keyward process left within 10 s"
+	poll_until 10 not test -e "$sock"
+	ok $? "kill -9 $victim: socket removed"
+	for p in $ALL; do pid_alive "$p" && { diag "still running: $p $(exe_of "$p")"; kill -9 "$p"; }; done
+	unset SSH_AUTH_SOCK SSH_AGENT_PID
+done
+
+[ "$TESTNUM" = "$NTESTS" ] || diag "test count $TESTNUM != NTESTS $NTESTS: fix NTESTS"
+done_testing

@@ -1,0 +1,435 @@
+# tests/integration/lib.sh - shared helpers for keyward's integration tests.
+#
+# Sourced (bash) by every tests/integration/*.t. Each test gets its own
+# temporary directory $T, a private HOME=$T/home, and an EXIT trap that kills
+# every agent and sshd the test started and removes $T. Nothing here reads or
+# writes the real ~/.ssh: ssh always runs with -F $T/ssh_config.
+#
+# Agent under test:
+#   AGENT           binary to test (default $KEYWARD_BUILD/keyward);
+#                   /usr/bin/ssh-agent works too, for every shared behaviour.
+#   KEYWARD_BUILD   keyward's build directory (default <repo>/build).
+#
+# TAP:
+#   ok STATUS NAME        passes when STATUS (an exit status) is 0
+#   is GOT WANT NAME      passes when the strings are equal
+#   like GOT ERE NAME     passes when GOT matches the extended regexp ERE
+#   unlike GOT ERE NAME   passes when GOT does not match
+#   contains GOT STR NAME passes when GOT contains the fixed string STR
+#   skip REASON           prints "ok N # skip REASON" (never a pass)
+#   skip_n COUNT REASON   COUNT skips
+#   diag TEXT / diag_file FILE   "# "-prefixed diagnostics (stderr-safe: stdout)
+#   done_testing          prints 1..N; exits 1 if anything failed
+#
+# run CMD...   runs CMD, keeps stdout in $OUT, stderr in $ERR, status in $RC;
+#              the next failing assertion prints them (and the agent log).
+
+set -u
+
+LIBDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$LIBDIR/../.." && pwd)
+KEYWARD_BUILD=${KEYWARD_BUILD:-$REPO/build}
+AGENT=${AGENT:-$KEYWARD_BUILD/keyward}
+RAWCLIENT=$LIBDIR/rawclient.pl
+SSHD=/usr/sbin/sshd
+
+is_keyward() { [ "$(basename "$AGENT")" = keyward ]; }
+
+# ------------------------------------------------------------------ TAP
+TESTNUM=0
+FAILED=0
+OUT="" ERR="" RC=0 LAST_CMD=""
+
+diag() {
+	local line
+	while IFS= read -r line; do printf '# %s\n' "$line"; done <<<"$*"
+}
+
+diag_file() { # FILE [LABEL]
+	[ -s "$1" ] || return 0
+	printf '# --- %s\n' "${2:-$1}"
+	tail -n 40 "$1" | sed 's/^/#   /'
+}
+
+# On a failure: the last command run (once per command), its status and
+# output. Agent and sshd logs are shown once, by done_testing.
+RUN_SHOWN=0
+_fail_diag() {
+	if [ -n "$LAST_CMD" ] && [ "$RUN_SHOWN" = 0 ]; then
+		RUN_SHOWN=1
+		diag "last command: $LAST_CMD"
+		diag "exit status: $RC"
+		[ -n "$OUT" ] && { echo "# stdout:"; printf '%s\n' "$OUT" | sed 's/^/#   /'; }
+		[ -n "$ERR" ] && { echo "# stderr:"; printf '%s\n' "$ERR" | sed 's/^/#   /'; }
+	fi
+	return 0
+}
+
+_result() { # PASS(0/1) NAME
+	TESTNUM=$((TESTNUM + 1))
+	if [ "$1" = 0 ]; then
+		printf 'ok %d - %s\n' "$TESTNUM" "$2"
+	else
+		printf 'not ok %d - %s\n' "$TESTNUM" "$2"
+		FAILED=$((FAILED + 1))
+		_fail_diag
+	fi
+}
+
+ok() { # STATUS NAME
+	local st=$1; shift
+	if [ "$st" = 0 ]; then _result 0 "$*"; else _result 1 "$*"; diag "status was $st"; fi
+}
+
+is() { # GOT WANT NAME
+	local got=$1 want=$2; shift 2
+	if [ "$got" = "$want" ]; then _result 0 "$*"; else
+		_result 1 "$*"
+		echo "#          got: '$(printf '%s' "$got" | sed '2,$s/^/#                /')'"
+		echo "#     expected: '$(printf '%s' "$want" | sed '2,$s/^/#                /')'"
+	fi
+}
+
+like() { # GOT ERE NAME
+	local got=$1 re=$2; shift 2
+	if printf '%s\n' "$got" | grep -Eq -- "$re"; then _result 0 "$*"; else
+		_result 1 "$*"
+		echo "#   '$(printf '%s' "$got" | sed '2,$s/^/#    /')'"
+		echo "#   does not match /$re/"
+	fi
+}
+
+unlike() { # GOT ERE NAME
+	local got=$1 re=$2; shift 2
+	if ! printf '%s\n' "$got" | grep -Eq -- "$re"; then _result 0 "$*"; else
+		_result 1 "$*"
+		echo "#   '$(printf '%s' "$got" | sed '2,$s/^/#    /')'"
+		echo "#   matches /$re/ (it must not)"
+	fi
+}
+
+contains() { # GOT FIXED-STRING NAME
+	local got=$1 str=$2; shift 2
+	if printf '%s\n' "$got" | grep -qF -- "$str"; then _result 0 "$*"; else
+		_result 1 "$*"
+		echo "#   '$(printf '%s' "$got" | sed '2,$s/^/#    /')'"
+		echo "#   does not contain '$str'"
+	fi
+}
+
+skip() { TESTNUM=$((TESTNUM + 1)); printf 'ok %d # skip %s\n' "$TESTNUM" "$*"; }
+skip_n() { local i; for ((i = 0; i < $1; i++)); do skip "$2"; done; }
+
+done_testing() {
+	printf '1..%d\n' "$TESTNUM"
+	[ "$FAILED" = 0 ] && exit 0
+	diag "$FAILED of $TESTNUM failed"
+	local f
+	for f in "$T"/agent*.log "$T"/fg*.log.old "$T"/*/sshd.log; do
+		[ -e "$f" ] && diag_file "$f" "${f#"$T"/}"
+	done
+	exit 1
+}
+
+bail() { printf 'Bail out! %s\n' "$*"; exit 255; }
+
+run() {
+	LAST_CMD="$*" RUN_SHOWN=0
+	local o e
+	o=$(mktemp "$T/run.out.XXXXXX") e=$(mktemp "$T/run.err.XXXXXX")
+	"$@" >"$o" 2>"$e"
+	RC=$?
+	OUT=$(cat "$o") ERR=$(cat "$e")
+	rm -f "$o" "$e"
+	return $RC
+}
+
+# ------------------------------------------------------------------ setup
+[ -x "$AGENT" ] || bail "AGENT=$AGENT is not executable (build keyward or set AGENT)"
+
+T=$(mktemp -d /tmp/kwit.XXXXXXXX) || bail "mktemp failed"
+export HOME=$T/home
+mkdir -p "$HOME" "$T/keys" "$T/hidden"
+chmod 700 "$HOME"
+: >"$T/ssh_config"
+: >"$T/known_hosts"
+: >"$T/authorized_keys"
+chmod 600 "$T/ssh_config"
+unset SSH_AUTH_SOCK SSH_AGENT_PID SSH_ASKPASS SSH_ASKPASS_REQUIRE DISPLAY \
+	WAYLAND_DISPLAY LISTEN_PID LISTEN_FDS SSH_CONNECTION SSH_CLIENT SSH_TTY
+export TMPDIR=$T
+cd "$T" || bail "cd $T"
+
+AGENT_PIDS=()   # every agent process (monitor) we started
+SSHD_PIDS=()    # every sshd we started
+EXTRA_PIDS=()   # helper processes (raw clients, background ssh-add ...)
+
+# pid_alive PID: a live (non-zombie) process.
+pid_alive() {
+	local st
+	[ -n "${1:-}" ] && [ -r "/proc/$1/status" ] || return 1
+	st=$(awk '/^State:/ {print $2}' "/proc/$1/status" 2>/dev/null) || return 1
+	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
+
+# children PID: pids whose PPid is PID (live ones only).
+children() {
+	local f pid
+	[ -n "${1:-}" ] || return 0
+	for f in $(awk -v p="$1" '$1 == "PPid:" && $2 == p {print FILENAME; nextfile}' \
+		/proc/[0-9]*/status 2>/dev/null); do
+		pid=${f#/proc/}; pid=${pid%/status}
+		pid_alive "$pid" && echo "$pid"
+	done
+}
+
+descendants() {
+	local c
+	for c in $(children "$1"); do echo "$c"; descendants "$c"; done
+}
+
+# poll_until SECONDS CMD...: run CMD every 0.2 s until it succeeds.
+poll_until() {
+	local secs=$1 i; shift
+	for ((i = 0; i < secs * 5; i++)); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	"$@" >/dev/null 2>&1
+}
+
+not() { ! "$@"; }
+
+# wait_gone PID [SECONDS]
+wait_gone() { poll_until "${2:-10}" not pid_alive "$1"; }
+
+wait_for_socket() { poll_until "${2:-10}" test -S "$1"; }
+
+_kill_tree() { # PID...: TERM, then KILL what is left
+	local p all=()
+	for p in "$@"; do
+		pid_alive "$p" || continue
+		all+=("$p" $(descendants "$p"))
+	done
+	[ ${#all[@]} -gt 0 ] || return 0
+	kill -TERM "${all[@]}" 2>/dev/null
+	for p in "${all[@]}"; do
+		poll_until 3 not pid_alive "$p" || kill -KILL "$p" 2>/dev/null
+	done
+}
+
+cleanup() {
+	local rc=$?
+	set +e
+	_kill_tree "${EXTRA_PIDS[@]}" "${AGENT_PIDS[@]}" "${SSHD_PIDS[@]}"
+	[ -n "${KEEP_T:-}" ] || rm -rf "$T"
+	exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+# ------------------------------------------------------------------ agents
+# start_agent [extra args]: daemonised agent on $AGENT_SOCK (default
+# $T/agent.sock), variables eval'ed from its -s output (ssh-agent style).
+# Environment assignments given before the call reach the agent.
+start_agent() {
+	local sock=${AGENT_SOCK:-$T/agent.sock} out rc
+	LAST_CMD="$AGENT -s -a $sock $*" RUN_SHOWN=0
+	out=$("$AGENT" -s -a "$sock" "$@" 2>"$T/agent.start.err")
+	rc=$?
+	OUT=$out ERR=$(cat "$T/agent.start.err") RC=$rc
+	eval "$out" >/dev/null
+	[ -n "${SSH_AGENT_PID:-}" ] && AGENT_PIDS+=("$SSH_AGENT_PID")
+	[ $rc = 0 ] && [ -n "${SSH_AGENT_PID:-}" ] && [ "${SSH_AUTH_SOCK:-}" = "$sock" ] || return 1
+	wait_for_socket "$sock" 5
+}
+
+# stop_agent: "$AGENT -k" for $SSH_AGENT_PID; succeeds when it printed the
+# unset lines, exited 0 and the process and its socket are gone.
+stop_agent() {
+	local pid=${SSH_AGENT_PID:-} sock=${SSH_AUTH_SOCK:-}
+	run "$AGENT" -k || return 1
+	printf '%s\n' "$OUT" | grep -q '^unset SSH_AGENT_PID;' || return 1
+	wait_gone "$pid" 10 || return 1
+	poll_until 5 not test -e "$sock" || return 1
+	unset SSH_AUTH_SOCK SSH_AGENT_PID
+}
+
+# start_agent_fg SOCK [extra args]: "$AGENT -D -a SOCK" in the background,
+# stdout in $T/agent-fg.out, log (stderr) in $T/agent.log; sets
+# AGENT_FG_PID and SSH_AUTH_SOCK. AGENT_FG_FLAG=-d for debug instead.
+start_agent_fg() {
+	local sock=$1; shift
+	LAST_CMD="$AGENT ${AGENT_FG_FLAG:--D} -a $sock $*" RUN_SHOWN=0
+	"$AGENT" "${AGENT_FG_FLAG:--D}" -a "$sock" "$@" >"$T/agent-fg.out" 2>"$T/agent.log" &
+	AGENT_FG_PID=$!
+	AGENT_PIDS+=("$AGENT_FG_PID")
+	export SSH_AUTH_SOCK=$sock
+	wait_for_socket "$sock" 10
+}
+
+# stop_pid PID: SIGTERM it and wait until it (and its children) are gone.
+stop_pid() {
+	local p=$1 kids
+	kids=$(descendants "$p")
+	kill -TERM "$p" 2>/dev/null || return 1
+	wait_gone "$p" 10 || return 1
+	for k in $kids; do wait_gone "$k" 10 || return 1; done
+}
+
+# ------------------------------------------------------------------ keys
+# gen_key NAME TYPE [BITS]: $T/keys/NAME{,.pub}, comment NAME@kwtest
+gen_key() {
+	local name=$1 type=$2 bits=${3:-}
+	rm -f "$T/keys/$name" "$T/keys/$name.pub"
+	ssh-keygen -q -N '' -t "$type" ${bits:+-b "$bits"} -C "$name@kwtest" \
+		-f "$T/keys/$name" </dev/null >/dev/null || return 1
+	chmod 600 "$T/keys/$name"
+}
+
+# hide_key NAME / unhide_key NAME: move the private half out of reach so
+# only the agent can sign with it.
+hide_key() { mv "$T/keys/$1" "$T/hidden/$1"; }
+unhide_key() { mv "$T/hidden/$1" "$T/keys/$1"; }
+
+# fp_line FILE: what "ssh-add -l" must print for this key ("BITS SHA256:.. COMMENT (TYPE)")
+fp_line() { ssh-keygen -lf "$1" 2>/dev/null; }
+fp() { ssh-keygen -lf "$1" 2>/dev/null | awk '{print $2}'; }
+
+# count_ids: number of identities listed (0 when the agent is empty)
+count_ids() { ssh-add -l 2>/dev/null | grep -c ' SHA256:'; }
+agent_empty() { ssh-add -l >/dev/null 2>&1; [ $? = 1 ]; }
+agent_has() { ssh-add -l 2>/dev/null | grep -qF " $(fp "$1") "; }
+
+# an askpass-style script: mk_script PATH BODY
+mk_script() {
+	printf '#!/bin/sh\n%s\n' "$2" >"$1"
+	chmod 755 "$1"
+}
+
+# ------------------------------------------------------------------ sshd
+SSHD_HOSTKEYS=${SSHD_HOSTKEYS:-ed25519}
+
+_port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# start_sshd NAME [sshd_config lines...]: a private sshd on 127.0.0.1.
+# Extra lines come first in the file (sshd keeps the first value it reads,
+# so they override the defaults below). Host key types: $SSHD_HOSTKEYS.
+# Sets SSHD_PORT_<NAME>; adds "Host NAME" to $T/ssh_config and its host keys
+# to $T/known_hosts.
+start_sshd() {
+	local name=$1; shift
+	local d=$T/$name conf port tries pid kt line
+	mkdir -p /run/sshd "$d"
+	chmod 755 /run/sshd
+	for kt in $SSHD_HOSTKEYS; do
+		ssh-keygen -q -N '' -t "$kt" -C "host-$name" -f "$d/host_$kt" </dev/null >/dev/null || return 1
+		chmod 600 "$d/host_$kt"
+	done
+	conf=$d/sshd_config
+	for ((tries = 0; tries < 15; tries++)); do
+		port=$((20000 + RANDOM % 40000))
+		_port_in_use "$port" && continue
+		{
+			for line in "$@"; do printf '%s\n' "$line"; done
+			echo "ListenAddress 127.0.0.1"
+			echo "Port $port"
+			echo "PidFile $d/sshd.pid"
+			for kt in $SSHD_HOSTKEYS; do echo "HostKey $d/host_$kt"; done
+			echo "AuthorizedKeysFile $T/authorized_keys"
+			echo "StrictModes no"
+			echo "UsePAM no"
+			echo "PermitRootLogin yes"
+			echo "PasswordAuthentication no"
+			echo "KbdInteractiveAuthentication no"
+			echo "PubkeyAuthentication yes"
+			echo "LogLevel VERBOSE"
+			echo "AllowAgentForwarding yes"
+			echo "X11Forwarding no"
+			echo "PrintMotd no"
+			echo "UseDNS no"
+			echo "PermitUserRC no"
+			echo "PermitUserEnvironment no"
+			echo "MaxStartups 100"
+		} >"$conf"
+		: >"$d/sshd.log"
+		"$SSHD" -D -e -f "$conf" 2>>"$d/sshd.log" &
+		pid=$!
+		local i up=0
+		for ((i = 0; i < 50; i++)); do
+			if grep -q "Server listening on 127.0.0.1 port $port" "$d/sshd.log"; then up=1; break; fi
+			pid_alive "$pid" || break
+			sleep 0.1
+		done
+		# listening according to its log; make sure the port accepts
+		[ $up = 1 ] && { poll_until 5 _port_in_use "$port" || up=0; }
+		if [ $up = 1 ]; then
+			SSHD_PIDS+=("$pid")
+			eval "SSHD_PID_$name=$pid SSHD_PORT_$name=$port"
+			break
+		fi
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		if ! grep -qiE 'bind|address already in use' "$d/sshd.log"; then
+			diag "sshd $name failed to start:"; diag_file "$d/sshd.log"
+			return 1
+		fi
+	done
+	[ $up = 1 ] || { diag "no free port for sshd $name"; return 1; }
+	cat >>"$T/ssh_config" <<EOF
+Host $name
+	HostName 127.0.0.1
+	Port $port
+	HostKeyAlias $name
+	User $(id -un)
+	UserKnownHostsFile $T/known_hosts
+	GlobalKnownHostsFile /dev/null
+	StrictHostKeyChecking yes
+	CheckHostIP no
+	UpdateHostKeys no
+	IdentitiesOnly yes
+	BatchMode yes
+	PreferredAuthentications publickey
+	PasswordAuthentication no
+	KbdInteractiveAuthentication no
+	ControlMaster no
+	ControlPath none
+	AddKeysToAgent no
+	ForwardAgent no
+	ConnectTimeout 20
+	LogLevel ERROR
+
+EOF
+	for kt in $SSHD_HOSTKEYS; do
+		echo "$name $(cut -d' ' -f1,2 "$d/host_$kt.pub")" >>"$T/known_hosts"
+	done
+}
+
+# ssh_as HOST IDFILE [ssh options...] -- COMMAND...: log in with exactly
+# one identity file (normally a .pub whose private half is hidden).
+ssh_as() {
+	local host=$1 id=$2; shift 2
+	local opts=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+	[ "${1:-}" = -- ] && shift
+	ssh -F "$T/ssh_config" -o "IdentityFile=$id" "${opts[@]}" "$host" "$@" </dev/null
+}
+
+sshd_log() { echo "$T/$1/sshd.log"; }
+
+# sshd_accepted HOST KEYFILE: sshd logged an accepted publickey login with it
+sshd_accepted() {
+	grep -F "Accepted publickey for" "$(sshd_log "$1")" | grep -qF "$(fp "$2")"
+}
+
+# ------------------------------------------------------------------ raw
+# raw ARGS...: tests/integration/rawclient.pl (in the background use
+# perl "$RAWCLIENT" directly, so that $! is the client itself)
+raw() { perl "$RAWCLIENT" "$@"; }
+
+# str HEXBYTES-of-text: SSH string of the given text, as hex
+hexstr() {
+	local h
+	h=$(printf '%s' "$1" | od -An -tx1 -v | tr -d ' \n')
+	printf '%08x%s' $((${#h} / 2)) "$h"
+}
