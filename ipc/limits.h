@@ -16,6 +16,8 @@
 #define AGENT_MAX_SESSION_ID       128           /* §6.8 */
 #define AGENT_MAX_BINDINGS         16            /* §6.8 */
 #define AGENT_MAX_LIFETIME         (0xffffffffU) /* uint32 seconds on the wire */
+#define AGENT_MAX_DEST_RULES       1024          /* destination constraints a key (§6.8) */
+#define AGENT_MAX_USER_PATTERN     256           /* user pattern bytes (§6.6) */
 
 /* Inter-process messages: a client frame plus our own small header. */
 #define IPC_HEADER_LEN             9             /* type u8, req u32, conn u32 */

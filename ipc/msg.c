@@ -63,21 +63,48 @@ msg_add_encode(struct wb *w, const struct msg_add *m)
 	wb_u8(w, m->c.has_lifetime != 0);
 	wb_u32(w, m->c.lifetime);
 	wb_u8(w, m->c.confirm != 0);
+	wb_u8(w, m->c.has_dest != 0);
+	wb_slice(w, m->c.dest);
 }
 
 int
 msg_add_decode(struct rd *r, struct msg_add *m)
 {
-	uint8_t life, confirm;
+	uint8_t life, confirm, dest;
 
 	if (rd_string(r, &m->key) || rd_text(r, &m->comment) ||
 	    rd_u8(r, &life) || rd_u32(r, &m->c.lifetime) ||
-	    rd_u8(r, &confirm) || rd_done(r))
+	    rd_u8(r, &confirm) || rd_u8(r, &dest) ||
+	    rd_string(r, &m->c.dest) || rd_done(r))
 		return -1;
-	if (life > 1 || confirm > 1 || (!life && m->c.lifetime != 0))
+	if (life > 1 || confirm > 1 || dest > 1 ||
+	    (!life && m->c.lifetime != 0) || (!dest && m->c.dest.len != 0))
 		return -1;
+	m->c.has_dest = dest;
 	m->c.has_lifetime = life;
 	m->c.confirm = confirm;
+	return 0;
+}
+
+void
+msg_bind_encode(struct wb *w, const struct msg_bind *m)
+{
+	wb_slice(w, m->hostkey);
+	wb_slice(w, m->session_id);
+	wb_slice(w, m->signature);
+	wb_u8(w, m->forwarding != 0);
+}
+
+int
+msg_bind_decode(struct rd *r, struct msg_bind *m)
+{
+	uint8_t fwd;
+
+	if (rd_string(r, &m->hostkey) || rd_string(r, &m->session_id) ||
+	    rd_string(r, &m->signature) || rd_u8(r, &fwd) || rd_done(r) ||
+	    fwd > 1)
+		return -1;
+	m->forwarding = fwd;
 	return 0;
 }
 

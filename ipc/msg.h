@@ -22,6 +22,8 @@ enum msg_type {
 	MSG_LOCK,               /* msg_blob: passphrase */
 	MSG_UNLOCK,             /* msg_blob: passphrase */
 	MSG_QUERY,              /* no payload */
+	MSG_BIND,               /* msg_bind: a session-bind that parsed */
+	MSG_BIND_BAD,           /* no payload: a session-bind that did not */
 	/* policy -> keyholder */
 	MSG_KH_ADD = 32,        /* msg_kh_add */
 	MSG_KH_SIGN,            /* msg_kh_sign */
@@ -53,12 +55,15 @@ struct constraints {
 	int has_lifetime;
 	uint32_t lifetime;
 	int confirm;
+	int has_dest;
+	struct slice dest;      /* restrict-destination constraint_list (§6.6) */
 };
 
 struct msg_open { uint32_t uid, pid; };
 struct msg_sign { struct slice key, data; uint32_t flags; };
 struct msg_add { struct slice key, comment; struct constraints c; };
 struct msg_blob { struct slice blob; };
+struct msg_bind { struct slice hostkey, session_id, signature; int forwarding; };
 struct msg_status { uint8_t status; };
 struct msg_identities { uint32_t n; struct slice entries; }; /* repeat{ string blob; string comment } */
 struct msg_kh_add { uint64_t key_id; struct slice priv; };
@@ -76,6 +81,8 @@ void msg_sign_encode(struct wb *w, const struct msg_sign *m);
 int msg_sign_decode(struct rd *r, struct msg_sign *m);
 void msg_add_encode(struct wb *w, const struct msg_add *m);
 int msg_add_decode(struct rd *r, struct msg_add *m);
+void msg_bind_encode(struct wb *w, const struct msg_bind *m);
+int msg_bind_decode(struct rd *r, struct msg_bind *m);
 void msg_blob_encode(struct wb *w, const struct msg_blob *m);
 int msg_blob_decode(struct rd *r, struct msg_blob *m);
 void msg_status_encode(struct wb *w, const struct msg_status *m);

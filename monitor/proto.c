@@ -6,6 +6,7 @@
  * refused at the edge and policy receives only well-typed requests.
  */
 #include "monitor/proto.h"
+#include "ipc/dest.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
 #include "ipc/sshkey.h"
@@ -78,6 +79,17 @@ parse_constraints(struct rd *r, struct constraints *cs)
 		case SSH_AGENT_CONSTRAIN_EXTENSION:
 			if (rd_text(r, &name) != 0)
 				return -1;
+			if (slice_eq_str(name, DEST_EXTENSION_NAME)) {
+				const char *why = NULL;
+				if (cs->has_dest || rd_string(r, &cs->dest) != 0 ||
+				    dest_parse(cs->dest, NULL, NULL, &why) < 0) {
+					log_info("refused add: destination constraint: %s",
+					    why ? why : "duplicate or truncated");
+					return -1;
+				}
+				cs->has_dest = 1;
+				break;
+			}
 			/* Never accept a key while ignoring a restriction on it. */
 			log_info("refused add: constraint extension \"%.*s\" is not "
 			    "supported", (int)(name.len > 64 ? 64 : name.len),
@@ -168,6 +180,21 @@ req_extension(struct req_ctx *c)
 		return REFUSE;
 	if (slice_eq_str(name, "query"))
 		return forward_empty(c, MSG_QUERY);
+	if (slice_eq_str(name, "session-bind@openssh.com")) {
+		struct msg_bind m;
+		/* A bind that does not parse still counts as attempted (§7.2),
+		 * so policy hears of it either way. */
+		if (rd_string(&c->r, &m.hostkey) != 0 ||
+		    rd_string(&c->r, &m.session_id) != 0 ||
+		    rd_string(&c->r, &m.signature) != 0 ||
+		    rd_bool(&c->r, &m.forwarding) != 0 || rd_done(&c->r) != 0) {
+			msg_begin(c->ipc, MSG_BIND_BAD, c->req, c->conn);
+			return FORWARD;
+		}
+		msg_begin(c->ipc, MSG_BIND, c->req, c->conn);
+		msg_bind_encode(c->ipc, &m);
+		return FORWARD;
+	}
 	log_debug("unsupported extension \"%.*s\"",
 	    (int)(name.len > 64 ? 64 : name.len), (const char *)name.p);
 	return REFUSE;

@@ -112,5 +112,6 @@ identity_free(struct identity *id)
 		return;
 	free(id->blob);
 	free(id->comment);
+	dest_set_free(&id->dest);
 	free(id);
 }

@@ -8,6 +8,7 @@
 
 #include "ipc/buf.h"
 #include "ipc/sshkey.h"
+#include "policy/hop.h"
 
 #include <stdint.h>
 
@@ -22,6 +23,7 @@ struct identity {
 	uint64_t key_id;                /* keyholder's name for the private key */
 	uint64_t expiry_ms;             /* CLOCK_BOOTTIME ms, 0 = never */
 	int confirm;
+	struct dest_set dest;           /* destination constraints, n = 0: none */
 	char fp[96];                    /* fingerprint in the -E hash, for logs */
 };
 

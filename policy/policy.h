@@ -19,6 +19,7 @@ struct conn {
 	struct conn *next;
 	uint32_t id;
 	uint32_t uid, pid;
+	struct bindings bind;   /* session-bind chain (spec §7.3) */
 };
 
 enum pending_kind { P_ADD, P_CONFIRM, P_SIGN, P_UNLOCK_DELAY };

@@ -8,6 +8,8 @@
 #include "ipc/log.h"
 #include "policy/policy.h"
 
+#include <openssl/crypto.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,6 +185,52 @@ canonical_blob(struct slice blob, struct pubkey *k, struct wb *out)
 	return out->err ? -1 : 0;
 }
 
+/* Is identity I usable at all on connection C (§8.4 with u = ANY)? */
+static int
+visible_why(const struct identity *id, const struct conn *c, struct verdict *v)
+{
+	return path_permitted(&id->dest, &c->bind, NULL, time(NULL), v);
+}
+
+static int
+visible(const struct identity *id, const struct conn *c)
+{
+	struct verdict v;
+
+	return visible_why(id, c, &v);
+}
+
+/* "origin -> scylla -> charybdis": names from the key's own constraints
+ * where a host key matches one, else the host key's fingerprint. */
+static void
+describe_path(const struct policy *P, const struct identity *id,
+    const struct bindings *b, char *out, size_t n)
+{
+	size_t o = (size_t)snprintf(out, n, "origin");
+	char fp[96];
+
+	for (size_t i = 0; i < b->n && o < n; i++) {
+		struct slice k = { b->b[i].key, b->b[i].keylen };
+		const char *name = dest_host_name(&id->dest, k, time(NULL));
+		if (name == NULL && fingerprint(k, P->fp_hash, fp, sizeof(fp)) == 0)
+			name = fp;
+		o += (size_t)snprintf(out + o, n - o, " -> %s%s", name ? name : "?",
+		    b->b[i].forwarding ? " (forwarding)" : "");
+	}
+}
+
+static void
+log_refusal(const struct policy *P, const struct identity *id,
+    const struct conn *c, const char *user, const char *rule, size_t hop)
+{
+	char path[1024];
+
+	describe_path(P, id, &c->bind, path, sizeof(path));
+	log_info("refused signature with %s %s \"%s\" for user %s: %s "
+	    "(failed at hop %zu of path %s)", key_kind_name(id->kind), id->fp,
+	    id->comment, user != NULL ? user : "(any)", rule, hop + 1, path);
+}
+
 /* ---------------------------------------------------------------- handlers */
 
 struct ctx {
@@ -223,6 +271,7 @@ h_close(struct ctx *c)
 		if ((*pp)->id == c->h.conn) {
 			struct conn *gone = *pp;
 			*pp = gone->next;
+			bindings_free(&gone->bind);
 			free(gone);
 			break;
 		}
@@ -258,6 +307,15 @@ h_list(struct ctx *c)
 	for (size_t i = 0; !P->lock.locked && i < P->ids.n; i++) {
 		struct identity *id = P->ids.order[i];
 		size_t need = 8 + id->blob_len + strlen(id->comment);
+		struct verdict v;
+		if (!visible_why(id, c->conn, &v)) {      /* §8.5 */
+			char path[1024];
+			describe_path(P, id, &c->conn->bind, path, sizeof(path));
+			log_info("connection %u: %s %s \"%s\" not listed: %s (hop %zu "
+			    "of path %s)", c->h.conn, key_kind_name(id->kind), id->fp,
+			    id->comment, v.rule, v.hop + 1, path);
+			continue;
+		}
 		/* Clients refuse answers over 256 KiB; send what they accept. */
 		if (e.len + need + 16 > AGENT_MAX_FRAME) {
 			log_error("identity list cut at %u of %zu keys: clients refuse "
@@ -314,6 +372,18 @@ h_sign(struct ctx *c)
 		reply(c, ST_FAIL);
 		return 0;
 	}
+	if (id->dest.n > 0) {
+		char user[AGENT_MAX_USER_PATTERN + 64];
+		size_t hop;
+		const char *rule = sign_permitted(&id->dest,
+		    (struct slice){ id->blob, id->blob_len }, &c->conn->bind, m.data,
+		    time(NULL), &hop, user, sizeof(user));
+		if (rule != NULL) {
+			log_refusal(P, id, c->conn, user, rule, hop);
+			reply(c, ST_FAIL);
+			return 0;
+		}
+	}
 	p = pending_new(P, P_SIGN, c->h.conn, c->h.req);
 	p->key_id = id->key_id;
 	p->alg = sig_alg_for(id->kind, m.flags);
@@ -367,9 +437,26 @@ h_add(struct ctx *c)
 	key_write_public(&blob, &k.pub);
 	if (blob.err || fingerprint(wb_slice_of(&blob), P->fp_hash, fp, sizeof(fp)) != 0)
 		fatal("cannot encode a parsed key");
+	/* Re-adding replaces an identity: only one this connection may see. */
+	if ((id = idt_find(&P->ids, wb_slice_of(&blob))) != NULL &&
+	    !visible(id, c->conn)) {
+		log_info("refused add: %s \"%s\" is already held and not visible "
+		    "on this connection", id->fp, id->comment);
+		wb_free(&blob);
+		reply(c, ST_FAIL);
+		return 0;
+	}
 	if ((id = calloc(1, sizeof(*id))) == NULL ||
 	    (id->comment = slice_strdup(m.comment)) == NULL)
 		fatal("out of memory");
+	if (m.c.has_dest && dest_set_build(&id->dest, m.c.dest, &why) != 0) {
+		log_info("refused add of %s: destination constraint: %s", fp,
+		    why ? why : "invalid");
+		wb_free(&blob);
+		identity_free(id);
+		reply(c, ST_FAIL);
+		return 0;
+	}
 	id->blob = blob.p;      /* the identity takes the buffer */
 	id->blob_len = blob.len;
 	id->kind = k.pub.kind;
@@ -415,6 +502,9 @@ add_done(struct policy *P, struct pending *p)
 		old->key_id = id->key_id;
 		old->expiry_ms = id->expiry_ms;
 		old->confirm = id->confirm;
+		dest_set_free(&old->dest);      /* re-adding replaces every constraint */
+		old->dest = id->dest;
+		memset(&id->dest, 0, sizeof(id->dest));
 		kh_delete(P, stale);
 		log_info("replaced %s %s \"%s\"", key_kind_name(old->kind), old->fp,
 		    old->comment);
@@ -422,8 +512,9 @@ add_done(struct policy *P, struct pending *p)
 		if (idt_insert(&P->ids, id) != 0)
 			fatal("out of memory");
 		p->add = NULL;
-		log_info("added %s%s %s \"%s\"", key_kind_name(id->kind),
-		    id->is_cert ? " certificate" : "", id->fp, id->comment);
+		log_info("added %s%s %s \"%s\"%s", key_kind_name(id->kind),
+		    id->is_cert ? " certificate" : "", id->fp, id->comment,
+		    id->dest.n ? " with destination constraints" : "");
 	}
 	recompute_next_expiry(P);
 }
@@ -447,7 +538,7 @@ h_remove(struct ctx *c)
 	id = canonical_blob(m.blob, &k, &blob) == 0 ?
 	    idt_find(&P->ids, wb_slice_of(&blob)) : NULL;
 	wb_free(&blob);
-	if (id == NULL) {
+	if (id == NULL || !visible(id, c->conn)) {
 		reply(c, ST_FAIL);
 		return 0;
 	}
@@ -541,10 +632,47 @@ h_query(struct ctx *c)
 		reply(c, ST_FAIL);
 		return 0;
 	}
-	/* No extension request is implemented yet: the list is empty. */
+	/* The extension requests we answer, as the reference lists them. */
+	struct wb names;
+	wb_init(&names);
+	wb_cstring(&names, "session-bind@openssh.com");
 	msg_begin(&P->out, MSG_R_EXTENSIONS, c->h.req, c->h.conn);
-	msg_blob_encode(&P->out, &(struct msg_blob){ { NULL, 0 } });
+	msg_blob_encode(&P->out, &(struct msg_blob){ wb_slice_of(&names) });
+	wb_free(&names);
 	send_or_die(&P->mon, &P->out, "monitor");
+	return 0;
+}
+
+/* §7.2: session-bind, processed even while locked (10.5). */
+static int
+h_bind(struct ctx *c)
+{
+	struct bindings *b = &c->conn->bind;
+	struct msg_bind m;
+	const char *why;
+
+	b->attempted = 1;               /* before parsing (§7.2 step 1) */
+	if (msg_bind_decode(&c->r, &m) != 0)
+		why = "malformed session-bind";
+	else
+		why = bind_add(b, m.hostkey, m.session_id, m.signature, m.forwarding);
+	if (why != NULL) {
+		log_info("connection %u: session-bind refused: %s", c->h.conn, why);
+		reply(c, ST_EXT_FAIL);
+		return 0;
+	}
+	log_debug("connection %u: %zu binding(s), the last one %s", c->h.conn,
+	    b->n, b->b[b->n - 1].forwarding ? "forwarding" : "authentication");
+	reply(c, ST_OK);
+	return 0;
+}
+
+static int
+h_bind_bad(struct ctx *c)
+{
+	c->conn->bind.attempted = 1;
+	log_info("connection %u: malformed session-bind refused", c->h.conn);
+	reply(c, ST_EXT_FAIL);
 	return 0;
 }
 
@@ -565,6 +693,8 @@ static const struct {
 	{ MSG_LOCK, 1, h_lock },
 	{ MSG_UNLOCK, 1, h_unlock },
 	{ MSG_QUERY, 1, h_query },
+	{ MSG_BIND, 1, h_bind },
+	{ MSG_BIND_BAD, 1, h_bind_bad },
 };
 
 void

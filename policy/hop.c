@@ -1,0 +1,381 @@
+/*
+ * hop.c - the decision procedure for destination-constrained keys,
+ * written to be read beside spec §8. Every refusal names its rule.
+ */
+#include "policy/hop.h"
+#include "crypto/crypto.h"
+#include "ipc/dest.h"
+#include "ipc/sshkey.h"
+#include "policy/userauth.h"
+
+#include <openssl/crypto.h>
+#include <stdio.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+int
+wmatch(const char *s, const char *p)
+{
+	size_t plen = strlen(p), j;
+	unsigned char *cur, *next;
+	int ok;
+
+	/* A set of pattern positions, advanced one subject byte at a time:
+	 * O(|s|·|p|), no backtracking (the reference's 10.4 fix). */
+	if ((cur = calloc(2, plen + 1)) == NULL)
+		return 0;
+	next = cur + plen + 1;
+	cur[0] = 1;
+	for (j = 0; j < plen && p[j] == '*'; j++)
+		cur[j + 1] = 1;
+	for (; *s != '\0'; s++) {
+		memset(next, 0, plen + 1);
+		for (j = 0; j < plen; j++) {
+			if (!cur[j])
+				continue;
+			if (p[j] == '*')
+				next[j] = 1;                    /* '*' eats this byte */
+			else if (p[j] == '?' || p[j] == *s)
+				next[j + 1] = 1;
+		}
+		/* a '*' may also match nothing */
+		for (j = 0; j < plen; j++)
+			if (next[j] && p[j] == '*')
+				next[j + 1] = 1;
+		memcpy(cur, next, plen + 1);
+	}
+	ok = cur[plen];
+	free(cur);
+	return ok;
+}
+
+/* CA signature algorithms a host certificate may carry (§8.2 step 6). */
+static int
+ca_alg_allowed(struct slice sig)
+{
+	static const char *const ok[] = {
+		"ssh-ed25519", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384",
+		"ecdsa-sha2-nistp521", "sk-ssh-ed25519@openssh.com",
+		"sk-ecdsa-sha2-nistp256@openssh.com",
+		"webauthn-sk-ecdsa-sha2-nistp256@openssh.com",
+		"rsa-sha2-512", "rsa-sha2-256",
+	};
+	struct slice name;
+	struct rd r;
+
+	rd_init(&r, sig.p, sig.len);
+	if (rd_string(&r, &name) != 0)
+		return 0;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (slice_eq_str(name, ok[i]))
+			return 1;
+	return 0;
+}
+
+/* §8.2, the host certificate check, with the hop's hostname. */
+static int
+host_cert_ok(const struct pubkey *c, const char *host, time_t now)
+{
+	struct rd r;
+	struct slice p;
+	char *pat;
+	int ok = 0;
+
+	if (c->cert.type != 2)                          /* 1. a host certificate */
+		return 0;
+	if ((uint64_t)now < c->cert.valid_after ||      /* 2. valid now */
+	    (uint64_t)now >= c->cert.valid_before)
+		return 0;
+	if (c->cert.nprincipals == 0)                   /* 3. some principal */
+		return 0;
+	if (c->cert.critical_options.len != 0)          /* 5. no critical options */
+		return 0;
+	if (!ca_alg_allowed(c->cert.signature))         /* 6. no SHA-1 CA */
+		return 0;
+	/* 4. the principal is the pattern, the hostname the subject */
+	rd_init(&r, c->cert.principals.p, c->cert.principals.len);
+	while (!ok && r.len > 0) {
+		if (rd_text(&r, &p) != 0 || (pat = slice_strdup(p)) == NULL)
+			return 0;
+		ok = wmatch(host, pat);
+		free(pat);
+	}
+	return ok;
+}
+
+static int
+blob_eq(struct slice a, const struct hopkey *k)
+{
+	return a.len == k->len && memcmp(a.p, k->blob, a.len) == 0;
+}
+
+int
+hop_matches(struct slice K, const struct hop *h, time_t now)
+{
+	struct pubkey k, ca;
+	struct slice cab;
+
+	if (key_parse_public(K, &k, NULL) != 0)
+		return 0;
+	for (size_t i = 0; i < h->nkeys; i++) {
+		const struct hopkey *spec = &h->keys[i];
+		if (!k.is_cert) {
+			/* a plain key matches only a plain spec holding it */
+			if (!spec->is_ca && blob_eq(K, spec))
+				return 1;
+			continue;
+		}
+		/* a certificate matches only a CA spec that signed it */
+		if (!spec->is_ca || h->host == NULL ||
+		    key_parse_public(k.cert.signature_key, &ca, NULL) != 0)
+			continue;
+		struct wb w;
+		wb_init(&w);
+		key_write_public(&w, &ca);
+		cab = wb_slice_of(&w);
+		int same = !w.err && blob_eq(cab, spec);
+		wb_free(&w);
+		if (same && host_cert_ok(&k, h->host, now))
+			return 1;
+	}
+	return 0;
+}
+
+static int
+is_origin_hop(const struct hop *h)
+{
+	return h->host == NULL && h->nkeys == 0;
+}
+
+int
+hop_permitted(const struct dest_set *I, const struct slice *prev,
+    struct slice K, const char *user, time_t now, size_t *which)
+{
+	for (size_t i = 0; i < I->n; i++) {
+		const struct dconstraint *d = &I->c[i];
+		if (prev == NULL ? !is_origin_hop(&d->from) :           /* 1 */
+		    !hop_matches(*prev, &d->from, now))
+			continue;
+		if (K.p != NULL && !hop_matches(K, &d->to, now))        /* 2 */
+			continue;
+		if (d->to.user != NULL && user != NULL &&               /* 3 */
+		    !wmatch(user, d->to.user))
+			continue;
+		if (which != NULL)
+			*which = i;
+		return 1;                                               /* 4 */
+	}
+	return 0;
+}
+
+int
+path_permitted(const struct dest_set *I, const struct bindings *C,
+    const char *u, time_t now, struct verdict *v)
+{
+	const struct slice *prev = NULL;
+	struct slice keys[AGENT_MAX_BINDINGS];
+	size_t n = C->n;
+
+	v->hop = 0;
+	if (I->n == 0)                                          /* 1 */
+		return 1;
+	if (C->attempted && n == 0) {                           /* 2 */
+		v->rule = "a session-bind on this connection failed, so "
+		    "destination-constrained keys are not usable on it";
+		return 0;
+	}
+	if (n == 0)                                             /* 3 */
+		return 1;
+	for (size_t i = 0; i < n; i++) {                        /* 4 */
+		const struct binding *b = &C->b[i];
+		keys[i] = (struct slice){ b->key, b->keylen };
+		v->hop = i;
+		if (i < n - 1 && !b->forwarding) {
+			v->rule = "an authentication binding is followed by another "
+			    "binding";
+			return 0;
+		}
+		if (i == n - 1 && b->forwarding && u != NULL) {
+			v->rule = "the last binding is a forwarding one: signing "
+			    "needs an ssh that binds the session it authenticates";
+			return 0;
+		}
+		if (!hop_permitted(I, prev, keys[i], i == n - 1 ? u : NULL, now,
+		    NULL)) {
+			v->rule = i == n - 1 && u != NULL ?
+			    "no constraint permits this hop for this user" :
+			    "no constraint permits this hop";
+			return 0;
+		}
+		prev = &keys[i];
+	}
+	if (C->b[n - 1].forwarding && u == NULL &&              /* 5 */
+	    !hop_permitted(I, &keys[n - 1], (struct slice){ NULL, 0 }, NULL,
+	    now, NULL)) {
+		v->hop = n;
+		v->rule = "no constraint leads on from the forwarding host";
+		return 0;
+	}
+	return 1;                                               /* 6 */
+}
+
+const char *
+sign_permitted(const struct dest_set *I, struct slice key_blob,
+    const struct bindings *b, struct slice data, time_t now, size_t *hop,
+    char *user, size_t ulen)
+{
+	const struct binding *last;
+	struct userauth ua;
+	struct verdict v;
+	struct pubkey hk;
+	struct wb canon;
+	int same;
+
+	*hop = b->n ? b->n - 1 : 0;
+	snprintf(user, ulen, "(unknown)");
+	if (b->n == 0)                                                  /* 3.1 */
+		return b->attempted ? "a session-bind on this connection failed" :
+		    "the key is destination-constrained and this connection is "
+		    "not bound to any host (local use is refused)";
+	if (userauth_parse(data, key_blob, &ua) != 0)                   /* 3.2 */
+		return "the data to sign is not an SSH authentication request "
+		    "for this key";
+	snprintf(user, ulen, "%.*s", (int)ua.user.len, (const char *)ua.user.p);
+	if (!path_permitted(I, b, user, now, &v)) {                     /* 3.3 */
+		*hop = v.hop;
+		return v.rule;
+	}
+	last = &b->b[b->n - 1];
+	if (ua.session_id.len != last->sidlen ||                        /* 3.4 */
+	    CRYPTO_memcmp(ua.session_id.p, last->sid, last->sidlen) != 0)
+		return "the session id does not match the connection's last binding";
+	if (b->n > 1 && !ua.hostbound)                                  /* 3.5 */
+		return "after a forwarding hop the server must support "
+		    "publickey-hostbound (OpenSSH 8.9 or later)";
+	if (ua.hostbound) {                                             /* 3.6 */
+		if (key_parse_public(ua.hostkey, &hk, NULL) != 0)
+			return "the request's host key does not decode";
+		wb_init(&canon);
+		key_write_public(&canon, &hk);
+		same = !canon.err && canon.len == last->keylen &&
+		    memcmp(canon.p, last->key, canon.len) == 0;
+		wb_free(&canon);
+		if (!same)
+			return "the request's host key is not the host the "
+			    "connection is bound to";
+	}
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- building */
+
+struct build {
+	struct dest_set *d;
+	const char **why;
+};
+
+static int
+add_key(void *ctx, struct slice blob, int is_ca)
+{
+	struct hop *h = ctx;
+	struct pubkey k;
+	EVP_PKEY *pk;
+	struct wb w;
+
+	if (key_parse_public(blob, &k, NULL) != 0)
+		return -1;
+	/* Full decode, as the reference does for every key it reads. */
+	if (k.is_cert && cert_verify(&k) != 0)
+		return -1;
+	if ((pk = pkey_public(&k, NULL)) == NULL)
+		return -1;
+	EVP_PKEY_free(pk);
+	wb_init(&w);
+	key_write_public(&w, &k);
+	if (w.err) {
+		wb_free(&w);
+		return -1;
+	}
+	h->keys[h->nkeys].blob = w.p;
+	h->keys[h->nkeys].len = w.len;
+	h->keys[h->nkeys].is_ca = is_ca;
+	h->nkeys++;
+	return 0;
+}
+
+static int
+build_hop(struct hop *h, const struct dest_hop *src)
+{
+	memset(h, 0, sizeof(*h));
+	if ((src->user.len > 0 && (h->user = slice_strdup(src->user)) == NULL) ||
+	    (src->host.len > 0 && (h->host = slice_strdup(src->host)) == NULL) ||
+	    (src->nkeys > 0 && (h->keys = calloc(src->nkeys, sizeof(*h->keys))) == NULL))
+		return -1;
+	return dest_hop_keys(src, add_key, h);
+}
+
+static int
+add_rule(void *ctx, const struct dest_rule *r)
+{
+	struct build *b = ctx;
+	struct dconstraint *c = &b->d->c[b->d->n++];
+
+	if (build_hop(&c->from, &r->from) != 0 || build_hop(&c->to, &r->to) != 0) {
+		*b->why = "a host key in a destination constraint is not valid";
+		return -1;
+	}
+	return 0;
+}
+
+int
+dest_set_build(struct dest_set *d, struct slice list, const char **why)
+{
+	struct build b = { d, why };
+	const char *ignored;
+	int n;
+
+	memset(d, 0, sizeof(*d));
+	if ((n = dest_parse(list, NULL, NULL, why)) < 0)
+		return -1;
+	if ((d->c = calloc((size_t)n, sizeof(*d->c))) == NULL)
+		return -1;
+	if (dest_parse(list, add_rule, &b, &ignored) < 0) {
+		dest_set_free(d);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+hop_free(struct hop *h)
+{
+	free(h->user);
+	free(h->host);
+	for (size_t i = 0; i < h->nkeys; i++)
+		free(h->keys[i].blob);
+	free(h->keys);
+}
+
+void
+dest_set_free(struct dest_set *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		hop_free(&d->c[i].from);
+		hop_free(&d->c[i].to);
+	}
+	free(d->c);
+	memset(d, 0, sizeof(*d));
+}
+
+const char *
+dest_host_name(const struct dest_set *d, struct slice K, time_t now)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		if (d->c[i].to.host != NULL && hop_matches(K, &d->c[i].to, now))
+			return d->c[i].to.host;
+		if (d->c[i].from.host != NULL && hop_matches(K, &d->c[i].from, now))
+			return d->c[i].from.host;
+	}
+	return NULL;
+}

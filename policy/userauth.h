@@ -1,0 +1,22 @@
+/*
+ * userauth.h - the data a constrained key may sign: an SSH userauth
+ * request (RFC 4252 §7, and OpenSSH's hostbound variant), spec §8.7.
+ */
+#ifndef KEYWARD_USERAUTH_H
+#define KEYWARD_USERAUTH_H
+
+#include "ipc/buf.h"
+
+struct userauth {
+	struct slice session_id;
+	struct slice user;
+	struct slice key;               /* the public key blob it names */
+	struct slice hostkey;           /* hostbound only, else empty */
+	int hostbound;
+};
+
+/* Parse data as a userauth request for the identity whose canonical blob
+ * is key_blob. 0 on success; -1 if it is anything else. */
+int userauth_parse(struct slice data, struct slice key_blob, struct userauth *u);
+
+#endif
