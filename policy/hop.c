@@ -230,7 +230,8 @@ sign_permitted(const struct dest_set *I, struct slice key_blob,
 	struct verdict v;
 	struct pubkey hk;
 	struct wb canon;
-	int same;
+	char *uname;
+	int same, permitted;
 
 	*hop = b->n ? b->n - 1 : 0;
 	snprintf(user, ulen, "(unknown)");
@@ -242,7 +243,13 @@ sign_permitted(const struct dest_set *I, struct slice key_blob,
 		return "the data to sign is not an SSH authentication request "
 		    "for this key";
 	snprintf(user, ulen, "%.*s", (int)ua.user.len, (const char *)ua.user.p);
-	if (!path_permitted(I, b, user, now, &v)) {                     /* 3.3 */
+	/* Decide on the whole name: the caller's buffer is for the log and
+	 * may hold only a prefix of it. */
+	if ((uname = slice_strdup(ua.user)) == NULL)
+		return "out of memory";
+	permitted = path_permitted(I, b, uname, now, &v);               /* 3.3 */
+	free(uname);
+	if (!permitted) {
 		*hop = v.hop;
 		return v.rule;
 	}
