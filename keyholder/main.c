@@ -234,6 +234,8 @@ main(int argc, char **argv)
 			fatal("pthread_create failed");
 
 	sandbox_harden();
+	sandbox_landlock("keyholder", NULL, NULL);
+	sandbox_limit_fds();
 	sandbox_keyholder();
 	for (;;) {
 		pfd[0] = (struct pollfd){ K.policy.fd, chan_events(&K.policy), 0 };

@@ -578,6 +578,7 @@ main(int argc, char **argv)
 	    M.activated ? "the activated socket" : path);
 
 	sandbox_harden();
+	sandbox_landlock("monitor", NULL, NULL);        /* it needs no file at all */
 	sandbox_monitor();
 	loop();
 

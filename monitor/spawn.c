@@ -141,6 +141,21 @@ spawn_children(struct children *c, int relay_log, const char *loglevel,
 	c->log_fd = lp[0];
 }
 
+/* The directory a path is in ("/" for a top-level name). */
+static void
+parent_dir(const char *path, char *out, size_t n)
+{
+	char *slash;
+
+	snprintf(out, n, "%s", path);
+	if ((slash = strrchr(out, '/')) == NULL)
+		snprintf(out, n, ".");
+	else if (slash == out)
+		out[1] = '\0';
+	else
+		*slash = '\0';
+}
+
 /* The reaper holds no secret and reads no client byte: it waits for the
  * monitor's end of a pipe to close, then removes what the monitor made.
  * It checks the inode first so it never removes a socket another agent
@@ -149,9 +164,15 @@ static void
 reap(int fd, const char *path, const char *dir, struct stat *made)
 {
 	struct stat now;
+	char sockdir[PATH_MAX], parent[PATH_MAX];
 	char b;
 
+	/* It may remove the socket, and the -T directory; nothing else. */
+	parent_dir(path, sockdir, sizeof(sockdir));
+	if (dir != NULL)
+		parent_dir(dir, parent, sizeof(parent));
 	sandbox_harden();
+	sandbox_landlock("reaper", sockdir, dir != NULL ? parent : NULL);
 	sandbox_reaper();
 	while (read(fd, &b, 1) != 0 && errno == EINTR)
 		;

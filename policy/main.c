@@ -64,6 +64,8 @@ main(int argc, char **argv)
 		fatal("cannot initialise libcrypto");
 
 	sandbox_harden();
+	sandbox_landlock("policy", NULL, NULL);
+	sandbox_limit_fds();
 	sandbox_policy();
 	for (;;) {
 		int timeout = policy_timers(&P);

@@ -7,6 +7,7 @@
 
 #include <cap-ng.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <sys/mman.h>
@@ -32,6 +33,23 @@ sandbox_harden(void)
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		fatal("prctl(PR_SET_NO_NEW_PRIVS): %m");
+}
+
+void
+sandbox_limit_fds(void)
+{
+	struct rlimit lim;
+	int highest = 2;
+
+	/* Probe every fd up to the current limit; set-up opened only a few. */
+	if (getrlimit(RLIMIT_NOFILE, &lim) != 0)
+		fatal("getrlimit(RLIMIT_NOFILE): %m");
+	for (int fd = 3; fd < 1024 && (rlim_t)fd < lim.rlim_cur; fd++)
+		if (fcntl(fd, F_GETFD) >= 0)
+			highest = fd;
+	lim.rlim_cur = lim.rlim_max = (rlim_t)highest + 1;
+	if (setrlimit(RLIMIT_NOFILE, &lim) != 0)
+		fatal("setrlimit(RLIMIT_NOFILE): %m");
 }
 
 scmp_filter_ctx

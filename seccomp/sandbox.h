@@ -11,6 +11,15 @@
  * privileges. Call after set-up, before the filter. */
 void sandbox_harden(void);
 
+/* Landlock: no file-system access at all (and no TCP, no signals or
+ * abstract sockets outside the process), except removing files in
+ * rm_file_dir and directories in rm_dir_parent (either may be NULL).
+ * Needs no_new_privs (sandbox_harden) first. */
+void sandbox_landlock(const char *who, const char *rm_file_dir,
+    const char *rm_dir_parent);
+/* RLIMIT_NOFILE to just above the highest open fd: no new fd can exist. */
+void sandbox_limit_fds(void);
+
 /* A filter under construction: default action kills the process. */
 scmp_filter_ctx sandbox_filter_new(void);
 /* Add one rule; fatal if libseccomp refuses it. */
