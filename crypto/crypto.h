@@ -17,6 +17,9 @@ EVP_PKEY *pkey_public(const struct pubkey *k, const char **why);
  * derives A, d·G = Q with d of sane size, RSA n = p·q and d, e, iqmp
  * consistent. Wipes every intermediate. NULL (with *why) on failure. */
 EVP_PKEY *pkey_private(const struct privkey *k, const char **why);
+/* The same without the checks, for material pkey_private accepted before
+ * (the keyholder rebuilds a shielded key for each signature). */
+EVP_PKEY *pkey_private_trusted(const struct privkey *k);
 
 /* Verify an SSH signature blob over data with key k. 0 if valid. If
  * alg_out is given, it receives the algorithm the blob named. */

@@ -7,6 +7,8 @@
 
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
+#include <openssl/ec.h>
+#include <openssl/obj_mac.h>
 #include <openssl/params.h>
 #include <openssl/param_build.h>
 #include <string.h>
@@ -31,6 +33,24 @@ group_bits(enum key_kind kind)
 	case KEY_ECDSA_P521: return 521;
 	default: return 0;
 	}
+}
+
+/* As OpenSSH (sshkey_ec_validate_private): d must be below order - 1. */
+static int
+below_order_minus_one(enum key_kind kind, const BIGNUM *d)
+{
+	int nid = kind == KEY_ECDSA_P256 ? NID_X9_62_prime256v1 :
+	    kind == KEY_ECDSA_P384 ? NID_secp384r1 : NID_secp521r1;
+	EC_GROUP *g = EC_GROUP_new_by_curve_name(nid);
+	BIGNUM *lim = NULL;
+	int ok = 0;
+
+	if (g != NULL && (lim = BN_dup(EC_GROUP_get0_order(g))) != NULL &&
+	    BN_sub_word(lim, 1))
+		ok = BN_cmp(d, lim) < 0;
+	BN_free(lim);
+	EC_GROUP_free(g);
+	return ok;
 }
 
 static EVP_PKEY *
@@ -124,7 +144,7 @@ out:
 }
 
 static EVP_PKEY *
-ecdsa_private(const struct privkey *k, const char **why)
+ecdsa_private(const struct privkey *k, int checked, const char **why)
 {
 	OSSL_PARAM_BLD *bld = NULL;
 	BIGNUM *d = NULL;
@@ -135,8 +155,10 @@ ecdsa_private(const struct privkey *k, const char **why)
 		FAIL("out of memory");
 	/* As OpenSSH: a private scalar of half the order's size or less is
 	 * not one a real key generator made. */
-	if ((unsigned)BN_num_bits(d) <= group_bits(k->pub.kind) / 2)
+	if (checked && (unsigned)BN_num_bits(d) <= group_bits(k->pub.kind) / 2)
 		FAIL("ECDSA private scalar is too small");
+	if (checked && !below_order_minus_one(k->pub.kind, d))
+		FAIL("ECDSA private scalar is not below the group order minus one");
 	if ((bld = OSSL_PARAM_BLD_new()) == NULL ||
 	    !OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME,
 	    group_name(k->pub.kind), 0) ||
@@ -146,7 +168,7 @@ ecdsa_private(const struct privkey *k, const char **why)
 		FAIL("out of memory");
 	if ((pkey = from_params("EC", EVP_PKEY_KEYPAIR, bld, 1)) == NULL)
 		FAIL("bad ECDSA private key");
-	if (check(pkey, 1) != 0) {
+	if (checked && check(pkey, 1) != 0) {
 		EVP_PKEY_free(pkey);
 		pkey = NULL;
 		FAIL("ECDSA private key does not match its public key");
@@ -158,7 +180,7 @@ out:
 }
 
 static EVP_PKEY *
-rsa_private(const struct privkey *k, const char **why)
+rsa_private(const struct privkey *k, int checked, const char **why)
 {
 	OSSL_PARAM_BLD *bld = NULL;
 	BIGNUM *n = NULL, *e = NULL, *d = NULL, *p = NULL, *q = NULL;
@@ -178,7 +200,7 @@ rsa_private(const struct privkey *k, const char **why)
 	    BN_bin2bn(k->rsa_iqmp.p, (int)k->rsa_iqmp.len, iqmp) == NULL)
 		FAIL("out of memory");
 	/* n = p·q, checked here so the message is precise. */
-	if (!BN_mul(t, p, q, bnctx) || BN_cmp(t, n) != 0)
+	if (checked && (!BN_mul(t, p, q, bnctx) || BN_cmp(t, n) != 0))
 		FAIL("RSA private key does not match its public key (n != p*q)");
 	/* CRT exponents derived from d, p and q, as the reference does. */
 	if (!BN_sub(t, p, BN_value_one()) || !BN_mod(dmp1, d, t, bnctx) ||
@@ -197,7 +219,7 @@ rsa_private(const struct privkey *k, const char **why)
 	if ((pkey = from_params("RSA", EVP_PKEY_KEYPAIR, bld, 1)) == NULL)
 		FAIL("bad RSA private key");
 	/* d·e = 1 mod lcm(p-1, q-1), iqmp = q^-1 mod p. */
-	if (check(pkey, 1) != 0) {
+	if (checked && check(pkey, 1) != 0) {
 		EVP_PKEY_free(pkey);
 		pkey = NULL;
 		FAIL("RSA private key is inconsistent (d, e, iqmp)");
@@ -217,8 +239,8 @@ out:
 	return pkey;
 }
 
-EVP_PKEY *
-pkey_private(const struct privkey *k, const char **why)
+static EVP_PKEY *
+build_private(const struct privkey *k, int checked, const char **why)
 {
 	EVP_PKEY *pkey = NULL;
 	uint8_t a[32];
@@ -229,8 +251,8 @@ pkey_private(const struct privkey *k, const char **why)
 		if ((pkey = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, NULL,
 		    k->ed_k.p, 32)) == NULL)
 			FAIL("bad Ed25519 private key");
-		if (EVP_PKEY_get_raw_public_key(pkey, a, &alen) != 1 ||
-		    alen != 32 || memcmp(a, k->pub.ed_a.p, 32) != 0) {
+		if (checked && (EVP_PKEY_get_raw_public_key(pkey, a, &alen) != 1 ||
+		    alen != 32 || memcmp(a, k->pub.ed_a.p, 32) != 0)) {
 			EVP_PKEY_free(pkey);
 			pkey = NULL;
 			FAIL("Ed25519 private key does not match its public key");
@@ -239,13 +261,25 @@ pkey_private(const struct privkey *k, const char **why)
 	case KEY_ECDSA_P256:
 	case KEY_ECDSA_P384:
 	case KEY_ECDSA_P521:
-		return ecdsa_private(k, why);
+		return ecdsa_private(k, checked, why);
 	case KEY_RSA:
-		return rsa_private(k, why);
+		return rsa_private(k, checked, why);
 	case KEY_NONE:
 		break;
 	}
 	FAIL("unknown key type");
 out:
 	return pkey;
+}
+
+EVP_PKEY *
+pkey_private(const struct privkey *k, const char **why)
+{
+	return build_private(k, 1, why);
+}
+
+EVP_PKEY *
+pkey_private_trusted(const struct privkey *k)
+{
+	return build_private(k, 0, NULL);
 }

@@ -175,6 +175,8 @@ fingerprint(struct slice blob, const char *hash, char *out, size_t n)
 	    EVP_Digest(blob.p, blob.len, md, &mdlen, evp, NULL) != 1)
 		return -1;
 	o = (size_t)snprintf(out, n, "%s:", label);
+	if (o >= n)
+		return -1;      /* not even the label fits: never index past out */
 	if (strcmp(hash, "md5") == 0) {
 		for (unsigned i = 0; i < mdlen && o + 4 < n; i++)
 			o += (size_t)snprintf(out + o, n - o, i ? ":%02x" : "%02x", md[i]);

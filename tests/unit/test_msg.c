@@ -1,0 +1,466 @@
+/*
+ * test_msg.c - the inter-process messages (ipc/msg.c): every encoder's
+ * output is what its decoder accepts, and every decoder refuses truncated
+ * input, oversized lengths and trailing bytes, because the peer that sends
+ * it may be compromised.
+ */
+#include "ipc/limits.h"
+#include "ipc/msg.h"
+#include "tests/unit/tap.h"
+#include "tests/unit/wire.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ----------------------------------------------------------- the header */
+
+static int
+decode_hdr_then_empty(const uint8_t *p, size_t n, void *arg)
+{
+	struct rd r;
+	struct msg_hdr h;
+
+	(void)arg;
+	rd_init(&r, p, n);
+	return msg_hdr_decode(&r, &h) != 0 || msg_empty_decode(&r) != 0;
+}
+
+static void
+test_header(void)
+{
+	struct wb w;
+	struct rd r;
+	struct msg_hdr h;
+	struct tb t;
+
+	wb_init(&w);
+	wb_cstring(&w, "stale bytes from the last message");
+	msg_begin(&w, MSG_SIGN, 0xa1b2c3d4, 0x01020304);
+	ok(w.len == IPC_HEADER_LEN && !w.err &&
+	    memcmp(w.p, "\x04\xa1\xb2\xc3\xd4\x01\x02\x03\x04", 9) == 0,
+	    "header: type byte, request id, connection id; replaces what was there");
+	rd_init(&r, w.p, w.len);
+	ok(msg_hdr_decode(&r, &h) == 0 && h.type == MSG_SIGN && h.req == 0xa1b2c3d4 &&
+	    h.conn == 0x01020304 && r.len == 0, "header decoded");
+	wb_u8(&w, 0x55);
+	rd_init(&r, w.p, w.len);
+	ok(msg_hdr_decode(&r, &h) == 0 && r.len == 1 && r.p[0] == 0x55,
+	    "header decode leaves the payload");
+	{
+		size_t n;
+
+		for (n = 0; n < IPC_HEADER_LEN; n++) {
+			rd_init(&r, w.p, n);
+			if (msg_hdr_decode(&r, &h) == 0)
+				break;
+		}
+		is_int(n, IPC_HEADER_LEN, "header cut to each of 0..8 bytes: refused");
+	}
+	wb_free(&w);
+
+	tb_init(&t);
+	msg_begin(&t.w, MSG_CLOSE, 7, 9);
+	wire_check("MSG_CLOSE (header, no payload)", &t, decode_hdr_then_empty, NULL,
+	    WIRE_VALID | WIRE_PREFIXES | WIRE_TRAILING);
+	tb_free(&t);
+}
+
+/* ------------------------------------------------- one row per message */
+
+static struct msg_open open_in = { 1000, 4242 };
+static struct msg_sign sign_in;
+static struct msg_add add_in;
+static struct msg_blob blob_in;
+static struct msg_bind bind_in;
+static struct msg_identities ids_in;
+static struct msg_kh_add khadd_in;
+static struct msg_kh_sign khsign_in;
+static struct msg_kh_delete khdel_in = { 0x1122334455667788ULL };
+
+static int
+d_open(const uint8_t *p, size_t n, void *arg)
+{
+	struct rd r;
+	struct msg_open m;
+
+	rd_init(&r, p, n);
+	if (msg_open_decode(&r, &m) != 0)
+		return -1;
+	return arg == NULL || (m.uid == open_in.uid && m.pid == open_in.pid) ? 0 : -2;
+}
+
+static int
+d_sign(const uint8_t *p, size_t n, void *arg)
+{
+	struct rd r;
+	struct msg_sign m;
+
+	rd_init(&r, p, n);
+	if (msg_sign_decode(&r, &m) != 0)
+		return -1;
+	return arg == NULL || (slice_eq(m.key, sign_in.key) &&
+	    slice_eq(m.data, sign_in.data) && m.flags == sign_in.flags) ? 0 : -2;
+}
+
+static int
+d_add(const uint8_t *p, size_t n, void *arg)
+{
+	struct rd r;
+	struct msg_add m;
+
+	rd_init(&r, p, n);
+	if (msg_add_decode(&r, &m) != 0)
+		return -1;
+	return arg == NULL || (slice_eq(m.key, add_in.key) &&
+	    slice_eq(m.comment, add_in.comment) &&
+	    m.c.has_lifetime == add_in.c.has_lifetime &&
+	    m.c.lifetime == add_in.c.lifetime && m.c.confirm == add_in.c.confirm &&
+	    m.c.has_dest == add_in.c.has_dest && slice_eq(m.c.dest, add_in.c.dest)) ? 0 : -2;
+}
+
+static int
+d_bind(const uint8_t *p, size_t n, void *arg)
+{
+	struct rd r;
+	struct msg_bind m;
+
+	rd_init(&r, p, n);
+	if (msg_bind_decode(&r, &m) != 0)
+		return -1;
+	return arg == NULL || (slice_eq(m.hostkey, bind_in.hostkey) &&
+	    slice_eq(m.session_id, bind_in.session_id) &&
+	    slice_eq(m.signature, bind_in.signature) &&
+	    m.forwarding == bind_in.forwarding) ? 0 : -2;
+}
+
+static int
+d_blob(const uint8_t *p, size_t n, void *arg)
+{
+	struct rd r;
+	struct msg_blob m;
+
+	rd_init(&r, p, n);
+	if (msg_blob_decode(&r, &m) != 0)
+		return -1;
+	return arg == NULL || slice_eq(m.blob, blob_in.blob) ? 0 : -2;
+}
+
+static int
+d_ids(const uint8_t *p, size_t n, void *arg)
+{
+	struct rd r;
+	struct msg_identities m;
+
+	rd_init(&r, p, n);
+	if (msg_identities_decode(&r, &m) != 0)
+		return -1;
+	return arg == NULL || (m.n == ids_in.n && slice_eq(m.entries, ids_in.entries)) ?
+	    0 : -2;
+}
+
+static int
+d_khadd(const uint8_t *p, size_t n, void *arg)
+{
+	struct rd r;
+	struct msg_kh_add m;
+
+	rd_init(&r, p, n);
+	if (msg_kh_add_decode(&r, &m) != 0)
+		return -1;
+	return arg == NULL || (m.key_id == khadd_in.key_id &&
+	    slice_eq(m.priv, khadd_in.priv)) ? 0 : -2;
+}
+
+static int
+d_khsign(const uint8_t *p, size_t n, void *arg)
+{
+	struct rd r;
+	struct msg_kh_sign m;
+
+	rd_init(&r, p, n);
+	if (msg_kh_sign_decode(&r, &m) != 0)
+		return -1;
+	return arg == NULL || (m.key_id == khsign_in.key_id && m.alg == khsign_in.alg &&
+	    slice_eq(m.data, khsign_in.data)) ? 0 : -2;
+}
+
+static int
+d_khdel(const uint8_t *p, size_t n, void *arg)
+{
+	struct rd r;
+	struct msg_kh_delete m;
+
+	rd_init(&r, p, n);
+	if (msg_kh_delete_decode(&r, &m) != 0)
+		return -1;
+	return arg == NULL || m.key_id == khdel_in.key_id ? 0 : -2;
+}
+
+static int
+d_status(const uint8_t *p, size_t n, void *arg)
+{
+	struct rd r;
+	struct msg_status m;
+
+	rd_init(&r, p, n);
+	if (msg_status_decode(&r, &m) != 0)
+		return -1;
+	return arg == NULL || m.status == *(const uint8_t *)arg ? 0 : -2;
+}
+
+/* Encode with the real encoder into t, recording the string positions the
+ * encoder writes (mirrored here field by field). */
+static void
+enc_open(struct tb *t)
+{
+	msg_open_encode(&t->w, &open_in);
+}
+
+static void
+enc_sign(struct tb *t)
+{
+	tb_note(t);
+	tb_note(t);
+	t->pos[t->n - 1] = 4 + sign_in.key.len;
+	msg_sign_encode(&t->w, &sign_in);
+}
+
+static void
+enc_add(struct tb *t)
+{
+	tb_note(t);
+	tb_note(t);
+	t->pos[t->n - 1] = 4 + add_in.key.len;
+	tb_note(t);
+	t->pos[t->n - 1] = 4 + add_in.key.len + 4 + add_in.comment.len + 7;
+	msg_add_encode(&t->w, &add_in);
+}
+
+static void
+enc_bind(struct tb *t)
+{
+	size_t at = 0;
+
+	tb_note(t);
+	t->pos[t->n - 1] = at;
+	at += 4 + bind_in.hostkey.len;
+	tb_note(t);
+	t->pos[t->n - 1] = at;
+	at += 4 + bind_in.session_id.len;
+	tb_note(t);
+	t->pos[t->n - 1] = at;
+	msg_bind_encode(&t->w, &bind_in);
+}
+
+static void
+enc_blob(struct tb *t)
+{
+	tb_note(t);
+	msg_blob_encode(&t->w, &blob_in);
+}
+
+static void
+enc_ids(struct tb *t)
+{
+	tb_note(t);
+	t->pos[t->n - 1] = 4;
+	msg_identities_encode(&t->w, &ids_in);
+}
+
+static void
+enc_khadd(struct tb *t)
+{
+	tb_note(t);
+	t->pos[t->n - 1] = 8;
+	msg_kh_add_encode(&t->w, &khadd_in);
+}
+
+static void
+enc_khsign(struct tb *t)
+{
+	tb_note(t);
+	t->pos[t->n - 1] = 9;
+	msg_kh_sign_encode(&t->w, &khsign_in);
+}
+
+static void
+enc_khdel(struct tb *t)
+{
+	msg_kh_delete_encode(&t->w, &khdel_in);
+}
+
+static const struct {
+	const char *name;
+	void (*enc)(struct tb *);
+	decode_fn dec;
+} rows[] = {
+	{ "MSG_OPEN (uid, pid)", enc_open, d_open },
+	{ "MSG_SIGN (key, data, flags)", enc_sign, d_sign },
+	{ "MSG_ADD (key, comment, lifetime, confirm, destinations)", enc_add, d_add },
+	{ "MSG_BIND (host key, session id, signature, forwarding)", enc_bind, d_bind },
+	{ "MSG_REMOVE / LOCK / R_SIGNATURE (one blob)", enc_blob, d_blob },
+	{ "MSG_R_IDENTITIES (count, entries)", enc_ids, d_ids },
+	{ "MSG_KH_ADD (key id, private key)", enc_khadd, d_khadd },
+	{ "MSG_KH_SIGN (key id, algorithm, data)", enc_khsign, d_khsign },
+	{ "MSG_KH_DELETE (key id)", enc_khdel, d_khdel },
+};
+
+static struct wb entries;
+
+static void
+set_inputs(void)
+{
+	static const char key[] = "\0\0\0\x0bssh-ed25519\0\0\0\x20"
+	    "0123456789abcdef0123456789abcdef";
+	static const char addkey[] = "\0\0\0\x07ssh-rsa....private fields";
+	static const char khpriv[] = "\0\0\0\x0bssh-ed25519 and so on";
+
+	sign_in.key = sl(key, sizeof(key) - 1);
+	sign_in.data = sl_str("session id and userauth request");
+	sign_in.flags = 0x04;
+	add_in.key = sl(addkey, sizeof(addkey) - 1);
+	add_in.comment = sl_str("perseus@argos");
+	add_in.c.has_lifetime = 1;
+	add_in.c.lifetime = 3600;
+	add_in.c.confirm = 1;
+	add_in.c.has_dest = 1;
+	add_in.c.dest = sl_str("constraint list bytes");
+	bind_in.hostkey = sl_str("host key blob");
+	bind_in.session_id = sl_str("0123456789abcdef0123456789abcdef");
+	bind_in.signature = sl_str("signature blob");
+	bind_in.forwarding = 1;
+	blob_in.blob = sl_str("medea");
+	wb_init(&entries);
+	wb_cstring(&entries, "blob one");
+	wb_cstring(&entries, "comment one");
+	wb_cstring(&entries, "blob two");
+	wb_cstring(&entries, "");
+	ids_in.n = 2;
+	ids_in.entries = wb_slice_of(&entries);
+	khadd_in.key_id = 77;
+	khadd_in.priv = sl(khpriv, sizeof(khpriv) - 1);
+	khsign_in.key_id = UINT64_MAX;
+	khsign_in.alg = 6;
+	khsign_in.data = sl_str("data to sign");
+}
+
+static void
+test_roundtrips(void)
+{
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct tb t;
+		int one = 1;
+
+		tb_init(&t);
+		rows[i].enc(&t);
+		is_int(run_decoder(rows[i].dec, t.w.p, t.w.len, &one), 0,
+		    "%s: decodes to what was encoded", rows[i].name);
+		wire_check(rows[i].name, &t, rows[i].dec, NULL,
+		    WIRE_PREFIXES | WIRE_TRAILING | WIRE_LENGTHS);
+		tb_free(&t);
+	}
+}
+
+/* --------------------------------------------------- specific rules */
+
+#define B(...) (const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ })
+
+static const struct {
+	const char *name;
+	decode_fn dec;
+	const uint8_t *in; size_t len;
+	int rc;
+} rules[] = {
+	/* key "k", comment, has_lifetime, lifetime, confirm, has_dest, dest */
+	{ "add: no lifetime, no confirm, no destinations", d_add,
+	  B(0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0 },
+	{ "add: lifetime 0 (expire now) accepted", d_add,
+	  B(0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0 },
+	{ "add: lifetime 0xffffffff accepted", d_add,
+	  B(0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 1, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0), 0 },
+	{ "add: has_lifetime byte 2 refused", d_add,
+	  B(0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 2, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0), -1 },
+	{ "add: confirm byte 2 refused", d_add,
+	  B(0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0), -1 },
+	{ "add: a lifetime without has_lifetime refused", d_add,
+	  B(0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0), -1 },
+	{ "add: has_dest byte 2 refused", d_add,
+	  B(0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0), -1 },
+	{ "add: destinations without has_dest refused", d_add,
+	  B(0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 'x'), -1 },
+	{ "add: has_dest with destinations accepted", d_add,
+	  B(0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 'x'), 0 },
+	{ "add: comment with NUL inside refused", d_add,
+	  B(0, 0, 0, 1, 'k', 0, 0, 0, 3, 'c', 0, 'd', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), -1 },
+	{ "add: comment with one trailing NUL tolerated", d_add,
+	  B(0, 0, 0, 1, 'k', 0, 0, 0, 2, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0 },
+	{ "bind: forwarding byte 2 refused", d_bind,
+	  B(0, 0, 0, 1, 'h', 0, 0, 0, 1, 's', 0, 0, 0, 1, 'g', 2), -1 },
+	{ "bind: not forwarding", d_bind,
+	  B(0, 0, 0, 1, 'h', 0, 0, 0, 1, 's', 0, 0, 0, 1, 'g', 0), 0 },
+	{ "status: ok (0)", d_status, B(0), 0 },
+	{ "status: failure (1)", d_status, B(1), 0 },
+	{ "status: extension failure (2)", d_status, B(2), 0 },
+	{ "status: 3 refused", d_status, B(3), -1 },
+	{ "status: 0xff refused", d_status, B(0xff), -1 },
+	{ "status: empty refused", d_status, (const uint8_t *)"", 0, -1 },
+	{ "status: trailing byte refused", d_status, B(0, 0), -1 },
+	{ "identities: none", d_ids, B(0, 0, 0, 0, 0, 0, 0, 0), 0 },
+	{ "identities: one entry", d_ids,
+	  B(0, 0, 0, 1, 0, 0, 0, 10, 0, 0, 0, 1, 'b', 0, 0, 0, 1, 'c'), 0 },
+	{ "identities: count 2, one entry refused", d_ids,
+	  B(0, 0, 0, 2, 0, 0, 0, 10, 0, 0, 0, 1, 'b', 0, 0, 0, 1, 'c'), -1 },
+	{ "identities: count 0, one entry refused", d_ids,
+	  B(0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 1, 'b', 0, 0, 0, 1, 'c'), -1 },
+	{ "identities: count 0xffffffff refused", d_ids,
+	  B(0xff, 0xff, 0xff, 0xff, 0, 0, 0, 10, 0, 0, 0, 1, 'b', 0, 0, 0, 1, 'c'), -1 },
+	{ "identities: entry without comment refused", d_ids,
+	  B(0, 0, 0, 1, 0, 0, 0, 5, 0, 0, 0, 1, 'b'), -1 },
+	{ "identities: half an entry left over refused", d_ids,
+	  B(0, 0, 0, 1, 0, 0, 0, 15, 0, 0, 0, 1, 'b', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 'x'), -1 },
+	{ "kh_sign: algorithm byte kept", d_khsign,
+	  B(0, 0, 0, 0, 0, 0, 0, 1, 7, 0, 0, 0, 0), 0 },
+	{ "kh_delete: 7 bytes refused", d_khdel, B(0, 0, 0, 0, 0, 0, 1), -1 },
+	{ "open: 9 bytes refused", d_open, B(0, 0, 0, 0, 0, 0, 0, 0, 1), -1 },
+};
+
+static void
+test_rules(void)
+{
+	struct rd r;
+
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		int rc = run_decoder(rules[i].dec, rules[i].in, rules[i].len, NULL);
+		is_int(rc == 0 ? 0 : -1, rules[i].rc, "%s", rules[i].name);
+	}
+	rd_init(&r, "", 0);
+	is_int(msg_empty_decode(&r), 0, "empty payload: nothing left");
+	rd_init(&r, "x", 1);
+	ok(msg_empty_decode(&r) != 0, "empty payload: one byte refused");
+
+	/* the constraint flags are normalised by the encoder */
+	struct msg_add a = { .key = sl("k", 1), .comment = sl("c", 1),
+	    .c = { .has_lifetime = 7, .lifetime = 60, .confirm = 9 } };
+	struct msg_add out;
+	struct wb w;
+
+	wb_init(&w);
+	msg_add_encode(&w, &a);
+	rd_init(&r, w.p, w.len);
+	ok(msg_add_decode(&r, &out) == 0 && out.c.has_lifetime == 1 &&
+	    out.c.lifetime == 60 && out.c.confirm == 1,
+	    "add: any true has_lifetime / confirm is encoded as 1");
+	wb_free(&w);
+}
+
+int
+main(void)
+{
+	set_inputs();
+	test_header();
+	test_roundtrips();
+	test_rules();
+	wb_free(&entries);
+	return done_testing();
+}

@@ -1,0 +1,338 @@
+/*
+ * testkeys.h - real keys for the unit tests, made with OpenSSL at run time,
+ * and the SSH encodings built from their components field by field
+ * (spec §4.2 public blobs, §4.3 certificates, §4.4 private ADD encodings),
+ * independently of the code under test.
+ */
+#ifndef KEYWARD_TEST_KEYS_H
+#define KEYWARD_TEST_KEYS_H
+
+#include "crypto/crypto.h"
+#include "ipc/sshkey.h"
+#include "tests/unit/wire.h"
+
+#include <openssl/bn.h>
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
+
+struct comp {
+	uint8_t b[1100];
+	size_t len;
+};
+
+struct testkey {
+	enum key_kind kind;
+	EVP_PKEY *pkey;
+	struct comp a, seed;                    /* Ed25519 */
+	struct comp q, d;                       /* ECDSA */
+	struct comp n, e, rd, iqmp, p, pq;      /* RSA: rd = d, pq = q */
+};
+
+static inline void
+comp_set(struct comp *c, const void *p, size_t n)
+{
+	if (n > sizeof(c->b))
+		abort();
+	memcpy(c->b, p, n);
+	c->len = n;
+}
+
+static inline void
+comp_bn(EVP_PKEY *pk, const char *param, struct comp *c)
+{
+	BIGNUM *b = NULL;
+
+	if (EVP_PKEY_get_bn_param(pk, param, &b) != 1 ||
+	    (size_t)BN_num_bytes(b) > sizeof(c->b))
+		abort();
+	c->len = (size_t)BN_bn2bin(b, c->b);
+	BN_clear_free(b);
+}
+
+static inline void
+testkey_from_pkey(struct testkey *k, enum key_kind kind, EVP_PKEY *pk)
+{
+	size_t n;
+
+	memset(k, 0, sizeof(*k));
+	k->kind = kind;
+	k->pkey = pk;
+	switch (kind) {
+	case KEY_ED25519:
+		n = sizeof(k->a.b);
+		if (EVP_PKEY_get_raw_public_key(pk, k->a.b, &n) != 1)
+			abort();
+		k->a.len = n;
+		n = sizeof(k->seed.b);
+		if (EVP_PKEY_get_raw_private_key(pk, k->seed.b, &n) != 1)
+			abort();
+		k->seed.len = n;
+		break;
+	case KEY_ECDSA_P256:
+	case KEY_ECDSA_P384:
+	case KEY_ECDSA_P521:
+		if (EVP_PKEY_get_octet_string_param(pk, OSSL_PKEY_PARAM_PUB_KEY,
+		    k->q.b, sizeof(k->q.b), &n) != 1)
+			abort();
+		k->q.len = n;
+		comp_bn(pk, OSSL_PKEY_PARAM_PRIV_KEY, &k->d);
+		break;
+	case KEY_RSA:
+		comp_bn(pk, OSSL_PKEY_PARAM_RSA_N, &k->n);
+		comp_bn(pk, OSSL_PKEY_PARAM_RSA_E, &k->e);
+		comp_bn(pk, OSSL_PKEY_PARAM_RSA_D, &k->rd);
+		comp_bn(pk, OSSL_PKEY_PARAM_RSA_FACTOR1, &k->p);
+		comp_bn(pk, OSSL_PKEY_PARAM_RSA_FACTOR2, &k->pq);
+		/* OpenSSL's coefficient is q^-1 mod p, as SSH's iqmp (§4.4). */
+		comp_bn(pk, OSSL_PKEY_PARAM_RSA_COEFFICIENT1, &k->iqmp);
+		break;
+	case KEY_NONE:
+		abort();
+	}
+}
+
+/* Generate a key: bits only matters for RSA. */
+static inline void
+testkey_gen(struct testkey *k, enum key_kind kind, size_t bits)
+{
+	EVP_PKEY *pk = NULL;
+
+	switch (kind) {
+	case KEY_ED25519: pk = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519"); break;
+	case KEY_ECDSA_P256: pk = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256"); break;
+	case KEY_ECDSA_P384: pk = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-384"); break;
+	case KEY_ECDSA_P521: pk = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-521"); break;
+	case KEY_RSA: pk = EVP_PKEY_Q_keygen(NULL, NULL, "RSA", bits); break;
+	case KEY_NONE: break;
+	}
+	if (pk == NULL)
+		abort();
+	testkey_from_pkey(k, kind, pk);
+}
+
+static inline void
+testkey_free(struct testkey *k)
+{
+	EVP_PKEY_free(k->pkey);
+	OPENSSL_cleanse(k, sizeof(*k));
+}
+
+static inline const char *
+tk_curve(enum key_kind kind)
+{
+	switch (kind) {
+	case KEY_ECDSA_P256: return "nistp256";
+	case KEY_ECDSA_P384: return "nistp384";
+	case KEY_ECDSA_P521: return "nistp521";
+	default: return "";
+	}
+}
+
+static inline const char *
+tk_name(enum key_kind kind)
+{
+	switch (kind) {
+	case KEY_ED25519: return "ssh-ed25519";
+	case KEY_ECDSA_P256: return "ecdsa-sha2-nistp256";
+	case KEY_ECDSA_P384: return "ecdsa-sha2-nistp384";
+	case KEY_ECDSA_P521: return "ecdsa-sha2-nistp521";
+	case KEY_RSA: return "ssh-rsa";
+	default: return "";
+	}
+}
+
+static inline const char *
+tk_cert_name(enum key_kind kind)
+{
+	switch (kind) {
+	case KEY_ED25519: return "ssh-ed25519-cert-v01@openssh.com";
+	case KEY_ECDSA_P256: return "ecdsa-sha2-nistp256-cert-v01@openssh.com";
+	case KEY_ECDSA_P384: return "ecdsa-sha2-nistp384-cert-v01@openssh.com";
+	case KEY_ECDSA_P521: return "ecdsa-sha2-nistp521-cert-v01@openssh.com";
+	case KEY_RSA: return "ssh-rsa-cert-v01@openssh.com";
+	default: return "";
+	}
+}
+
+/* The public fields after the type name (§4.2). */
+static inline void
+tk_pub_fields(struct tb *t, const struct testkey *k)
+{
+	switch (k->kind) {
+	case KEY_ED25519:
+		tb_string(t, k->a.b, k->a.len);
+		break;
+	case KEY_ECDSA_P256:
+	case KEY_ECDSA_P384:
+	case KEY_ECDSA_P521:
+		tb_cstring(t, tk_curve(k->kind));
+		tb_string(t, k->q.b, k->q.len);
+		break;
+	case KEY_RSA:
+		tb_mpint(t, k->e.b, k->e.len);
+		tb_mpint(t, k->n.b, k->n.len);
+		break;
+	case KEY_NONE:
+		break;
+	}
+}
+
+static inline void
+tk_pub(struct tb *t, const struct testkey *k)
+{
+	tb_cstring(t, tk_name(k->kind));
+	tk_pub_fields(t, k);
+}
+
+/* The plain private encoding of an ADD message (§4.4). */
+static inline void
+tk_priv(struct tb *t, const struct testkey *k)
+{
+	uint8_t k64[64];
+
+	tb_cstring(t, tk_name(k->kind));
+	switch (k->kind) {
+	case KEY_ED25519:
+		memcpy(k64, k->seed.b, 32);
+		memcpy(k64 + 32, k->a.b, 32);
+		tb_string(t, k->a.b, 32);
+		tb_string(t, k64, 64);
+		OPENSSL_cleanse(k64, sizeof(k64));
+		break;
+	case KEY_ECDSA_P256:
+	case KEY_ECDSA_P384:
+	case KEY_ECDSA_P521:
+		tb_cstring(t, tk_curve(k->kind));
+		tb_string(t, k->q.b, k->q.len);
+		tb_mpint(t, k->d.b, k->d.len);
+		break;
+	case KEY_RSA:
+		tb_mpint(t, k->n.b, k->n.len);
+		tb_mpint(t, k->e.b, k->e.len);
+		tb_mpint(t, k->rd.b, k->rd.len);
+		tb_mpint(t, k->iqmp.b, k->iqmp.len);
+		tb_mpint(t, k->p.b, k->p.len);
+		tb_mpint(t, k->pq.b, k->pq.len);
+		break;
+	case KEY_NONE:
+		break;
+	}
+}
+
+/* The private fields of the certificate form (§4.4), cert already written. */
+static inline void
+tk_priv_cert_fields(struct tb *t, const struct testkey *k)
+{
+	uint8_t k64[64];
+
+	switch (k->kind) {
+	case KEY_ED25519:
+		memcpy(k64, k->seed.b, 32);
+		memcpy(k64 + 32, k->a.b, 32);
+		tb_string(t, k->a.b, 32);
+		tb_string(t, k64, 64);
+		OPENSSL_cleanse(k64, sizeof(k64));
+		break;
+	case KEY_ECDSA_P256:
+	case KEY_ECDSA_P384:
+	case KEY_ECDSA_P521:
+		tb_mpint(t, k->d.b, k->d.len);
+		break;
+	case KEY_RSA:
+		tb_mpint(t, k->rd.b, k->rd.len);
+		tb_mpint(t, k->iqmp.b, k->iqmp.len);
+		tb_mpint(t, k->p.b, k->p.len);
+		tb_mpint(t, k->pq.b, k->pq.len);
+		break;
+	case KEY_NONE:
+		break;
+	}
+}
+
+/* What goes into a certificate; zero fields mean the usual value. */
+struct certspec {
+	const struct testkey *key;      /* certified key */
+	const struct testkey *ca;       /* signs, and is the signature key */
+	enum sig_alg ca_alg;            /* SIG_NONE: the CA's default */
+	const char *type_name;          /* NULL: the key's cert name */
+	uint32_t type;                  /* 0 means 1 (user) */
+	int type_given;                 /* use type even if 0 */
+	uint64_t serial;
+	const char *key_id;
+	unsigned nprincipals;
+	uint64_t valid_after, valid_before;
+	const uint8_t *crit; size_t critlen;    /* raw critical_options bytes */
+	const uint8_t *ext; size_t extlen;      /* raw extensions bytes */
+	const uint8_t *sigkey; size_t sigkeylen; /* raw signature key blob */
+	const uint8_t *trailer; size_t trailerlen; /* bytes after signature */
+	int no_signature;               /* stop after signature_key */
+	int corrupt_signature;          /* flip a bit in the signature */
+};
+
+static inline enum sig_alg
+tk_default_alg(enum key_kind kind)
+{
+	return kind == KEY_RSA ? SIG_RSA_SHA512 : sig_alg_for(kind, 0);
+}
+
+static inline void
+tk_cert(struct tb *t, const struct certspec *cs)
+{
+	struct tb ca;
+	struct wb sig;
+	char pr[32];
+	static const uint8_t nonce[32] = { 0x6e, 0x6f, 0x6e, 0x63, 0x65 };
+
+	tb_init(&ca);
+	tk_pub(&ca, cs->ca);
+	tb_cstring(t, cs->type_name ? cs->type_name : tk_cert_name(cs->key->kind));
+	tb_string(t, nonce, sizeof(nonce));
+	tk_pub_fields(t, cs->key);
+	tb_u64(t, cs->serial);
+	tb_u32(t, cs->type_given || cs->type ? cs->type : 1);
+	tb_cstring(t, cs->key_id ? cs->key_id : "perseus@argos");
+	tb_begin(t);
+	for (unsigned i = 0; i < cs->nprincipals; i++) {
+		snprintf(pr, sizeof(pr), "user%u", i);
+		tb_cstring(t, pr);
+	}
+	tb_end(t);
+	tb_u64(t, cs->valid_after);
+	tb_u64(t, cs->valid_before ? cs->valid_before : UINT64_MAX);
+	tb_string(t, cs->crit, cs->critlen);
+	tb_string(t, cs->ext, cs->extlen);
+	tb_string(t, "", 0);                    /* reserved */
+	if (cs->sigkey != NULL)
+		tb_string(t, cs->sigkey, cs->sigkeylen);
+	else
+		tb_string_of(t, &ca);
+	if (!cs->no_signature) {
+		wb_init(&sig);
+		if (sig_make(cs->ca->pkey, cs->ca_alg ? cs->ca_alg :
+		    tk_default_alg(cs->ca->kind), tb_slice(t), &sig) != 0)
+			abort();
+		if (cs->corrupt_signature)
+			sig.p[sig.len - 1] ^= 0x01;
+		tb_string(t, sig.p, sig.len);
+		wb_free(&sig);
+	}
+	if (cs->trailer != NULL)
+		tb_raw(t, cs->trailer, cs->trailerlen);
+	tb_free(&ca);
+}
+
+/* The certificate form of an ADD encoding (§4.4). */
+static inline void
+tk_priv_cert(struct tb *t, const struct certspec *cs)
+{
+	struct tb c;
+
+	tb_init(&c);
+	tk_cert(&c, cs);
+	tb_cstring(t, tk_cert_name(cs->key->kind));
+	tb_string_of(t, &c);
+	tk_priv_cert_fields(t, cs->key);
+	tb_free(&c);
+}
+
+#endif
