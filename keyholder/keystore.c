@@ -1,6 +1,7 @@
 /*
  * keystore.c - the keyholder's table of private keys. Only the main
- * thread touches the table; worker threads only hold EVP_PKEY references.
+ * thread touches the table; worker threads get their own copy of a sealed
+ * key and open it for one signature.
  */
 #include "keyholder/keystore.h"
 #include "crypto/crypto.h"
@@ -70,39 +71,65 @@ ks_add(struct keystore *ks, uint64_t id, struct slice priv)
 		log_info("refused key: %s", why ? why : "not a plain private key");
 		return -1;
 	}
+	/* Checked once, here; then only the shielded encoding is kept. */
 	if ((pkey = pkey_private(&k, &why)) == NULL) {
 		log_info("refused key: %s", why ? why : "invalid");
 		return -1;
 	}
+	EVP_PKEY_free(pkey);
 	if ((s = ks_find(ks, id)) != NULL) {
-		EVP_PKEY_free(s->pkey);
-		s->pkey = pkey;
+		struct sealed fresh;
+		if (shield_seal(priv, &fresh) != 0)
+			return -1;
+		sealed_free(&s->key);
+		s->key = fresh;
 		s->kind = k.pub.kind;
 		return 0;
 	}
 	if ((ks->n >= ks->nbuckets && ks_grow(ks) != 0) ||
-	    (s = calloc(1, sizeof(*s))) == NULL) {
-		EVP_PKEY_free(pkey);
+	    (s = calloc(1, sizeof(*s))) == NULL)
+		return -1;
+	if (shield_seal(priv, &s->key) != 0) {
+		free(s);
 		return -1;
 	}
 	s->id = id;
 	s->kind = k.pub.kind;
-	s->pkey = pkey;
 	s->next = *ks_bucket(ks, id);
 	*ks_bucket(ks, id) = s;
 	ks->n++;
 	return 0;
 }
 
-EVP_PKEY *
-ks_get(struct keystore *ks, uint64_t id, int *kind)
+int
+ks_get(struct keystore *ks, uint64_t id, int *kind, struct sealed *out)
 {
 	struct keyslot *s = ks_find(ks, id);
 
-	if (s == NULL || EVP_PKEY_up_ref(s->pkey) != 1)
-		return NULL;
+	if (s == NULL || sealed_copy(&s->key, out) != 0)
+		return -1;
 	*kind = s->kind;
-	return s->pkey;
+	return 0;
+}
+
+int
+ks_sign(const struct sealed *key, int alg, struct slice data, struct wb *sig)
+{
+	struct privkey k;
+	EVP_PKEY *pkey = NULL;
+	uint8_t *plain;
+	struct rd r;
+	int rc = -1;
+
+	if ((plain = shield_open(key)) == NULL)
+		return -1;
+	rd_init(&r, plain, key->len);
+	if (key_parse_private(&r, &k, NULL) == 0 &&
+	    (pkey = pkey_private_trusted(&k)) != NULL)
+		rc = sig_make(pkey, (enum sig_alg)alg, data, sig);
+	EVP_PKEY_free(pkey);            /* OpenSSL clears its private copy */
+	shield_release(plain, key->len);
+	return rc;
 }
 
 void
@@ -115,7 +142,7 @@ ks_delete(struct keystore *ks, uint64_t id)
 	for (pp = ks_bucket(ks, id); (s = *pp) != NULL; pp = &s->next)
 		if (s->id == id) {
 			*pp = s->next;
-			EVP_PKEY_free(s->pkey);
+			sealed_free(&s->key);
 			free(s);
 			ks->n--;
 			return;
@@ -130,7 +157,7 @@ ks_wipe(struct keystore *ks)
 	for (size_t i = 0; i < ks->nbuckets; i++) {
 		for (s = ks->buckets[i]; s != NULL; s = next) {
 			next = s->next;
-			EVP_PKEY_free(s->pkey);
+			sealed_free(&s->key);
 			free(s);
 		}
 		ks->buckets[i] = NULL;

@@ -1,22 +1,21 @@
 /*
- * keystore.h - the private keys, by the id policy gave them. Each entry is
- * an OpenSSL EVP_PKEY built from the wire encoding and checked against its
- * public half. Signing threads hold a reference while they sign, so a key
- * deleted meanwhile is freed (and wiped by OpenSSL) when they finish.
+ * keystore.h - the private keys, by the id policy gave them. A key is
+ * checked once, when it is added (built as an OpenSSL EVP_PKEY against
+ * its public half), and then kept only shielded (keyholder/shield.h).
  */
 #ifndef KEYWARD_KEYSTORE_H
 #define KEYWARD_KEYSTORE_H
 
 #include "ipc/buf.h"
+#include "keyholder/shield.h"
 
-#include <openssl/evp.h>
 #include <stdint.h>
 
 struct keyslot {
 	struct keyslot *next;
 	uint64_t id;
 	int kind;                       /* enum key_kind */
-	EVP_PKEY *pkey;
+	struct sealed key;              /* the plain private encoding, sealed */
 };
 
 struct keystore {
@@ -25,12 +24,15 @@ struct keystore {
 };
 
 void ks_init(struct keystore *ks);
-/* Build and check a key from its plain private encoding; replaces an
+/* Check and shield a key given in its plain private encoding; replaces an
  * existing id. 0 or -1 (with the reason logged). */
 int ks_add(struct keystore *ks, uint64_t id, struct slice priv);
-/* A new reference to the key, or NULL. Caller frees with EVP_PKEY_free. */
-EVP_PKEY *ks_get(struct keystore *ks, uint64_t id, int *kind);
+/* A copy of the sealed key (the caller frees it), or -1. */
+int ks_get(struct keystore *ks, uint64_t id, int *kind, struct sealed *out);
 void ks_delete(struct keystore *ks, uint64_t id);
 void ks_wipe(struct keystore *ks);
+
+/* Unshield, rebuild, sign, wipe: what a worker thread does per request. */
+int ks_sign(const struct sealed *key, int alg, struct slice data, struct wb *sig);
 
 #endif

@@ -20,12 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 struct job {
 	struct job *next;
 	uint32_t req;
-	EVP_PKEY *pkey;
+	struct sealed key;
 	enum sig_alg alg;
 	struct wb data, sig;
 	int ok;
@@ -39,8 +40,27 @@ static struct {
 	struct job *todo, *todo_tail, *done;
 	int done_fd;            /* eventfd: workers tell the main thread */
 	struct wb out;
-	uint8_t rbuf[IPC_MAX_MSG + 1];
+	uint8_t *rbuf;          /* received messages: an ADD holds a private key */
 } K = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+
+#define RBUF_LEN (IPC_MAX_MSG + 1)
+
+/* The receive buffer holds each ADD's private key until it is wiped:
+ * lock it in memory and keep it out of core dumps. */
+static void
+guard_rbuf(void)
+{
+	void *p = mmap(NULL, RBUF_LEN, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		fatal("mmap: %m");
+	if (madvise(p, RBUF_LEN, MADV_DONTDUMP) != 0)
+		fatal("madvise(MADV_DONTDUMP): %m");
+	if (mlock(p, RBUF_LEN) != 0)
+		log_error("warning: cannot lock the receive buffer in memory (%m)");
+	K.rbuf = p;
+}
 
 static void
 reply(uint8_t type, uint32_t req, const struct wb *payload, uint8_t status)
@@ -69,9 +89,8 @@ worker(void *arg)
 			K.todo_tail = NULL;
 		pthread_mutex_unlock(&K.mu);
 
-		j->ok = sig_make(j->pkey, j->alg, wb_slice_of(&j->data), &j->sig) == 0;
-		EVP_PKEY_free(j->pkey);
-		j->pkey = NULL;
+		j->ok = ks_sign(&j->key, j->alg, wb_slice_of(&j->data), &j->sig) == 0;
+		sealed_free(&j->key);
 
 		pthread_mutex_lock(&K.mu);
 		j->next = K.done;
@@ -129,9 +148,9 @@ k_sign(const struct msg_hdr *h, struct rd *r)
 		return -1;
 	if ((j = calloc(1, sizeof(*j))) == NULL)
 		fatal("out of memory");
-	if ((j->pkey = ks_get(&K.keys, m.key_id, &kind)) == NULL ||
+	if (ks_get(&K.keys, m.key_id, &kind, &j->key) != 0 ||
 	    !sig_alg_fits((enum sig_alg)m.alg, (enum key_kind)kind)) {
-		EVP_PKEY_free(j->pkey);
+		sealed_free(&j->key);
 		free(j);
 		reply(MSG_R_STATUS, h->req, NULL, ST_FAIL);
 		return 0;
@@ -226,6 +245,8 @@ main(int argc, char **argv)
 	if (OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG, NULL) != 1 ||
 	    RAND_status() != 1)
 		fatal("cannot initialise libcrypto");
+	shield_init();
+	guard_rbuf();
 	/* Threads first: the filter is then applied to all of them at once
 	 * (TSYNC), so no thread ever runs unfiltered after set-up and the
 	 * filter needs no clone. */
@@ -250,7 +271,7 @@ main(int argc, char **argv)
 		if (pfd[1].revents & POLLIN)
 			finished();
 		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-			while ((r = chan_recv(&K.policy, K.rbuf, sizeof(K.rbuf), &n)) > 0) {
+			while ((r = chan_recv(&K.policy, K.rbuf, RBUF_LEN, &n)) > 0) {
 				request(K.rbuf, n);
 				wipe(K.rbuf, n);        /* the private key of an ADD */
 			}

@@ -182,8 +182,11 @@ policy_input(void)
 
 	while ((r = chan_recv(&M.policy, M.rbuf, sizeof(M.rbuf), &n)) > 0)
 		policy_reply(M.rbuf, n);
-	if (r < 0)
-		fatal("policy process is gone; shutting down");
+	if (r < 0 && !M.quit) {
+		/* Policy is gone; shutdown_children reaps it and says why. */
+		M.quit = 1;
+		M.exit_status = 255;
+	}
 }
 
 /* Children's log lines arrive on a pipe when we are a daemon. */
@@ -206,6 +209,26 @@ log_input(void)
 	}
 }
 
+/* A child is gone: the agent fails closed. Say which and how. */
+static void
+child_died(pid_t pid, int status)
+{
+	const char *who = pid == M.kids.policy ? "keyward-policy" :
+	    pid == M.kids.keyholder ? "keyward-keyholder" :
+	    pid == M.kids.reaper ? "the reaper" : "a helper";
+
+	reaped(pid);
+	if (WIFSIGNALED(status))
+		log_error("%s was killed by signal %d (%s); shutting down", who,
+		    WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else if (!M.quit)
+		log_error("%s exited with status %d; shutting down", who,
+		    WEXITSTATUS(status));
+	if (!M.quit)
+		M.exit_status = 255;
+	M.quit = 1;
+}
+
 static void
 signal_input(void)
 {
@@ -222,14 +245,8 @@ signal_input(void)
 		send_policy(&M.ipc);
 		break;
 	case SIGCHLD:
-		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-			reaped(pid);
-			log_error("%s exited; shutting down",
-			    pid == M.kids.policy ? "keyward-policy" :
-			    pid == M.kids.keyholder ? "keyward-keyholder" : "a helper");
-			M.quit = 1;
-			M.exit_status = 255;
-		}
+		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+			child_died(pid, status);
 		break;
 	default:
 		log_debug("signal %u: exiting", si.ssi_signo);
@@ -258,10 +275,12 @@ shutdown_children(void)
 {
 	pid_t pid = 0;
 
+	int status;
+
 	chan_close(&M.policy);
 	for (int i = 0; i < 200 && (M.kids.policy || M.kids.keyholder); i++) {
-		while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
-			reaped(pid);
+		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+			child_died(pid, status);
 		if (pid < 0)
 			break;                  /* ECHILD: nobody left */
 		if (M.kids.policy || M.kids.keyholder)
@@ -269,8 +288,8 @@ shutdown_children(void)
 	}
 	if (M.kids.reaper_fd >= 0)
 		close(M.kids.reaper_fd);
-	while (M.kids.reaper > 0 && (pid = waitpid(-1, NULL, 0)) != -1)
-		reaped(pid);
+	while (M.kids.reaper > 0 && (pid = waitpid(-1, &status, 0)) != -1)
+		child_died(pid, status);
 }
 
 static void
@@ -318,6 +337,8 @@ loop(void)
 			fatal("policy process is gone; shutting down");
 		if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))
 			policy_input();
+		if (M.quit)
+			break;
 		if (pfd[2].revents)
 			log_input();
 		/* Clients, walked backwards so drop_client's swap is safe.

@@ -13,6 +13,11 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 void
 sandbox_harden(void)
@@ -145,6 +150,37 @@ sandbox_allow_common(scmp_filter_ctx ctx)
 #endif
 }
 
+#ifdef KEYWARD_TESTING
+/* Test builds only (make TESTING=1, never installed): with
+ * KEYWARD_TEST_FORBIDDEN=who:what in the environment, the process named
+ * who attempts a syscall its filter forbids, right after loading it. The
+ * sandbox test expects it to die by SIGSYS and the agent to fail closed. */
+static void
+attempt_forbidden(const char *who)
+{
+	const char *want = getenv("KEYWARD_TEST_FORBIDDEN"), *what;
+	size_t n = strlen(who);
+	char *argv[] = { "/bin/true", NULL };
+	void *page;
+
+	if (want == NULL || strncmp(want, who, n) != 0 || want[n] != ':')
+		return;
+	what = want + n + 1;
+	log_error("test build: %s attempts forbidden syscall %s", who, what);
+	if (strcmp(what, "open") == 0)
+		(void)syscall(SYS_openat, AT_FDCWD, "/etc/passwd", O_RDONLY);
+	else if (strcmp(what, "socket") == 0)
+		(void)syscall(SYS_socket, AF_INET, SOCK_STREAM, 0);
+	else if (strcmp(what, "execve") == 0)
+		(void)syscall(SYS_execve, argv[0], argv, NULL);
+	else if (strcmp(what, "mprotect") == 0 &&
+	    (page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)) != MAP_FAILED)
+		(void)mprotect(page, 4096, PROT_READ | PROT_EXEC);
+	fatal("test build: %s survived forbidden syscall %s", who, what);
+}
+#endif
+
 void
 sandbox_load(scmp_filter_ctx ctx, const char *who)
 {
@@ -154,6 +190,9 @@ sandbox_load(scmp_filter_ctx ctx, const char *who)
 		fatal("seccomp: cannot load the %s filter: %d", who, r);
 	seccomp_release(ctx);
 	log_debug("%s sandbox active", who);
+#ifdef KEYWARD_TESTING
+	attempt_forbidden(who);
+#endif
 }
 
 #ifdef KEYWARD_SANITIZE

@@ -1,0 +1,56 @@
+#!/bin/bash
+# Each sandboxed process really is under a filter that kills: in the
+# test-only build (make TESTING=1 -> build-testing/, never installed) the
+# environment makes one process attempt one forbidden syscall right after
+# its filter is loaded. It must die by SIGSYS, and the agent must fail
+# closed: every process gone and (but for the reaper's own death, which
+# leaves nobody to remove it) the socket removed.
+. "$(dirname "$0")/lib.sh"
+
+TB=${KEYWARD_TESTING_BUILD:-$(dirname "$AGENT")/../build-testing}
+PROCS="monitor policy keyholder reaper"
+CALLS="open socket execve mprotect"
+NTESTS=$(( 4 * 4 * 3 ))
+if ! is_keyward; then
+	skip_n $NTESTS "not keyward"
+	done_testing
+fi
+if [ ! -x "$TB/keyward" ]; then
+	skip_n $NTESTS "no test build in $TB (make TESTING=1)"
+	done_testing
+fi
+
+for proc in $PROCS; do
+	for call in $CALLS; do
+		sock="$T/$proc-$call.sock"
+		log="$T/$proc-$call.log"
+		KEYWARD_TEST_FORBIDDEN="$proc:$call" "$TB/keyward" -D -a "$sock" \
+			>/dev/null 2>"$log" </dev/null &
+		pid=$!
+		poll_until 10 not pid_alive "$pid"
+		wait "$pid" 2>/dev/null
+		rc=$?
+		if [ "$proc" = monitor ]; then
+			is "$rc" 159 "$proc $call: the monitor dies by SIGSYS (status 128+31)"
+		else
+			ok "$(grep -qE "the reaper was killed by signal 31|keyward-$proc was killed by signal 31" "$log"; echo $?)" \
+				"$proc $call: killed by SIGSYS, and the monitor says so"
+			[ $? ] || diag_file "$log"
+		fi
+		left=$(pgrep -f "$TB/keyward|keyward-policy info|keyward-keyholder info" |
+			while read -r p; do grep -qs "KEYWARD_TEST_FORBIDDEN=$proc:$call" /proc/$p/environ && echo $p; done)
+		poll_until 10 test -z "$(for p in $left; do pid_alive $p && echo $p; done)"
+		ok $? "$proc $call: no process of that agent is left"
+		if [ "$proc" = reaper ]; then
+			# With the reaper gone nobody may remove the socket (the
+			# monitor has no file-system access): it stays, dead.
+			ok "$(test -S "$sock" && ! SSH_AUTH_SOCK=$sock ssh-add -l >/dev/null 2>&1; echo $?)" \
+				"$proc $call: the socket is left but no agent answers on it"
+		else
+			poll_until 10 not test -e "$sock"
+			ok $? "$proc $call: the socket was removed"
+		fi
+		grep -q "survived forbidden syscall" "$log" && diag_file "$log"
+	done
+done
+done_testing

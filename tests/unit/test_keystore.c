@@ -1,0 +1,134 @@
+/*
+ * test_keystore.c - the keyholder's key store and its shielding: every
+ * key is checked once on add, kept sealed under the prekey-derived key,
+ * and opened only to sign. A sealed key that was tampered with does not
+ * open; signatures made from sealed keys verify.
+ */
+#include "keyholder/keystore.h"
+#include "keyholder/shield.h"
+#include "tests/unit/tap.h"
+#include "tests/unit/testkeys.h"
+
+static void
+sign_rows(struct keystore *ks)
+{
+	static const struct {
+		const char *name;
+		enum key_kind kind;
+		enum sig_alg alg;
+	} rows[] = {
+		{ "Ed25519", KEY_ED25519, SIG_ED25519 },
+		{ "ECDSA P-256", KEY_ECDSA_P256, SIG_ECDSA_P256 },
+		{ "ECDSA P-384", KEY_ECDSA_P384, SIG_ECDSA_P384 },
+		{ "ECDSA P-521", KEY_ECDSA_P521, SIG_ECDSA_P521 },
+		{ "RSA-2048 rsa-sha2-256", KEY_RSA, SIG_RSA_SHA256 },
+		{ "RSA-2048 rsa-sha2-512", KEY_RSA, SIG_RSA_SHA512 },
+		{ "RSA-2048 ssh-rsa", KEY_RSA, SIG_RSA_SHA1 },
+	};
+	static const uint8_t data[] = "data to sign";
+	struct slice msg = { data, sizeof(data) };
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct testkey k;
+		struct tb priv, pub;
+		struct pubkey pk;
+		struct sealed s;
+		struct wb sig;
+		int kind = -1;
+		uint64_t id = 100 + i;
+
+		testkey_gen(&k, rows[i].kind, 2048);
+		tb_init(&priv);
+		tb_init(&pub);
+		tk_priv(&priv, &k);
+		tk_pub(&pub, &k);
+		is_int(ks_add(ks, id, tb_slice(&priv)), 0, "%s: a matching key is added", rows[i].name);
+		is_int(ks_get(ks, id, &kind, &s), 0, "%s: its sealed copy is handed out", rows[i].name);
+		is_int(kind, rows[i].kind, "%s: with its kind", rows[i].name);
+		ok(s.len == priv.w.len && memcmp(s.ct, priv.w.p, s.len) != 0,
+		    "%s: the stored key is not the plaintext", rows[i].name);
+		wb_init(&sig);
+		is_int(ks_sign(&s, rows[i].alg, msg, &sig), 0, "%s: signs from the sealed key", rows[i].name);
+		ok(key_parse_public(tb_slice(&pub), &pk, NULL) == 0 &&
+		    sig_verify(&pk, wb_slice_of(&sig), msg, NULL) == 0,
+		    "%s: the signature verifies", rows[i].name);
+		wb_free(&sig);
+		s.ct[0] ^= 1;
+		wb_init(&sig);
+		ok(ks_sign(&s, rows[i].alg, msg, &sig) != 0,
+		    "%s: a sealed key with one bit flipped does not open", rows[i].name);
+		wb_free(&sig);
+		sealed_free(&s);
+		ks_delete(ks, id);
+		ok(ks_get(ks, id, &kind, &s) != 0, "%s: gone after delete", rows[i].name);
+		tb_free(&priv);
+		tb_free(&pub);
+		testkey_free(&k);
+	}
+}
+
+static void
+mismatch_rows(struct keystore *ks)
+{
+	struct testkey a, b;
+	struct tb t;
+	uint8_t k64[64];
+
+	/* An Ed25519 seed with another key's public half. */
+	testkey_gen(&a, KEY_ED25519, 0);
+	testkey_gen(&b, KEY_ED25519, 0);
+	tb_init(&t);
+	tb_cstring(&t, "ssh-ed25519");
+	tb_string(&t, a.a.b, 32);
+	memcpy(k64, b.seed.b, 32);
+	memcpy(k64 + 32, a.a.b, 32);
+	tb_string(&t, k64, 64);
+	ok(ks_add(ks, 1, tb_slice(&t)) != 0, "Ed25519 seed of another key: refused");
+	tb_free(&t);
+	testkey_free(&a);
+	testkey_free(&b);
+
+	/* A certificate form is never handed to the keyholder. */
+	tb_init(&t);
+	tb_cstring(&t, "ssh-ed25519-cert-v01@openssh.com");
+	tb_string(&t, "x", 1);
+	ok(ks_add(ks, 2, tb_slice(&t)) != 0, "a certificate encoding: refused");
+	tb_free(&t);
+	ok(ks->n == 0, "nothing was stored");
+}
+
+static void
+seal_rows(void)
+{
+	static const uint8_t secret[] = "private material";
+	struct slice p = { secret, sizeof(secret) };
+	struct sealed a, b;
+	uint8_t *o;
+
+	ok(shield_seal(p, &a) == 0 && shield_seal(p, &b) == 0, "seal twice");
+	ok(memcmp(a.iv, b.iv, SHIELD_IV_LEN) != 0, "every seal has a fresh IV");
+	ok(memcmp(a.ct, b.ct, a.len) != 0, "so the ciphertexts differ");
+	o = shield_open(&a);
+	ok(o != NULL && memcmp(o, secret, sizeof(secret)) == 0, "open gives the plaintext back");
+	shield_release(o, a.len);
+	a.tag[0] ^= 1;
+	ok(shield_open(&a) == NULL, "a tag with one bit flipped does not open");
+	sealed_free(&a);
+	sealed_free(&b);
+	ok(shield_seal((struct slice){ secret, 0 }, &a) != 0, "empty material is refused");
+}
+
+int
+main(void)
+{
+	struct keystore ks;
+
+	shield_init();
+	ks_init(&ks);
+	seal_rows();
+	sign_rows(&ks);
+	mismatch_rows(&ks);
+	ks_wipe(&ks);
+	free(ks.buckets);       /* ks_wipe keeps the table for reuse */
+	return done_testing();
+}
