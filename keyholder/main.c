@@ -257,7 +257,7 @@ main(int argc, char **argv)
 	sandbox_harden();
 	sandbox_landlock("keyholder", NULL, NULL);
 	sandbox_limit_fds();
-	sandbox_keyholder();
+	sandbox_keyholder(K.policy.fd, K.done_fd);
 	for (;;) {
 		pfd[0] = (struct pollfd){ K.policy.fd, chan_events(&K.policy), 0 };
 		pfd[1] = (struct pollfd){ K.done_fd, POLLIN, 0 };

@@ -600,7 +600,7 @@ main(int argc, char **argv)
 
 	sandbox_harden();
 	sandbox_landlock("monitor", NULL, NULL);        /* it needs no file at all */
-	sandbox_monitor();
+	sandbox_monitor(M.listen_fd, M.opt.fg == FG_NONE);
 	loop();
 
 	shutdown_children();

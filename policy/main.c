@@ -66,7 +66,7 @@ main(int argc, char **argv)
 	sandbox_harden();
 	sandbox_landlock("policy", NULL, NULL);
 	sandbox_limit_fds();
-	sandbox_policy();
+	sandbox_policy((int[]){ P.mon.fd, P.kh.fd, P.pr.fd }, 3);
 	for (;;) {
 		int timeout = policy_timers(&P);
 		for (int i = 0; i < 3; i++)

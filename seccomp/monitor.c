@@ -9,13 +9,21 @@
 #include <sys/socket.h>
 
 void
-sandbox_monitor(void)
+sandbox_monitor(int listen_fd, int use_syslog)
 {
 	scmp_filter_ctx ctx = sandbox_filter_new();
 
 	sandbox_allow_common(ctx);
-	/* main.c accept_client: new clients, non-blocking from the start */
-	sandbox_allow(ctx, SCMP_SYS(accept4), 0);
+	/* client.c, main.c: client bytes in and out (clients come and go, so
+	 * these cannot be pinned to fds), signalfd, the children's log pipe */
+	sandbox_allow(ctx, SCMP_SYS(read), 0);
+	sandbox_allow(ctx, SCMP_SYS(write), 0);
+	/* ipc/chan.c: datagrams to and from policy */
+	sandbox_allow(ctx, SCMP_SYS(sendto), 0);
+	sandbox_allow(ctx, SCMP_SYS(recvfrom), 0);
+	/* main.c accept_client: new clients, on the listening socket only */
+	sandbox_allow(ctx, SCMP_SYS(accept4), 1,
+	    SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)listen_fd));
 	/* main.c accept_client: SO_PEERCRED of each client, nothing else */
 	sandbox_allow(ctx, SCMP_SYS(getsockopt), 2,
 	    SCMP_A1(SCMP_CMP_EQ, SOL_SOCKET), SCMP_A2(SCMP_CMP_EQ, SO_PEERCRED));
@@ -25,8 +33,10 @@ sandbox_monitor(void)
 	/* main.c loop: command mode checks its parent every 10 s */
 	sandbox_allow(ctx, SCMP_SYS(getppid), 0);
 	/* ipc/log.c: glibc syslog reconnects to /dev/log after journald
-	 * restarts; only local datagram sockets */
-	sandbox_allow(ctx, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
-	sandbox_allow(ctx, SCMP_SYS(connect), 0);
+	 * restarts; only as a daemon, only local datagram sockets */
+	if (use_syslog) {
+		sandbox_allow(ctx, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+		sandbox_allow(ctx, SCMP_SYS(connect), 0);
+	}
 	sandbox_load(ctx, "monitor");
 }

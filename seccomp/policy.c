@@ -1,14 +1,20 @@
 /*
- * seccomp/policy.c - policy reads and writes datagrams on the fds it was
- * given and computes. No file, no socket, no exec, no fork after set-up.
+ * seccomp/policy.c - policy reads and writes datagrams on the channels it
+ * was given (monitor, keyholder, prompter), logs to stderr and computes.
+ * No file, no socket, no exec, no fork, no other fd.
  */
 #include "seccomp/sandbox.h"
 
 void
-sandbox_policy(void)
+sandbox_policy(const int *chan_fds, int n)
 {
 	scmp_filter_ctx ctx = sandbox_filter_new();
 
 	sandbox_allow_common(ctx);
+	for (int i = 0; i < n; i++) {
+		/* ipc/chan.c: one datagram in, one out, on its own channels only */
+		sandbox_allow_fd(ctx, SCMP_SYS(recvfrom), chan_fds[i]);
+		sandbox_allow_fd(ctx, SCMP_SYS(sendto), chan_fds[i]);
+	}
 	sandbox_load(ctx, "policy");
 }

@@ -25,15 +25,17 @@ scmp_filter_ctx sandbox_filter_new(void);
 /* Add one rule; fatal if libseccomp refuses it. */
 void sandbox_allow(scmp_filter_ctx ctx, int nr, unsigned nargs, ...);
 void sandbox_errno(scmp_filter_ctx ctx, int nr, int err);
+/* Allow syscall nr only on this fd (its first argument). */
+void sandbox_allow_fd(scmp_filter_ctx ctx, int nr, int fd);
 /* Rules every process needs the same way (memory, time, exit, signals). */
 void sandbox_allow_common(scmp_filter_ctx ctx);
 /* Load the filter (synchronised to all threads) and free it. */
 void sandbox_load(scmp_filter_ctx ctx, const char *who);
 
 /* The per-process filters. */
-void sandbox_monitor(void);
-void sandbox_policy(void);
-void sandbox_keyholder(void);
+void sandbox_monitor(int listen_fd, int use_syslog);
+void sandbox_policy(const int *chan_fds, int n);
+void sandbox_keyholder(int chan_fd, int done_fd);
 void sandbox_prompter(void);
 void sandbox_reaper(void);
 
