@@ -1,0 +1,52 @@
+#!/bin/bash
+# No keyward process can be read by its own uid: each is not dumpable, so
+# a same-uid ptrace attach or a read of /proc/PID/mem or environ fails.
+# The agent runs as nobody and nobody tries; a plain process of nobody's
+# is the control that shows the same reads work where they are allowed.
+. "$(dirname "$0")/lib.sh"
+
+NTESTS=14
+if ! is_keyward; then
+	skip_n $NTESTS "not keyward"
+	done_testing
+fi
+if [ "$(id -u)" != 0 ]; then
+	skip_n $NTESTS "needs root to run the agent and the reader as nobody"
+	done_testing
+fi
+NOBODY_UID=$(id -u nobody) NOBODY_GID=$(id -g nobody)
+as_nobody_cmd() { setpriv --reuid="$NOBODY_UID" --regid="$NOBODY_GID" --clear-groups "$@"; }
+
+chmod 711 "$T"                  # nobody must reach its socket directory
+mkdir -m 700 "$T/nb" && chown nobody "$T/nb"
+as_nobody_cmd env -i PATH=/usr/bin:/bin HOME=/nonexistent \
+	"$AGENT" -D -a "$T/nb/agent.sock" >/dev/null 2>"$T/nb.log" </dev/null &
+mon=$!
+AGENT_PIDS+=("$mon")
+wait_for_socket "$T/nb/agent.sock" 10
+ok $? "agent running as nobody"
+procs="$mon $(descendants "$mon" | tr '\n' ' ')"
+
+setpriv --reuid="$NOBODY_UID" --regid="$NOBODY_GID" --clear-groups sleep 30 &
+control=$!
+is_nobodys() { grep -Eq "^Uid:[[:space:]]+$NOBODY_UID[[:space:]]" "/proc/$1/status" &&
+	[ "$(cat /proc/$1/comm)" = sleep ]; }
+poll_until 10 is_nobodys "$control"
+ok $? "control: a plain process of nobody's is running"
+run as_nobody_cmd head -c 1 "/proc/$control/environ"
+is "$RC" 0 "control: nobody reads the environ of its own plain process"
+
+for p in $procs; do
+	name=$(cat "/proc/$p/comm" 2>/dev/null)
+	case $name in keyward|keyward-policy|keyward-keyhold) ;; *) continue ;; esac
+	[ "$p" = "$mon" ] && name="keyward (monitor)"
+	run as_nobody_cmd head -c 1 "/proc/$p/environ"
+	ok "$([ "$RC" != 0 ] && echo 0 || echo 1)" "$name: same-uid read of /proc/$p/environ fails"
+	run as_nobody_cmd perl -e 'open(my $f, "<", "/proc/'"$p"'/mem") or exit 1; exit 0'
+	ok "$([ "$RC" != 0 ] && echo 0 || echo 1)" "$name: same-uid open of /proc/$p/mem fails"
+done
+kill "$control" 2>/dev/null
+kill "$mon"
+wait_gone "$mon" 10
+ok $? "agent stopped"
+done_testing
