@@ -1,0 +1,97 @@
+#!/bin/bash
+# The man page: keyward(1) formats without a single warning (groff -ww and
+# man --warnings), documents every option letter options.c accepts (and no
+# other), every environment variable the code reads, and carries the one
+# version of monitor/options.h, as do keyward -V and debian/changelog.
+. "$(dirname "$0")/lib.sh"
+
+PAGE=$REPO/doc/keyward.1
+OPTIONS_C=$REPO/monitor/options.c
+VERSION_H=$REPO/monitor/options.h
+
+[ -f "$PAGE" ] || bail "no $PAGE"
+
+# --- formatting, no warnings
+for tool in groff man; do
+	command -v "$tool" >/dev/null
+	ok $? "$tool is installed (make deps)"
+done
+
+run groff -man -ww -z "$PAGE"
+is "$RC:$ERR" "0:" "groff -man -ww -z doc/keyward.1: exit 0, no warnings"
+run groff -man -ww -z -Tutf8 "$PAGE"
+is "$RC:$ERR" "0:" "groff -man -ww -Tutf8: no warnings"
+# man(1) formats for a terminal of its own width; try narrow and wide too.
+for width in 80 60 132; do
+	LAST_CMD="MANWIDTH=$width man --warnings -l $PAGE >/dev/null" RUN_SHOWN=0
+	ERR=$(MANWIDTH=$width man --warnings -l "$PAGE" 2>&1 >/dev/null)
+	RC=$? OUT=
+	is "$RC:$ERR" "0:" "man --warnings -l doc/keyward.1 (MANWIDTH=$width): no warnings"
+done
+LAST_CMD="man -l $PAGE | col -b" RUN_SHOWN=0
+TEXT=$(MANWIDTH=80 man -l "$PAGE" 2>/dev/null | col -b)
+for section in NAME SYNOPSIS DESCRIPTION OPTIONS "COMMAND MODE" "SOCKET LOCATION" \
+	"SOCKET ACTIVATION" "PROCESS MODEL" "THREAT MODEL" "REFUSED ON PURPOSE" \
+	ENVIRONMENT FILES SIGNALS "EXIT STATUS" "SEE ALSO"; do
+	printf '%s\n' "$TEXT" | grep -qx "$section"
+	ok $? "section $section is there"
+done
+
+# --- every option letter of the getopt string, and nothing else
+optstring=$(sed -n 's/.*getopt(argc, argv, "\([^"]*\)").*/\1/p' "$OPTIONS_C")
+like "$optstring" '^\+?[A-Za-z:]+$' "getopt string found in options.c ($optstring)"
+letters=$(printf '%s' "${optstring#+}" | tr -d ':' | fold -w1 | sort)
+like "$(printf '%s' "$letters" | wc -l)" '^[1-9][0-9]*$' "options.c accepts some letters"
+# The OPTIONS section's items: ".TP" then ".B \-x" or ".BI \-x arg".
+items=$(awk '
+	/^\.SH / { in_opts = ($0 == ".SH OPTIONS"); next }
+	in_opts && prev == ".TP" && /^\.BI? \\-[A-Za-z]/ {
+		sub(/^\.BI? \\-/, ""); print substr($0, 1, 1)
+	}
+	{ prev = $0 }' "$PAGE" | sort)
+for l in $letters; do
+	printf '%s\n' "$items" | grep -qx -- "$l"
+	ok $? "option -$l (accepted by options.c) has its own item in OPTIONS"
+	printf '%s\n' "$TEXT" | grep -Eq -- "(^|[[ ])-[A-Za-z]*$l"
+	ok $? "option -$l appears in the formatted page"
+done
+for l in $items; do
+	printf '%s\n' "$letters" | grep -qx -- "$l"
+	ok $? "documented option -$l is one options.c accepts"
+done
+# options that take an argument are documented with one
+for l in $(printf '%s' "${optstring#+}" | grep -o '[A-Za-z]:' | tr -d ':'); do
+	grep -Eq "^\.BI \\\\-$l " "$PAGE"
+	ok $? "option -$l is documented with its argument"
+done
+
+# --- every environment variable the programs read (KEYWARD_TEST_* are
+# hooks of test builds, make TESTING=1, which are never installed)
+envsec=$(printf '%s\n' "$TEXT" | awk '/^ENVIRONMENT$/ { on = 1; next } /^[A-Z][A-Z ]+$/ { on = 0 } on')
+vars=$(grep -rhoE 'getenv\("[A-Za-z_]+"\)' "$REPO"/monitor "$REPO"/policy "$REPO"/keyholder \
+	"$REPO"/ipc "$REPO"/crypto "$REPO"/seccomp --include='*.c' | sed 's/getenv("\(.*\)")/\1/' | grep -v '^KEYWARD_TEST_' | sort -u)
+[ -n "$vars" ]
+ok $? "the sources read some environment variables"
+for v in $vars; do
+	printf '%s\n' "$envsec" | grep -qw -- "$v"
+	ok $? "ENVIRONMENT documents $v (read by the code)"
+done
+
+# --- one version: monitor/options.h
+version=$(sed -n 's/^#define KEYWARD_VERSION "\(.*\)"$/\1/p' "$VERSION_H")
+like "$version" '^[0-9]+\.[0-9]+\.[0-9]+' "KEYWARD_VERSION found in monitor/options.h ($version)"
+run "$KEYWARD_BUILD/keyward" -V
+is "$RC" 0 "keyward -V exits 0"
+is "$OUT" "" "keyward -V prints nothing on stdout"
+is "$ERR" "keyward $version" "keyward -V prints 'keyward $version' on stderr"
+clog=$(sed -n '1s/^keyward (\([^)]*\)).*/\1/p' "$REPO/debian/changelog")
+is "$clog" "$version" "debian/changelog's version is KEYWARD_VERSION"
+if command -v dpkg-parsechangelog >/dev/null; then
+	is "$(cd "$REPO" && dpkg-parsechangelog -S Version)" "$version" "dpkg-parsechangelog agrees"
+else
+	skip "dpkg-parsechangelog not installed"
+fi
+th=$(sed -n 's/^\.TH KEYWARD 1 "[^"]*" "keyward \([^"]*\)".*/\1/p' "$PAGE")
+is "$th" "$version" "the man page's .TH line names KEYWARD_VERSION"
+
+done_testing

@@ -1,0 +1,142 @@
+#!/bin/bash
+# The Debian package, as a new user gets it: "make deb" builds it, lintian
+# finds no error, dpkg -i installs it, the installed /usr/bin/keyward (with
+# its helpers in /usr/libexec/keyward) serves one real login, man finds
+# keyward(1), the systemd user units are in place; then dpkg -r removes it
+# (and dpkg -P purges what is left).
+# It installs a package on the machine, so it runs only as root with
+# KEYWARD_TEST_DEB=1 (.ci/run sets it); otherwise the whole file is skipped.
+. "$(dirname "$0")/lib.sh"
+
+skip_all() { printf '1..0 # SKIP %s\n' "$*"; exit 0; }
+
+[ "$(id -u)" = 0 ] || skip_all "installs a package: needs root"
+[ "${KEYWARD_TEST_DEB:-}" = 1 ] || skip_all "set KEYWARD_TEST_DEB=1 to build, install and remove the .deb"
+if dpkg-query -W -f='${Status}\n' keyward 2>/dev/null | grep -q 'install ok installed'; then
+	skip_all "a keyward package is already installed; not replacing it"
+fi
+for tool in dpkg-buildpackage dh lintian man; do
+	command -v "$tool" >/dev/null || skip_all "$tool is not installed (make deps)"
+done
+
+# Whatever happens, the package does not outlive the test.
+INSTALLED=0
+deb_cleanup() {
+	local rc=$?
+	[ "$INSTALLED" = 1 ] && dpkg -P keyward >/dev/null 2>&1
+	(exit $rc)
+	cleanup
+}
+trap deb_cleanup EXIT
+
+version=$(sed -n 's/^#define KEYWARD_VERSION "\(.*\)"$/\1/p' "$REPO/monitor/options.h")
+arch=$(dpkg --print-architecture)
+DEB=$REPO/build/keyward_${version}_${arch}.deb
+
+# --- build. make check passes its variables (SANITIZE=1 ...) down through
+# MAKEFLAGS; the package is built without them.
+rm -f "$DEB"
+LAST_CMD="make -C $REPO deb" RUN_SHOWN=0
+(cd "$REPO" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make deb) >"$T/deb.log" 2>&1
+RC=$? OUT=$(tail -n 30 "$T/deb.log") ERR=
+is "$RC" 0 "make deb" || bail "make deb failed"
+[ -f "$DEB" ]
+ok $? "the package is build/$(basename "$DEB")"
+run dpkg-deb -f "$DEB" Version
+is "$OUT" "$version" "package version is KEYWARD_VERSION"
+[ ! -e "$REPO/debian/build" ] && [ ! -e "$REPO/debian/keyward" ]
+ok $? "make deb leaves debian/ clean"
+
+run lintian "$DEB"
+lint=$(printf '%s\n' "$OUT" | grep '^E: ')
+is "$lint" "" "lintian reports no errors"
+printf '%s\n' "$OUT" | grep -E '^[WIP]: ' | sed 's/^/# lintian: /'
+
+run dpkg-deb -c "$DEB"
+for f in ./usr/bin/keyward ./usr/libexec/keyward/keyward-policy \
+	./usr/libexec/keyward/keyward-keyholder ./usr/share/man/man1/keyward.1.gz \
+	./usr/lib/systemd/user/keyward.socket ./usr/lib/systemd/user/keyward.service; do
+	printf '%s\n' "$OUT" | grep -qE " $f\$"
+	ok $? "the package holds ${f#.}"
+done
+
+# --- install
+run dpkg -i "$DEB"
+is "$RC" 0 "dpkg -i" || bail "dpkg -i failed"
+INSTALLED=1
+[ -x /usr/bin/keyward ] && [ ! -e /usr/bin/keyward-policy ] && [ ! -e /usr/bin/keyward-keyholder ]
+ok $? "/usr/bin has keyward alone; its helpers are in /usr/libexec/keyward"
+run ldd /usr/bin/keyward /usr/libexec/keyward/keyward-policy /usr/libexec/keyward/keyward-keyholder
+unlike "$OUT" 'lib(a|ub)san' "the packaged programs are not sanitizer builds"
+unlike "$(ldd /usr/bin/keyward)" 'libcrypto' "the packaged monitor does not link libcrypto"
+run /usr/bin/keyward -V
+is "$ERR" "keyward $version" "installed keyward -V prints the version"
+# Slim Docker images tell dpkg not to install man pages at all.
+if grep -qs '^path-exclude=* */usr/share/man' /etc/dpkg/dpkg.cfg /etc/dpkg/dpkg.cfg.d/*; then
+	skip_n 2 "dpkg is configured not to install man pages (path-exclude in /etc/dpkg)"
+else
+	run man -w keyward
+	is "$RC:$OUT" "0:/usr/share/man/man1/keyward.1.gz" "man -w keyward finds the installed page"
+	LAST_CMD="man --warnings keyward" RUN_SHOWN=0
+	ERR=$(MANWIDTH=80 man --warnings keyward 2>&1 >/dev/null)
+	RC=$? OUT=
+	is "$RC:$ERR" "0:" "man --warnings keyward: formats without warnings"
+fi
+[ -f /usr/lib/systemd/user/keyward.socket ]
+ok $? "/usr/lib/systemd/user/keyward.socket exists"
+run grep '^ExecStart=' /usr/lib/systemd/user/keyward.service
+is "$OUT" "ExecStart=/usr/bin/keyward -D" "the installed service runs /usr/bin/keyward -D"
+if command -v systemd-analyze >/dev/null; then
+	mkdir -p "$T/xdg" && chmod 700 "$T/xdg"
+	XDG_RUNTIME_DIR=$T/xdg run systemd-analyze verify --user \
+		/usr/lib/systemd/user/keyward.socket /usr/lib/systemd/user/keyward.service
+	is "$RC:$ERR" "0:" "systemd-analyze verify --user: the installed units are valid"
+else
+	skip "no systemd-analyze"
+fi
+
+# --- one real login through the installed agent
+AGENT=/usr/bin/keyward
+start_agent
+ok $? "installed keyward started" || bail "installed keyward did not start"
+# The socket exists before the helpers are started: wait for them (and
+# look again if a scan of /proc missed them while other processes came
+# and went).
+helpers_up() {
+	local p
+	exes=""
+	for p in $(descendants "$SSH_AGENT_PID"); do exes+="$(readlink "/proc/$p/exe")"$'\n'; done
+	[ "$(printf '%s' "$exes" | grep -c '^/usr/libexec/keyward/')" = 2 ]
+}
+for ((i = 0; i < 50; i++)); do helpers_up && break; sleep 0.2; done
+contains "$exes" /usr/libexec/keyward/keyward-policy "it runs /usr/libexec/keyward/keyward-policy"
+contains "$exes" /usr/libexec/keyward/keyward-keyholder "it runs /usr/libexec/keyward/keyward-keyholder"
+gen_key login ed25519 || bail "ssh-keygen"
+cat "$T/keys/login.pub" >>"$T/authorized_keys"
+run ssh-add "$T/keys/login"
+is "$RC" 0 "ssh-add to the installed agent"
+hide_key login
+start_sshd hostA
+ok $? "sshd hostA started"
+run ssh_as hostA "$T/keys/login.pub" -- 'echo logged-in'
+is "$RC:$OUT" "0:logged-in" "a real login through the installed keyward" || diag_file "$(sshd_log hostA)"
+sshd_accepted hostA "$T/keys/login.pub"
+ok $? "sshd accepted the key the installed agent signed with"
+stop_agent
+ok $? "installed keyward stopped with -k"
+
+# --- remove
+run dpkg -r keyward
+is "$RC" 0 "dpkg -r keyward"
+INSTALLED=0
+# The postrm (dh_installsystemduser) keeps the package in "config-files"
+# state until it is purged; purge it so nothing is left in dpkg's database.
+run dpkg -P keyward
+is "$RC" 0 "dpkg -P keyward"
+run dpkg-query -W keyward
+is "$RC" 1 "dpkg no longer knows the package"
+[ ! -e /usr/bin/keyward ] && [ ! -e /usr/libexec/keyward ] &&
+	[ ! -e /usr/lib/systemd/user/keyward.socket ] && [ ! -e /usr/share/man/man1/keyward.1.gz ]
+ok $? "the package's files are gone"
+
+done_testing
