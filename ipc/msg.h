@@ -29,6 +29,8 @@ enum msg_type {
 	MSG_KH_SIGN,            /* msg_kh_sign */
 	MSG_KH_DELETE,          /* msg_kh_delete */
 	MSG_KH_WIPE,            /* no payload */
+	MSG_KH_LOCK,            /* msg_blob: passphrase; re-seal every key under it */
+	MSG_KH_UNLOCK,          /* msg_blob: passphrase */
 	/* policy -> prompter */
 	MSG_PROMPT = 48,        /* msg_blob: the question */
 	MSG_PROMPT_CANCEL,      /* no payload: the asker went away */

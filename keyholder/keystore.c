@@ -8,6 +8,8 @@
 #include "ipc/log.h"
 #include "ipc/sshkey.h"
 
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,6 +67,10 @@ ks_add(struct keystore *ks, uint64_t id, struct slice priv)
 	const char *why = NULL;
 	EVP_PKEY *pkey;
 
+	if (ks->locked) {
+		log_info("refused key: the keyholder is locked");
+		return -1;
+	}
 	rd_init(&r, priv.p, priv.len);
 	if (key_parse_private(&r, &k, &why) != 0 || rd_done(&r) != 0 ||
 	    k.pub.is_cert) {
@@ -106,7 +112,7 @@ ks_get(struct keystore *ks, uint64_t id, int *kind, struct sealed *out)
 {
 	struct keyslot *s = ks_find(ks, id);
 
-	if (s == NULL || sealed_copy(&s->key, out) != 0)
+	if (ks->locked || s == NULL || sealed_copy(&s->key, out) != 0)
 		return -1;
 	*kind = s->kind;
 	return 0;
@@ -162,5 +168,77 @@ ks_wipe(struct keystore *ks)
 		}
 		ks->buckets[i] = NULL;
 	}
-	ks->n = 0;
+	ks->n = 0;              /* a lock stays: unlocking an empty store works */
+}
+
+/* Re-seal every key: open with from (NULL: the prekey), seal with to.
+ * All or nothing: on any failure the new seals are dropped. */
+static int
+reseal(struct keystore *ks, const uint8_t *from, const uint8_t *to)
+{
+	struct sealed *fresh = NULL;
+	struct keyslot *s;
+	size_t i, j = 0;
+	int rc = -1;
+
+	if (ks->n > 0 && (fresh = calloc(ks->n, sizeof(*fresh))) == NULL)
+		return -1;
+	for (i = 0; i < ks->nbuckets; i++)
+		for (s = ks->buckets[i]; s != NULL; s = s->next, j++) {
+			uint8_t *plain = shield_open_with(from, &s->key);
+			int ok = plain != NULL && shield_seal_with(to,
+			    (struct slice){ plain, s->key.len }, &fresh[j]) == 0;
+			shield_release(plain, s->key.len);
+			if (!ok)
+				goto out;
+		}
+	for (i = 0, j = 0; i < ks->nbuckets; i++)
+		for (s = ks->buckets[i]; s != NULL; s = s->next, j++) {
+			sealed_free(&s->key);
+			s->key = fresh[j];
+			memset(&fresh[j], 0, sizeof(fresh[j]));
+		}
+	rc = 0;
+out:
+	for (i = 0; i < ks->n; i++)
+		sealed_free(&fresh[i]);
+	free(fresh);
+	return rc;
+}
+
+int
+ks_lock(struct keystore *ks, struct slice pass)
+{
+	uint8_t *key = OPENSSL_secure_malloc(SHIELD_LOCK_KEY_LEN);
+	int rc = -1;
+
+	if (key != NULL && !ks->locked && pass.len > 0 &&
+	    RAND_bytes(ks->salt, sizeof(ks->salt)) == 1 &&
+	    shield_lock_key(pass, ks->salt, key) == 0 &&
+	    reseal(ks, NULL, key) == 0) {
+		/* A fresh prekey: a stray copy sealed under the old one (a
+		 * worker's, a freed block's) is now useless too. */
+		if (shield_rekey() != 0)
+			fatal("cannot renew the shielding prekey");
+		ks->locked = 1;
+		rc = 0;
+	}
+	OPENSSL_secure_clear_free(key, SHIELD_LOCK_KEY_LEN);
+	return rc;
+}
+
+int
+ks_unlock(struct keystore *ks, struct slice pass)
+{
+	uint8_t *key = OPENSSL_secure_malloc(SHIELD_LOCK_KEY_LEN);
+	int rc = -1;
+
+	if (key != NULL && ks->locked &&
+	    shield_lock_key(pass, ks->salt, key) == 0 &&
+	    reseal(ks, key, NULL) == 0) {
+		ks->locked = 0;
+		rc = 0;
+	}
+	OPENSSL_secure_clear_free(key, SHIELD_LOCK_KEY_LEN);
+	return rc;
 }

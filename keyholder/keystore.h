@@ -21,6 +21,8 @@ struct keyslot {
 struct keystore {
 	struct keyslot **buckets;
 	size_t nbuckets, n;
+	int locked;             /* keys sealed under the passphrase, not the prekey */
+	uint8_t salt[SHIELD_SALT_LEN];
 };
 
 void ks_init(struct keystore *ks);
@@ -31,6 +33,11 @@ int ks_add(struct keystore *ks, uint64_t id, struct slice priv);
 int ks_get(struct keystore *ks, uint64_t id, int *kind, struct sealed *out);
 void ks_delete(struct keystore *ks, uint64_t id);
 void ks_wipe(struct keystore *ks);
+/* Lock: re-seal every key under a key scrypt derives from the passphrase
+ * and a fresh salt; the prekey-sealed copies are dropped. Unlock: the
+ * reverse; a wrong passphrase changes nothing. 0 or -1. */
+int ks_lock(struct keystore *ks, struct slice pass);
+int ks_unlock(struct keystore *ks, struct slice pass);
 
 /* Unshield, rebuild, sign, wipe: what a worker thread does per request. */
 int ks_sign(const struct sealed *key, int alg, struct slice data, struct wb *sig);

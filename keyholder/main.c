@@ -193,6 +193,34 @@ k_wipe(const struct msg_hdr *h, struct rd *r)
 	return 0;
 }
 
+static int
+k_lock_common(const struct msg_hdr *h, struct rd *r, int lock)
+{
+	struct msg_blob m;
+	int rc;
+
+	if (msg_blob_decode(r, &m) != 0)
+		return -1;
+	rc = lock ? ks_lock(&K.keys, m.blob) : ks_unlock(&K.keys, m.blob);
+	if (rc == 0)
+		log_info("%s %zu key(s)", lock ? "locked: sealed under the passphrase"
+		    : "unlocked:", K.keys.n);
+	reply(MSG_R_STATUS, h->req, NULL, rc == 0 ? ST_OK : ST_FAIL);
+	return 0;
+}
+
+static int
+k_lock(const struct msg_hdr *h, struct rd *r)
+{
+	return k_lock_common(h, r, 1);
+}
+
+static int
+k_unlock(const struct msg_hdr *h, struct rd *r)
+{
+	return k_lock_common(h, r, 0);
+}
+
 /* Everything policy can ask of the keyholder. */
 static const struct {
 	uint8_t type;
@@ -202,6 +230,8 @@ static const struct {
 	{ MSG_KH_SIGN, k_sign },
 	{ MSG_KH_DELETE, k_delete },
 	{ MSG_KH_WIPE, k_wipe },
+	{ MSG_KH_LOCK, k_lock },
+	{ MSG_KH_UNLOCK, k_unlock },
 };
 
 static void

@@ -39,15 +39,18 @@ shield_key(uint8_t key[64])
 	    && n == 64 ? 0 : -1;
 }
 
+/* AES-256-GCM with key (the first 32 bytes), or the shielding key. */
 static int
-crypt(int enc, const uint8_t *iv, uint8_t *tag, const uint8_t *in, size_t len,
-    uint8_t *out)
+crypt(const uint8_t *with, int enc, const uint8_t *iv, uint8_t *tag,
+    const uint8_t *in, size_t len, uint8_t *out)
 {
 	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
 	uint8_t key[64];
 	int n, ok;
 
-	ok = ctx != NULL && shield_key(key) == 0 &&
+	if (with != NULL)
+		memcpy(key, with, SHIELD_LOCK_KEY_LEN);
+	ok = ctx != NULL && (with != NULL || shield_key(key) == 0) &&
 	    EVP_CipherInit_ex(ctx, EVP_aes_256_gcm(), NULL, key, iv, enc) == 1 &&
 	    (enc || EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, SHIELD_TAG_LEN,
 	    tag) == 1) &&
@@ -63,13 +66,19 @@ crypt(int enc, const uint8_t *iv, uint8_t *tag, const uint8_t *in, size_t len,
 int
 shield_seal(struct slice plain, struct sealed *out)
 {
+	return shield_seal_with(NULL, plain, out);
+}
+
+int
+shield_seal_with(const uint8_t *key, struct slice plain, struct sealed *out)
+{
 	memset(out, 0, sizeof(*out));
 	if (plain.len == 0 || plain.len > INT32_MAX ||
 	    (out->ct = malloc(plain.len)) == NULL)
 		return -1;
 	out->len = plain.len;
 	if (RAND_bytes(out->iv, SHIELD_IV_LEN) != 1 ||
-	    crypt(1, out->iv, out->tag, plain.p, plain.len, out->ct) != 0) {
+	    crypt(key, 1, out->iv, out->tag, plain.p, plain.len, out->ct) != 0) {
 		sealed_free(out);
 		return -1;
 	}
@@ -79,12 +88,18 @@ shield_seal(struct slice plain, struct sealed *out)
 uint8_t *
 shield_open(const struct sealed *s)
 {
+	return shield_open_with(NULL, s);
+}
+
+uint8_t *
+shield_open_with(const uint8_t *key, const struct sealed *s)
+{
 	uint8_t *plain = OPENSSL_secure_malloc(s->len), tag[SHIELD_TAG_LEN];
 
 	if (plain == NULL)
 		return NULL;
 	memcpy(tag, s->tag, sizeof(tag));
-	if (crypt(0, s->iv, tag, s->ct, s->len, plain) != 0) {
+	if (crypt(key, 0, s->iv, tag, s->ct, s->len, plain) != 0) {
 		shield_release(plain, s->len);
 		return NULL;
 	}
@@ -108,9 +123,27 @@ sealed_copy(const struct sealed *from, struct sealed *to)
 	return 0;
 }
 
+int
+shield_rekey(void)
+{
+	return RAND_bytes(prekey, SHIELD_PREKEY_LEN) == 1 ? 0 : -1;
+}
+
 void
 sealed_free(struct sealed *s)
 {
+	if (s->ct != NULL)
+		OPENSSL_cleanse(s->ct, s->len);
 	free(s->ct);
 	memset(s, 0, sizeof(*s));
+}
+
+int
+shield_lock_key(struct slice pass, const uint8_t *salt, uint8_t *key)
+{
+	/* scrypt: memory-hard, so a stolen locked agent does not give the
+	 * keys to a GPU farm cheaply (16 MiB, about 40 ms here). */
+	return EVP_PBE_scrypt((const char *)pass.p, pass.len, salt, SHIELD_SALT_LEN,
+	    SHIELD_SCRYPT_N, SHIELD_SCRYPT_R, SHIELD_SCRYPT_P, SHIELD_SCRYPT_MAXMEM,
+	    key, SHIELD_LOCK_KEY_LEN) == 1 ? 0 : -1;
 }

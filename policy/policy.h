@@ -22,7 +22,7 @@ struct conn {
 	struct bindings bind;   /* session-bind chain (spec §7.3) */
 };
 
-enum pending_kind { P_ADD, P_CONFIRM, P_SIGN, P_UNLOCK_DELAY };
+enum pending_kind { P_ADD, P_CONFIRM, P_SIGN, P_UNLOCK_DELAY, P_LOCK, P_UNLOCK };
 
 /* A client request waiting for the keyholder, the prompter or a timer. */
 struct pending {

@@ -574,6 +574,35 @@ h_remove_all(struct ctx *c)
 	return 0;
 }
 
+static void
+kh_lock(struct policy *P, struct pending *p, uint8_t type, struct slice pass)
+{
+	msg_begin(&P->out, type, p->id, 0);
+	msg_blob_encode(&P->out, &(struct msg_blob){ pass });
+	send_or_die(&P->kh, &P->out, "keyholder");
+	wipe(P->out.p, P->out.len);     /* the passphrase */
+}
+
+/* The keyholder has (un)sealed the keys: now the lock state changes. */
+static void
+lock_done(struct policy *P, struct pending *p, int ok)
+{
+	if (p->kind == P_LOCK && ok) {
+		log_info("agent locked: private keys sealed under the passphrase");
+	} else if (p->kind == P_LOCK) {
+		wipe(&P->lock.hash, sizeof(P->lock.hash));
+		P->lock.locked = 0;
+		log_error("lock failed: the keyholder could not seal the keys");
+	} else if (ok) {
+		wipe(&P->lock, sizeof(P->lock));        /* failures reset too */
+		log_info("agent unlocked");
+	} else {
+		log_error("unlock failed: the keyholder could not open the keys");
+	}
+	if (p->conn != 0)
+		reply_status(P, p->conn, p->req, ok ? ST_OK : ST_FAIL);
+}
+
 static int
 h_lock(struct ctx *c)
 {
@@ -586,8 +615,9 @@ h_lock(struct ctx *c)
 		reply(c, ST_FAIL);
 		return 0;
 	}
-	log_info("agent locked");
-	reply(c, ST_OK);
+	/* Locked from now on; the answer waits until the keyholder has
+	 * sealed every key under the passphrase. */
+	kh_lock(P, pending_new(P, P_LOCK, c->h.conn, c->h.req), MSG_KH_LOCK, m.blob);
 	return 0;
 }
 
@@ -605,9 +635,9 @@ h_unlock(struct ctx *c)
 		return 0;
 	}
 	if (lock_check(&P->lock, m.blob) == 0) {
-		wipe(&P->lock, sizeof(P->lock));        /* failures reset too */
-		log_info("agent unlocked");
-		reply(c, ST_OK);
+		/* Still locked until the keyholder has opened every key. */
+		kh_lock(P, pending_new(P, P_UNLOCK, c->h.conn, c->h.req),
+		    MSG_KH_UNLOCK, m.blob);
 		return 0;
 	}
 	/* Wrong passphrase: the answer to this client alone comes later,
@@ -758,11 +788,13 @@ policy_from_keyholder(struct policy *P, const uint8_t *p, size_t n)
 			send_or_die(&P->mon, &P->out, "monitor");
 		}
 	} else if (h.type == MSG_R_STATUS && msg_status_decode(&r, &st) == 0) {
-		if (pd->kind == P_ADD && st.status == ST_OK)
+		if (pd->kind == P_LOCK || pd->kind == P_UNLOCK)
+			lock_done(P, pd, st.status == ST_OK);
+		else if (pd->kind == P_ADD && st.status == ST_OK)
 			add_done(P, pd);
 		else if (pd->kind == P_ADD)
 			log_info("refused add: the keyholder rejected the private key");
-		if (pd->conn != 0)
+		if (pd->conn != 0 && pd->kind != P_LOCK && pd->kind != P_UNLOCK)
 			reply_status(P, pd->conn, pd->req, st.status);
 	} else {
 		fatal("malformed reply from the keyholder");

@@ -118,6 +118,57 @@ seal_rows(void)
 	ok(shield_seal((struct slice){ secret, 0 }, &a) != 0, "empty material is refused");
 }
 
+static void
+lock_rows(struct keystore *ks)
+{
+	static const uint8_t data[] = "signed while unlocked";
+	struct slice msg = { data, sizeof(data) };
+	struct slice good = { (const uint8_t *)"correct horse", 13 };
+	struct slice bad = { (const uint8_t *)"correct horsf", 13 };
+	struct testkey k;
+	struct tb priv, pub;
+	struct sealed s, before;
+	struct pubkey pk;
+	struct wb sig;
+	int kind;
+
+	testkey_gen(&k, KEY_ED25519, 0);
+	tb_init(&priv);
+	tb_init(&pub);
+	tk_priv(&priv, &k);
+	tk_pub(&pub, &k);
+	is_int(ks_add(ks, 7, tb_slice(&priv)), 0, "lock: a key is added");
+	is_int(ks_get(ks, 7, &kind, &before), 0, "lock: its prekey seal");
+	is_int(ks_lock(ks, good), 0, "lock: the store is sealed under the passphrase");
+	ok(ks_lock(ks, good) != 0, "lock: locking twice fails");
+	ok(ks_get(ks, 7, &kind, &s) != 0, "lock: no key is handed out for signing while locked");
+	ok(ks_add(ks, 8, tb_slice(&priv)) != 0, "lock: no key is added while locked");
+	wb_init(&sig);
+	ok(ks_sign(&before, SIG_ED25519, msg, &sig) != 0,
+	    "lock: the prekey seal taken before the lock no longer opens");
+	wb_free(&sig);
+	sealed_free(&before);
+	ok(ks_unlock(ks, bad) != 0, "unlock: a wrong passphrase fails");
+	ok(ks->locked && ks->n == 1, "unlock: and changes nothing");
+	is_int(ks_unlock(ks, good), 0, "unlock: the right passphrase opens every key");
+	ok(ks_unlock(ks, good) != 0, "unlock: unlocking twice fails");
+	is_int(ks_get(ks, 7, &kind, &s), 0, "unlock: the key is handed out again");
+	wb_init(&sig);
+	ok(ks_sign(&s, SIG_ED25519, msg, &sig) == 0 &&
+	    key_parse_public(tb_slice(&pub), &pk, NULL) == 0 &&
+	    sig_verify(&pk, wb_slice_of(&sig), msg, NULL) == 0,
+	    "unlock: and its signature verifies");
+	wb_free(&sig);
+	sealed_free(&s);
+	is_int(ks_lock(ks, good), 0, "lock again");
+	ks_wipe(ks);
+	ok(ks->n == 0, "remove-all while locked empties the store");
+	is_int(ks_unlock(ks, good), 0, "and a later unlock of the empty store succeeds");
+	tb_free(&priv);
+	tb_free(&pub);
+	testkey_free(&k);
+}
+
 int
 main(void)
 {
@@ -128,6 +179,7 @@ main(void)
 	seal_rows();
 	sign_rows(&ks);
 	mismatch_rows(&ks);
+	lock_rows(&ks);
 	ks_wipe(&ks);
 	free(ks.buckets);       /* ks_wipe keeps the table for reuse */
 	return done_testing();
