@@ -215,8 +215,14 @@ child_died(pid_t pid, int status)
 {
 	const char *who = pid == M.kids.policy ? "keyward-policy" :
 	    pid == M.kids.keyholder ? "keyward-keyholder" :
-	    pid == M.kids.reaper ? "the reaper" : "a helper";
+	    pid == M.kids.reaper ? "the reaper" : NULL;
 
+	if (who == NULL) {
+		/* An orphan we adopted as subreaper (an askpass program's
+		 * child, say): reaped, and none of our business. */
+		log_debug("reaped adopted process %d", (int)pid);
+		return;
+	}
 	reaped(pid);
 	if (WIFSIGNALED(status))
 		log_error("%s was killed by signal %d (%s); shutting down", who,
@@ -589,7 +595,7 @@ main(int argc, char **argv)
 		spawn_reaper(&M.kids, path, made_dir);
 	spawn_children(&M.kids, M.opt.fg == FG_NONE,
 	    M.opt.fg == FG_DEBUG ? "debug" : "info", M.opt.fp_hash,
-	    M.opt.default_lifetime);
+	    M.opt.default_lifetime, M.opt.confirm_timeout);
 	chan_init(&M.policy, M.kids.policy_fd);
 	if ((M.clients = calloc(M.maxclients, sizeof(*M.clients))) == NULL)
 		fatal("out of memory");

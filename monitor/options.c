@@ -78,6 +78,7 @@ options_parse(int argc, char **argv, struct options *o)
 	memset(o, 0, sizeof(*o));
 	o->fp_hash = "sha256";
 	o->default_lifetime = -1;
+	o->confirm_timeout = CONFIRM_TIMEOUT_DEFAULT;
 	opterr = 0;
 	while ((ch = getopt(argc, argv, "+cDdksTuUVE:a:O:P:t:")) != -1) {
 		switch (ch) {
@@ -108,7 +109,14 @@ options_parse(int argc, char **argv, struct options *o)
 				o->allow_remote_pkcs11 = 1;
 			else if (strcmp(optarg, "no-restrict-websafe") == 0)
 				o->no_restrict_websafe = 1;
-			else if (strncmp(optarg, "websafe-allow=", 14) == 0) {
+			else if (strncmp(optarg, "confirm-timeout=", 16) == 0) {
+				o->confirm_timeout = parse_lifetime(optarg + 16);
+				if (o->confirm_timeout <= 0 ||
+				    o->confirm_timeout > CONFIRM_TIMEOUT_MAX) {
+					fprintf(stderr, "keyward: Invalid confirm-timeout\n");
+					return 255;
+				}
+			} else if (strncmp(optarg, "websafe-allow=", 14) == 0) {
 				if (o->websafe_allow != NULL) {
 					fprintf(stderr, "keyward: websafe-allow already set\n");
 					return 255;

@@ -22,6 +22,7 @@ struct options {
 	const char *allowed_providers;  /* -P */
 	int allow_remote_pkcs11, no_restrict_websafe;
 	const char *websafe_allow;
+	long confirm_timeout;           /* -O confirm-timeout=SECONDS */
 	char **command;                 /* argv of the command, or NULL */
 };
 
@@ -31,6 +32,9 @@ int options_parse(int argc, char **argv, struct options *o);
 /* ssh-add/ssh-agent lifetime syntax: "90", "1h30m", "2d". -1 if invalid. */
 long parse_lifetime(const char *s);
 void usage(void);
+
+#define CONFIRM_TIMEOUT_DEFAULT 60      /* seconds a prompt may stay open */
+#define CONFIRM_TIMEOUT_MAX 86400
 
 #define KEYWARD_VERSION "0.1.0"
 

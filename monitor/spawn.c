@@ -111,10 +111,10 @@ start(const char *name, int fd_a, int fd_b, int log_w, char *const argv[])
 
 void
 spawn_children(struct children *c, int relay_log, const char *loglevel,
-    const char *fp_hash, long default_lifetime)
+    const char *fp_hash, long default_lifetime, long confirm_timeout)
 {
 	int mp[2], pk[2], lp[2] = { -1, -1 };
-	char life[32];
+	char life[32], confirm[32];
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, mp) != 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pk) != 0)
@@ -126,9 +126,10 @@ spawn_children(struct children *c, int relay_log, const char *loglevel,
 	if (relay_log && pipe2(lp, O_CLOEXEC) != 0)
 		fatal("pipe: %m");
 	snprintf(life, sizeof(life), "%ld", default_lifetime);
+	snprintf(confirm, sizeof(confirm), "%ld", confirm_timeout);
 
 	char *pargv[] = { "keyward-policy", (char *)loglevel, (char *)fp_hash,
-	    life, NULL };
+	    life, confirm, NULL };
 	char *kargv[] = { "keyward-keyholder", (char *)loglevel, NULL };
 	c->keyholder = start("keyward-keyholder", pk[1], -1, lp[1], kargv);
 	c->policy = start("keyward-policy", mp[1], pk[0], lp[1], pargv);

@@ -23,7 +23,7 @@ int helper_path(const char *name, char *out, size_t n);
 int host_tag(char *out, size_t n);
 /* Start policy and keyholder. relay_log: give them a pipe as stderr. */
 void spawn_children(struct children *c, int relay_log, const char *loglevel,
-    const char *fp_hash, long default_lifetime);
+    const char *fp_hash, long default_lifetime, long confirm_timeout);
 /* Fork the reaper for path (and dir, if the monitor made it, else NULL). */
 void spawn_reaper(struct children *c, const char *path, const char *dir);
 

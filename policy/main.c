@@ -43,12 +43,14 @@ main(int argc, char **argv)
 
 	if (argc == 2 && strcmp(argv[1], "--host-tag") == 0)
 		return host_tag_print();
-	if (argc != 4)
+	if (argc != 4 && argc != 5)
 		fatal("keyward-policy is started by keyward, not by hand");
 	log_init("keyward-policy", strcmp(argv[1], "debug") == 0 ?
 	    LOG_LVL_DEBUG : LOG_LVL_INFO, 0);
 	P.fp_hash = argv[2];
 	P.default_lifetime = strtol(argv[3], NULL, 10);
+	if (argc == 5)
+		prompt_timeout_s = strtol(argv[4], NULL, 10);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, SIG_IGN);        /* ^C reaches the monitor; it decides */
 	chan_init(&P.mon, 3);

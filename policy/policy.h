@@ -72,7 +72,9 @@ int policy_timers(struct policy *P);
 int lock_set(struct lockstate *l, struct slice pass);
 int lock_check(const struct lockstate *l, struct slice pass);
 
-/* prompter.c: fork the prompter; returns policy's end of its channel. */
+/* prompter.c: fork the prompter; returns policy's end of its channel.
+ * A prompt unanswered for prompt_timeout_s seconds is a refusal. */
+extern long prompt_timeout_s;
 int prompter_spawn(void);
 
 /* host tag for the default socket name (spec §11.3) */

@@ -23,15 +23,19 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DEFAULT_ASKPASS "/usr/bin/ssh-askpass"
+
+long prompt_timeout_s = 60;
 
 struct ask {
 	uint32_t req;
 	pid_t pid;
 	int pidfd, out;         /* out: askpass's stdout, -1 once at EOF */
-	int cancelled;
+	int cancelled, timed_out;
+	struct timespec deadline;
 	char buf[PROMPT_MAX_OUTPUT + 1];
 	size_t len;
 };
@@ -74,7 +78,9 @@ start_ask(struct ask *a, uint32_t req, const char *text)
 
 	if (askpass == NULL || *askpass == '\0')
 		askpass = DEFAULT_ASKPASS;
-	if (pipe2(p, O_CLOEXEC) != 0)
+	/* Non-blocking: an askpass whose own children keep the pipe open must
+	 * not stall the prompter when it reads what is left. */
+	if (pipe2(p, O_CLOEXEC) != 0 || fcntl(p[0], F_SETFL, O_NONBLOCK) != 0)
 		return -1;
 	if ((a->pid = fork()) < 0) {
 		close(p[0]);
@@ -83,6 +89,7 @@ start_ask(struct ask *a, uint32_t req, const char *text)
 	}
 	if (a->pid == 0) {
 		int null = open("/dev/null", O_RDONLY);
+		setpgid(0, 0);          /* so a timeout ends its children too */
 		if (null < 0 || dup2(null, 0) != 0 || dup2(p[1], 1) != 1)
 			_exit(1);
 		setenv("SSH_ASKPASS_PROMPT", "confirm", 1);
@@ -93,7 +100,9 @@ start_ask(struct ask *a, uint32_t req, const char *text)
 	a->req = req;
 	a->out = p[0];
 	a->len = 0;
-	a->cancelled = 0;
+	a->cancelled = a->timed_out = 0;
+	clock_gettime(CLOCK_MONOTONIC, &a->deadline);
+	a->deadline.tv_sec += prompt_timeout_s;
 	if ((a->pidfd = pidfd_open(a->pid, 0)) < 0) {
 		kill(a->pid, SIGKILL);
 		waitpid(a->pid, NULL, 0);
@@ -119,8 +128,11 @@ finish_ask(struct chan *c, size_t i)
 		status = 1 << 8;
 	a->buf[a->len] = '\0';
 	s[strcspn(s, "\r\n")] = '\0';
-	yes = WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+	yes = !a->timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
 	    (*s == '\0' || strcasecmp(s, "yes") == 0);
+	if (a->timed_out)
+		log_info("confirmation prompt unanswered after %ld s: refused",
+		    prompt_timeout_s);
 	if (!a->cancelled)
 		answer(c, a->req, yes);
 	if (a->out >= 0)
@@ -144,7 +156,7 @@ request(struct chan *c, const uint8_t *p, size_t n)
 		for (size_t i = 0; i < nasks; i++)
 			if (asks[i].req == h.req) {
 				asks[i].cancelled = 1;
-				kill(asks[i].pid, SIGTERM);
+				kill(-asks[i].pid, SIGKILL);
 			}
 		return;
 	}
@@ -167,6 +179,40 @@ request(struct chan *c, const uint8_t *p, size_t n)
 	nasks++;
 }
 
+static long
+ms_until(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (t->tv_sec - now.tv_sec) * 1000 + (t->tv_nsec - now.tv_nsec) / 1000000;
+}
+
+/* Poll no longer than until the first open prompt's deadline. */
+static int
+next_deadline_ms(void)
+{
+	long best = -1;
+
+	for (size_t i = 0; i < nasks; i++) {
+		long ms = asks[i].timed_out ? -1 : ms_until(&asks[i].deadline);
+		if (!asks[i].timed_out && (best < 0 || ms < best))
+			best = ms < 0 ? 0 : ms;
+	}
+	return (int)best;
+}
+
+/* An unanswered prompt is killed; finish_ask then answers no. */
+static void
+expire_asks(void)
+{
+	for (size_t i = 0; i < nasks; i++)
+		if (!asks[i].timed_out && ms_until(&asks[i].deadline) <= 0) {
+			asks[i].timed_out = 1;
+			kill(-asks[i].pid, SIGKILL);
+		}
+}
+
 static void __attribute__((noreturn))
 prompter_main(int fd)
 {
@@ -185,8 +231,9 @@ prompter_main(int fd)
 			pfd[n++] = (struct pollfd){ asks[i].out, POLLIN, 0 };
 			pfd[n++] = (struct pollfd){ asks[i].pidfd, POLLIN, 0 };
 		}
-		if (poll(pfd, n, -1) < 0 && errno != EINTR)
+		if (poll(pfd, n, next_deadline_ms()) < 0 && errno != EINTR)
 			_exit(1);
+		expire_asks();
 		if ((pfd[0].revents & POLLOUT) && chan_flush(&c) != 0)
 			_exit(0);
 		/* Walk backwards: finish_ask moves the last entry into i. */

@@ -7,6 +7,7 @@
 #include "crypto/crypto.h"
 #include "ipc/log.h"
 #include "policy/policy.h"
+#include "policy/userauth.h"
 
 #include <openssl/crypto.h>
 
@@ -345,6 +346,42 @@ kh_sign(struct policy *P, struct pending *p, struct slice data)
 	send_or_die(&P->kh, &P->out, "keyholder");
 }
 
+/* The question a confirm prompt asks: which key, for whom, where to and
+ * along which hops, as far as the session bindings tell (spec §6.3; the
+ * hop names come from the key's own constraints, else fingerprints). */
+static void
+confirm_text(const struct policy *P, const struct identity *id,
+    const struct bindings *b, struct slice data, char *out, size_t n)
+{
+	struct userauth ua;
+	char path[1024];
+	size_t o;
+
+	o = (size_t)snprintf(out, n, "Allow use of key %s?\nKey fingerprint %s.",
+	    id->comment, id->fp);
+	if (o >= n)
+		return;
+	if (b->n == 0) {
+		snprintf(out + o, n - o, "\nRequested by a local program: the "
+		    "connection is not bound to any host%s.", b->attempted ?
+		    " (its session-bind failed)" : "");
+		return;
+	}
+	describe_path(P, id, b, path, sizeof(path));
+	if (userauth_parse(data, (struct slice){ id->blob, id->blob_len }, &ua) == 0)
+		o += (size_t)snprintf(out + o, n - o, "\nLogin as user \"%.*s\" to %s.",
+		    (int)(ua.user.len > 64 ? 64 : ua.user.len),
+		    (const char *)ua.user.p, strrchr(path, '>') ?
+		    strrchr(path, '>') + 2 : path);
+	else
+		o += (size_t)snprintf(out + o, n - o, "\nThe data to sign is not a "
+		    "login.");
+	if (o < n)
+		snprintf(out + o, n - o, "\nPath: %s.%s", path,
+		    b->b[b->n - 1].forwarding || b->n > 1 ?
+		    "\nThe request comes through a forwarded agent." : "");
+}
+
 static int
 h_sign(struct ctx *c)
 {
@@ -393,8 +430,7 @@ h_sign(struct ctx *c)
 	}
 	p->kind = P_CONFIRM;
 	wb_bytes(&p->data, m.data.p, m.data.len);
-	snprintf(prompt, sizeof(prompt), "Allow use of key %s?\nKey fingerprint %s.",
-	    id->comment, id->fp);
+	confirm_text(P, id, &c->conn->bind, m.data, prompt, sizeof(prompt));
 	msg_begin(&P->out, MSG_PROMPT, p->id, 0);
 	msg_blob_encode(&P->out, &(struct msg_blob){ { (const uint8_t *)prompt,
 	    strlen(prompt) } });

@@ -62,7 +62,7 @@ test_lifetimes(void)
 enum chk {
 	CK_NONE, CK_SHELL, CK_FG, CK_KILL, CK_CLEANUP, CK_FPHASH, CK_BIND,
 	CK_LIFETIME, CK_COMMAND, CK_TEMPDIR, CK_NOCLEANUP, CK_VERSION, CK_REMOTE,
-	CK_WEBSAFE, CK_WEBSAFE_ALLOW, CK_PROVIDERS,
+	CK_WEBSAFE, CK_WEBSAFE_ALLOW, CK_PROVIDERS, CK_CONFIRM_TIMEOUT,
 };
 
 static const struct {
@@ -132,6 +132,17 @@ static const struct {
 	  CK_WEBSAFE, 1, NULL },
 	{ "-O websafe-allow=LIST", { "-O", "websafe-allow=ssh:*,https://x", NULL }, NULL, -1,
 	  CK_WEBSAFE_ALLOW, 0, "ssh:*,https://x" },
+	{ "no -O confirm-timeout: 60 s", { NULL }, NULL, -1, CK_CONFIRM_TIMEOUT, 60, NULL },
+	{ "-O confirm-timeout=5", { "-O", "confirm-timeout=5", NULL }, NULL, -1,
+	  CK_CONFIRM_TIMEOUT, 5, NULL },
+	{ "-O confirm-timeout=2m: lifetime syntax", { "-O", "confirm-timeout=2m", NULL },
+	  NULL, -1, CK_CONFIRM_TIMEOUT, 120, NULL },
+	{ "-O confirm-timeout=0: fatal, exit 255", { "-O", "confirm-timeout=0", NULL },
+	  NULL, 255, CK_NONE, 0, NULL },
+	{ "-O confirm-timeout=x: fatal, exit 255", { "-O", "confirm-timeout=x", NULL },
+	  NULL, 255, CK_NONE, 0, NULL },
+	{ "-O confirm-timeout=2d: over a day, fatal, exit 255", { "-O",
+	  "confirm-timeout=2d", NULL }, NULL, 255, CK_NONE, 0, NULL },
 	{ "-O websafe-allow twice: fatal, exit 255", { "-O", "websafe-allow=a", "-O",
 	  "websafe-allow=b", NULL }, NULL, 255, CK_NONE, 0, NULL },
 	{ "-O bogus: \"Unknown -O option\", exit 255", { "-O", "bogus", NULL }, NULL, 255,
@@ -178,6 +189,7 @@ check(int i, const struct options *o)
 		return o->allowed_providers != NULL &&
 		    strcmp(o->allowed_providers, cases[i].str) == 0;
 	case CK_LIFETIME: return o->default_lifetime == cases[i].val;
+	case CK_CONFIRM_TIMEOUT: return o->confirm_timeout == cases[i].val;
 	case CK_COMMAND:
 		if (cases[i].str == NULL)
 			return o->command == NULL;
