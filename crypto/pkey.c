@@ -281,5 +281,20 @@ pkey_private(const struct privkey *k, const char **why)
 EVP_PKEY *
 pkey_private_trusted(const struct privkey *k)
 {
-	return build_private(k, 0, NULL);
+	OSSL_PARAM_BLD *bld;
+	EVP_PKEY *pkey = NULL;
+
+	if (k->pub.kind != KEY_ED25519)
+		return build_private(k, 0, NULL);
+	/* Ed25519 from both halves: EVP_PKEY_new_raw_private_key would
+	 * recompute the public key, a scalar multiplication as dear as the
+	 * signature itself, for a key that was checked when it was added. */
+	if ((bld = OSSL_PARAM_BLD_new()) != NULL &&
+	    OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PRIV_KEY,
+	    k->ed_k.p, 32) &&
+	    OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY,
+	    k->pub.ed_a.p, 32))
+		pkey = from_params("ED25519", EVP_PKEY_KEYPAIR, bld, 1);
+	OSSL_PARAM_BLD_free(bld);
+	return pkey;
 }

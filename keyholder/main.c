@@ -1,8 +1,9 @@
 /*
  * main.c - keyward-keyholder: the only process that holds private keys.
  * Its one peer is policy (fd 3). The main thread owns the key table and
- * all I/O; KEYHOLDER_WORKERS threads only sign, so a 4096-bit RSA
- * signature never delays the answers to other requests.
+ * answers everything but signatures; KEYHOLDER_WORKERS threads sign and
+ * send their own answers, so a 4096-bit RSA signature never delays the
+ * answers to other requests.
  */
 #include "crypto/crypto.h"
 #include "ipc/chan.h"
@@ -19,7 +20,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -37,8 +38,7 @@ static struct {
 	struct keystore keys;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	struct job *todo, *todo_tail, *done;
-	int done_fd;            /* eventfd: workers tell the main thread */
+	struct job *todo, *todo_tail;
 	struct wb out;
 	uint8_t *rbuf;          /* received messages: an ADD holds a private key */
 } K = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
@@ -74,11 +74,38 @@ reply(uint8_t type, uint32_t req, const struct wb *payload, uint8_t status)
 		exit(0);
 }
 
+/* A worker answers policy itself: a SOCK_SEQPACKET send is one whole
+ * datagram, so replies from several threads never mix, and the main
+ * thread needs no wake-up per signature. The send blocks only this
+ * worker if policy is slow to read. */
+static void
+worker_reply(const struct job *j)
+{
+	struct wb w;
+	ssize_t r;
+
+	wb_init(&w);
+	if (j->ok) {
+		msg_begin(&w, MSG_R_SIGNATURE, j->req, 0);
+		msg_blob_encode(&w, &(struct msg_blob){ wb_slice_of(&j->sig) });
+	} else {
+		msg_begin(&w, MSG_R_STATUS, j->req, 0);
+		msg_status_encode(&w, &(struct msg_status){ ST_FAIL });
+	}
+	if (w.err)
+		fatal("cannot encode a reply");
+	do {
+		r = send(K.policy.fd, w.p, w.len, MSG_NOSIGNAL);
+	} while (r < 0 && errno == EINTR);
+	if (r != (ssize_t)w.len)
+		_exit(0);               /* policy is gone: the agent is ending */
+	wb_free(&w);
+}
+
 static void *
 worker(void *arg)
 {
 	struct job *j;
-	uint64_t one = 1;
 
 	for (;;) {
 		pthread_mutex_lock(&K.mu);
@@ -91,37 +118,12 @@ worker(void *arg)
 
 		j->ok = ks_sign(&j->key, j->alg, wb_slice_of(&j->data), &j->sig) == 0;
 		sealed_free(&j->key);
-
-		pthread_mutex_lock(&K.mu);
-		j->next = K.done;
-		K.done = j;
-		pthread_mutex_unlock(&K.mu);
-		(void)!write(K.done_fd, &one, sizeof(one));
-	}
-	return arg;
-}
-
-static void
-finished(void)
-{
-	struct job *j, *next;
-	uint64_t n;
-
-	(void)!read(K.done_fd, &n, sizeof(n));
-	pthread_mutex_lock(&K.mu);
-	j = K.done;
-	K.done = NULL;
-	pthread_mutex_unlock(&K.mu);
-	for (; j != NULL; j = next) {
-		next = j->next;
-		if (j->ok)
-			reply(MSG_R_SIGNATURE, j->req, &j->sig, 0);
-		else
-			reply(MSG_R_STATUS, j->req, NULL, ST_FAIL);
+		worker_reply(j);
 		wb_free(&j->data);
 		wb_free(&j->sig);
 		free(j);
 	}
+	return arg;
 }
 
 static int
@@ -256,7 +258,7 @@ request(const uint8_t *p, size_t n)
 int
 main(int argc, char **argv)
 {
-	struct pollfd pfd[2];
+	struct pollfd pfd[1];
 	pthread_t t;
 	size_t n;
 	int r;
@@ -270,8 +272,6 @@ main(int argc, char **argv)
 	chan_init(&K.policy, 3);
 	ks_init(&K.keys);
 	wb_init(&K.out);
-	if ((K.done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
-		fatal("eventfd: %m");
 	if (OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG, NULL) != 1 ||
 	    RAND_status() != 1)
 		fatal("cannot initialise libcrypto");
@@ -287,19 +287,16 @@ main(int argc, char **argv)
 	sandbox_harden();
 	sandbox_landlock("keyholder", NULL, NULL);
 	sandbox_limit_fds();
-	sandbox_keyholder(K.policy.fd, K.done_fd);
+	sandbox_keyholder(K.policy.fd);
 	for (;;) {
 		pfd[0] = (struct pollfd){ K.policy.fd, chan_events(&K.policy), 0 };
-		pfd[1] = (struct pollfd){ K.done_fd, POLLIN, 0 };
-		if (poll(pfd, 2, -1) < 0) {
+		if (poll(pfd, 1, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			fatal("poll: %m");
 		}
 		if ((pfd[0].revents & POLLOUT) && chan_flush(&K.policy) != 0)
 			break;
-		if (pfd[1].revents & POLLIN)
-			finished();
 		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
 			while ((r = chan_recv(&K.policy, K.rbuf, RBUF_LEN, &n)) > 0) {
 				request(K.rbuf, n);

@@ -18,7 +18,7 @@
 #define SHIELD_PREKEY_LEN  (16 * 1024)
 #define SHIELD_IV_LEN      12
 #define SHIELD_TAG_LEN     16
-#define SHIELD_HEAP_SIZE   (1024 * 1024)  /* secure heap: prekey, plaintexts, BNs */
+#define SHIELD_HEAP_SIZE   (256 * 1024)   /* secure heap: prekey, plaintexts, BNs */
 #define SHIELD_HEAP_MIN    32
 
 /* The lock (ssh-add -x): every key is re-sealed under a key derived

@@ -35,7 +35,7 @@ void sandbox_load(scmp_filter_ctx ctx, const char *who);
 /* The per-process filters. */
 void sandbox_monitor(int listen_fd, int use_syslog);
 void sandbox_policy(const int *chan_fds, int n);
-void sandbox_keyholder(int chan_fd, int done_fd);
+void sandbox_keyholder(int chan_fd);
 void sandbox_prompter(void);
 void sandbox_reaper(void);
 
