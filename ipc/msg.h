@@ -24,6 +24,7 @@ enum msg_type {
 	MSG_QUERY,              /* no payload */
 	MSG_BIND,               /* msg_bind: a session-bind that parsed */
 	MSG_BIND_BAD,           /* no payload: a session-bind that did not */
+	MSG_INSPECT,            /* no payload: INSPECT_EXTENSION */
 	/* policy -> keyholder */
 	MSG_KH_ADD = 32,        /* msg_kh_add */
 	MSG_KH_SIGN,            /* msg_kh_sign */
@@ -34,12 +35,26 @@ enum msg_type {
 	/* policy -> prompter */
 	MSG_PROMPT = 48,        /* msg_blob: the question */
 	MSG_PROMPT_CANCEL,      /* no payload: the asker went away */
+	/* policy -> auditor */
+	MSG_AUDIT = 56,         /* msg_blob: one JSON line; req 0: no ack wanted */
 	/* replies, in any direction */
 	MSG_R_STATUS = 64,      /* msg_status */
 	MSG_R_SIGNATURE,        /* msg_blob: SSH signature blob */
 	MSG_R_IDENTITIES,       /* msg_identities */
 	MSG_R_EXTENSIONS,       /* msg_blob: repeat{ string name } */
+	MSG_R_INSPECT,          /* msg_blob: the INSPECT_EXTENSION answer body */
 };
+
+/* keyward's own extension: every identity with its constraints, for
+ * keyward-ctl. Answered only on connections that are not forwarded.
+ * Reply: byte 29; string INSPECT_EXTENSION; uint32 n; n times {
+ *   string key_blob; string comment; string fingerprint;
+ *   uint32 seconds_left (INSPECT_NO_LIFETIME: none); bool confirm;
+ *   uint32 nrules; nrules times { hop from; hop to } }
+ * hop: string user; string host; uint32 nkeys;
+ *   nkeys times { string fingerprint; bool is_ca } */
+#define INSPECT_EXTENSION "constraints@keyward.dev"
+#define INSPECT_NO_LIFETIME 0xffffffffU
 
 enum msg_status_code {
 	ST_OK = 0,

@@ -472,9 +472,35 @@ daemonise(void)
 	}
 }
 
+static int
+open_audit(struct policy_args *a)
+{
+	a->audit = "none";
+	a->audit_fd = -1;
+	if (M.opt.audit == NULL)
+		return 0;
+	if (strcmp(M.opt.audit, "syslog") == 0) {
+		a->audit = "syslog";
+		return 0;
+	}
+	a->audit = "fd";
+	if (strcmp(M.opt.audit, "-") == 0)
+		a->audit_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	else
+		a->audit_fd = open(M.opt.audit, O_WRONLY | O_APPEND | O_CREAT |
+		    O_CLOEXEC | O_NOCTTY, 0600);
+	if (a->audit_fd < 0) {
+		fprintf(stderr, "keyward: cannot open the audit trail %s: %s\n",
+		    M.opt.audit, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
+	struct policy_args pargs;
 	char path[4096], dir[4096], tag[64], agentdir[4096];
 	const char *made_dir = NULL;
 	struct rlimit nofile;
@@ -510,6 +536,10 @@ main(int argc, char **argv)
 	}
 	M.activated = activation();
 	sanitise_fds(M.activated);
+	/* The audit trail is opened now, before the daemon changes to / and
+	 * before any sandbox closes; only policy's auditor will hold it. */
+	if (open_audit(&pargs) != 0)
+		return 1;
 	signal(SIGPIPE, SIG_IGN);
 	if (getrlimit(RLIMIT_NOFILE, &nofile) != 0 || nofile.rlim_cur < MONITOR_MIN_NOFILE)
 		fatal("%s: file descriptor limit is too low", argv[0]);
@@ -593,9 +623,14 @@ main(int argc, char **argv)
 	M.kids.reaper_fd = -1;
 	if (!M.activated)
 		spawn_reaper(&M.kids, path, made_dir);
-	spawn_children(&M.kids, M.opt.fg == FG_NONE,
-	    M.opt.fg == FG_DEBUG ? "debug" : "info", M.opt.fp_hash,
-	    M.opt.default_lifetime, M.opt.confirm_timeout);
+	pargs.loglevel = M.opt.fg == FG_DEBUG ? "debug" : "info";
+	pargs.fp_hash = M.opt.fp_hash;
+	pargs.default_lifetime = M.opt.default_lifetime;
+	pargs.confirm_timeout = M.opt.confirm_timeout;
+	pargs.audit_sync = M.opt.audit_sync;
+	spawn_children(&M.kids, M.opt.fg == FG_NONE, &pargs);
+	if (pargs.audit_fd >= 0)
+		close(pargs.audit_fd);  /* only the auditor keeps it */
 	chan_init(&M.policy, M.kids.policy_fd);
 	if ((M.clients = calloc(M.maxclients, sizeof(*M.clients))) == NULL)
 		fatal("out of memory");

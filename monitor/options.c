@@ -116,6 +116,11 @@ options_parse(int argc, char **argv, struct options *o)
 					fprintf(stderr, "keyward: Invalid confirm-timeout\n");
 					return 255;
 				}
+			} else if (strncmp(optarg, "audit=", 6) == 0 && optarg[6] != '\0') {
+				o->audit = optarg + 6;
+			} else if (strcmp(optarg, "audit-sync=yes") == 0 ||
+			    strcmp(optarg, "audit-sync=no") == 0) {
+				o->audit_sync = optarg[11] == 'y';
 			} else if (strncmp(optarg, "websafe-allow=", 14) == 0) {
 				if (o->websafe_allow != NULL) {
 					fprintf(stderr, "keyward: websafe-allow already set\n");

@@ -23,6 +23,8 @@ struct options {
 	int allow_remote_pkcs11, no_restrict_websafe;
 	const char *websafe_allow;
 	long confirm_timeout;           /* -O confirm-timeout=SECONDS */
+	const char *audit;              /* -O audit=PATH|-|syslog, or NULL */
+	int audit_sync;                 /* -O audit-sync=yes */
 	char **command;                 /* argv of the command, or NULL */
 };
 

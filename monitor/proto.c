@@ -180,6 +180,8 @@ req_extension(struct req_ctx *c)
 		return REFUSE;
 	if (slice_eq_str(name, "query"))
 		return forward_empty(c, MSG_QUERY);
+	if (slice_eq_str(name, INSPECT_EXTENSION))
+		return forward_empty(c, MSG_INSPECT);
 	if (slice_eq_str(name, "session-bind@openssh.com")) {
 		struct msg_bind m;
 		/* A bind that does not parse still counts as attempted (§7.2),
@@ -273,10 +275,12 @@ proto_reply(const struct msg_hdr *h, struct rd *r, struct wb *reply)
 		wb_bytes(reply, ids.entries.p, ids.entries.len);
 		return 0;
 	case MSG_R_EXTENSIONS:
+	case MSG_R_INSPECT:
 		if (msg_blob_decode(r, &b) != 0)
 			return -1;
 		wb_u8(reply, SSH_AGENT_EXTENSION_RESPONSE);
-		wb_cstring(reply, "query");
+		wb_cstring(reply, h->type == MSG_R_EXTENSIONS ? "query" :
+		    INSPECT_EXTENSION);
 		wb_bytes(reply, b.blob.p, b.blob.len);
 		return 0;
 	}

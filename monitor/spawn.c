@@ -74,21 +74,26 @@ host_tag(char *out, size_t n)
 	return 0;
 }
 
-/* In the child: put fds at 3 and 4 and close everything else. */
+/* In the child: put fds at 3, 4, 5 (-1: none) and close everything else. */
 static void
-place_fds(int a, int b)
+place_fds(int a, int b, int c)
 {
-	int ta = fcntl(a, F_DUPFD_CLOEXEC, 10), tb = b >= 0 ?
-	    fcntl(b, F_DUPFD_CLOEXEC, 10) : -1;
+	int fds[3] = { a, b, c }, tmp[3], last = 2;
 
-	if (ta < 0 || (b >= 0 && tb < 0) || dup2(ta, 3) != 3 ||
-	    (b >= 0 && dup2(tb, 4) != 4))
-		_exit(127);
-	close_range(b >= 0 ? 5 : 4, ~0U, 0);
+	for (int i = 0; i < 3; i++)
+		if (fds[i] >= 0 && (tmp[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 10)) < 0)
+			_exit(127);
+	for (int i = 0; i < 3; i++)
+		if (fds[i] >= 0) {
+			if (dup2(tmp[i], 3 + i) != 3 + i)
+				_exit(127);
+			last = 3 + i;
+		}
+	close_range((unsigned)last + 1, ~0U, 0);
 }
 
 static pid_t
-start(const char *name, int fd_a, int fd_b, int log_w, char *const argv[])
+start(const char *name, int fd_a, int fd_b, int fd_c, int log_w, char *const argv[])
 {
 	char path[PATH_MAX];
 	pid_t pid;
@@ -104,14 +109,13 @@ start(const char *name, int fd_a, int fd_b, int log_w, char *const argv[])
 		_exit(127);
 	if (log_w >= 0 && dup2(log_w, STDERR_FILENO) != STDERR_FILENO)
 		_exit(127);
-	place_fds(fd_a, fd_b);
+	place_fds(fd_a, fd_b, fd_c);
 	execv(path, argv);
 	_exit(127);
 }
 
 void
-spawn_children(struct children *c, int relay_log, const char *loglevel,
-    const char *fp_hash, long default_lifetime, long confirm_timeout)
+spawn_children(struct children *c, int relay_log, const struct policy_args *a)
 {
 	int mp[2], pk[2], lp[2] = { -1, -1 };
 	char life[32], confirm[32];
@@ -125,14 +129,14 @@ spawn_children(struct children *c, int relay_log, const char *loglevel,
 	chan_setup_fd(pk[1]);
 	if (relay_log && pipe2(lp, O_CLOEXEC) != 0)
 		fatal("pipe: %m");
-	snprintf(life, sizeof(life), "%ld", default_lifetime);
-	snprintf(confirm, sizeof(confirm), "%ld", confirm_timeout);
+	snprintf(life, sizeof(life), "%ld", a->default_lifetime);
+	snprintf(confirm, sizeof(confirm), "%ld", a->confirm_timeout);
 
-	char *pargv[] = { "keyward-policy", (char *)loglevel, (char *)fp_hash,
-	    life, confirm, NULL };
-	char *kargv[] = { "keyward-keyholder", (char *)loglevel, NULL };
-	c->keyholder = start("keyward-keyholder", pk[1], -1, lp[1], kargv);
-	c->policy = start("keyward-policy", mp[1], pk[0], lp[1], pargv);
+	char *pargv[] = { "keyward-policy", (char *)a->loglevel, (char *)a->fp_hash,
+	    life, confirm, (char *)a->audit, a->audit_sync ? "sync" : "nosync", NULL };
+	char *kargv[] = { "keyward-keyholder", (char *)a->loglevel, NULL };
+	c->keyholder = start("keyward-keyholder", pk[1], -1, -1, lp[1], kargv);
+	c->policy = start("keyward-policy", mp[1], pk[0], a->audit_fd, lp[1], pargv);
 	close(mp[1]);
 	close(pk[0]);
 	close(pk[1]);

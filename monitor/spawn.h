@@ -21,9 +21,16 @@ int helper_path(const char *name, char *out, size_t n);
 /* Run "keyward-policy --host-tag" for the default socket name (the
  * monitor has no libcrypto to hash the host name itself). */
 int host_tag(char *out, size_t n);
+/* What policy is started with (its command line, and the audit fd). */
+struct policy_args {
+	const char *loglevel, *fp_hash;
+	long default_lifetime, confirm_timeout;
+	const char *audit;      /* "none", "fd" (audit_fd) or "syslog" */
+	int audit_sync, audit_fd;
+};
+
 /* Start policy and keyholder. relay_log: give them a pipe as stderr. */
-void spawn_children(struct children *c, int relay_log, const char *loglevel,
-    const char *fp_hash, long default_lifetime, long confirm_timeout);
+void spawn_children(struct children *c, int relay_log, const struct policy_args *a);
 /* Fork the reaper for path (and dir, if the monitor made it, else NULL). */
 void spawn_reaper(struct children *c, const char *path, const char *dir);
 

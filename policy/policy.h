@@ -22,7 +22,7 @@ struct conn {
 	struct bindings bind;   /* session-bind chain (spec §7.3) */
 };
 
-enum pending_kind { P_ADD, P_CONFIRM, P_SIGN, P_UNLOCK_DELAY, P_LOCK, P_UNLOCK };
+enum pending_kind { P_ADD, P_CONFIRM, P_SIGN, P_UNLOCK_DELAY, P_LOCK, P_UNLOCK, P_AUDIT };
 
 /* A client request waiting for the keyholder, the prompter or a timer. */
 struct pending {
@@ -45,7 +45,8 @@ struct lockstate {
 };
 
 struct policy {
-	struct chan mon, kh, pr;
+	struct chan mon, kh, pr, au;    /* au: the auditor, fd -1 if none */
+	int audit_on;
 	const char *fp_hash;
 	long default_lifetime;  /* seconds, <= 0: none */
 	struct idtable ids;
@@ -65,6 +66,7 @@ uint64_t now_ms(void);          /* CLOCK_BOOTTIME, as the reference (§6.2) */
 void policy_from_monitor(struct policy *P, const uint8_t *p, size_t n);
 void policy_from_keyholder(struct policy *P, const uint8_t *p, size_t n);
 void policy_from_prompter(struct policy *P, const uint8_t *p, size_t n);
+void policy_from_auditor(struct policy *P, const uint8_t *p, size_t n);
 /* Expire identities and answer delayed replies; returns the poll timeout. */
 int policy_timers(struct policy *P);
 

@@ -6,7 +6,7 @@
  */
 #include "crypto/crypto.h"
 #include "ipc/log.h"
-#include "policy/policy.h"
+#include "policy/audit.h"
 #include "policy/userauth.h"
 
 #include <openssl/crypto.h>
@@ -48,6 +48,27 @@ conn_find(struct policy *P, uint32_t id)
 	for (struct conn *c = P->conns; c != NULL; c = c->next)
 		if (c->id == id)
 			return c;
+	return NULL;
+}
+
+static void
+audit(struct policy *P, const char *event, const char *decision,
+    const char *reason, const struct conn *c, const struct identity *id,
+    enum sig_alg alg, struct slice data, long count)
+{
+	struct audit_rec r = { event, decision, reason, c, id, alg, data, count };
+
+	audit_emit(P, &r, 0);
+}
+
+#define NODATA ((struct slice){ NULL, 0 })
+
+static struct identity *
+id_by_key(struct policy *P, uint64_t key_id)
+{
+	for (size_t i = 0; i < P->ids.n; i++)
+		if (P->ids.order[i]->key_id == key_id)
+			return P->ids.order[i];
 	return NULL;
 }
 
@@ -109,10 +130,13 @@ kh_delete(struct policy *P, uint64_t key_id)
 }
 
 static void
-drop_identity(struct policy *P, struct identity *id, const char *why)
+drop_identity(struct policy *P, struct identity *id, const char *why,
+    const struct conn *c)
 {
 	log_info("%s: %s %s \"%s\"", why, key_kind_name(id->kind), id->fp,
 	    id->comment);
+	audit(P, c != NULL ? "remove" : "expire", "allow", c != NULL ? NULL : why,
+	    c, id, SIG_NONE, NODATA, -1);
 	kh_delete(P, id->key_id);
 	idt_remove(&P->ids, id);
 	identity_free(id);
@@ -139,7 +163,7 @@ expire(struct policy *P)
 	for (size_t i = P->ids.n; i-- > 0;) {
 		struct identity *id = P->ids.order[i];
 		if (id->expiry_ms != 0 && id->expiry_ms <= now)
-			drop_identity(P, id, "lifetime expired, removed");
+			drop_identity(P, id, "lifetime expired, removed", NULL);
 	}
 	recompute_next_expiry(P);
 }
@@ -328,6 +352,7 @@ h_list(struct ctx *c)
 		m.n++;
 	}
 	m.entries = wb_slice_of(&e);
+	audit(P, "list", "allow", NULL, c->conn, NULL, SIG_NONE, NODATA, m.n);
 	msg_begin(&P->out, MSG_R_IDENTITIES, c->h.req, c->h.conn);
 	msg_identities_encode(&P->out, &m);
 	wb_free(&e);
@@ -382,6 +407,27 @@ confirm_text(const struct policy *P, const struct identity *id,
 		    "\nThe request comes through a forwarded agent." : "");
 }
 
+/* Every check has passed: record the signature, then make it. With an
+ * audit trail the keyholder is asked only once the auditor has written
+ * the record (fail closed: no record, no signature). */
+static void
+go_sign(struct policy *P, struct pending *p, const struct identity *id,
+    const struct conn *c, struct slice data)
+{
+	struct audit_rec r = { "sign", "allow", NULL, c, id, p->alg, data, -1 };
+
+	if (!P->audit_on) {
+		kh_sign(P, p, data);
+		return;
+	}
+	if (p->data.p != data.p) {
+		wb_reset(&p->data);
+		wb_bytes(&p->data, data.p, data.len);
+	}
+	p->kind = P_AUDIT;
+	audit_emit(P, &r, p->id);
+}
+
 static int
 h_sign(struct ctx *c)
 {
@@ -397,6 +443,8 @@ h_sign(struct ctx *c)
 		return -1;
 	if (P->lock.locked) {
 		log_info("refused signature: agent is locked");
+		audit(P, "sign", "refuse", "the agent is locked", c->conn, NULL,
+		    SIG_NONE, m.data, -1);
 		reply(c, ST_FAIL);
 		return 0;
 	}
@@ -406,6 +454,8 @@ h_sign(struct ctx *c)
 	wb_free(&blob);
 	if (id == NULL) {
 		log_info("refused signature: key not found in the agent");
+		audit(P, "sign", "refuse", "the key is not in the agent", c->conn,
+		    NULL, SIG_NONE, m.data, -1);
 		reply(c, ST_FAIL);
 		return 0;
 	}
@@ -417,6 +467,8 @@ h_sign(struct ctx *c)
 		    time(NULL), &hop, user, sizeof(user));
 		if (rule != NULL) {
 			log_refusal(P, id, c->conn, user, rule, hop);
+			audit(P, "sign", "refuse", rule, c->conn, id,
+			    sig_alg_for(id->kind, m.flags), m.data, -1);
 			reply(c, ST_FAIL);
 			return 0;
 		}
@@ -425,7 +477,7 @@ h_sign(struct ctx *c)
 	p->key_id = id->key_id;
 	p->alg = sig_alg_for(id->kind, m.flags);
 	if (!id->confirm) {
-		kh_sign(P, p, m.data);
+		go_sign(P, p, id, c->conn, m.data);
 		return 0;
 	}
 	p->kind = P_CONFIRM;
@@ -461,6 +513,8 @@ h_add(struct ctx *c)
 	rd_init(&kr, m.key.p, m.key.len);
 	if (key_parse_private(&kr, &k, &why) != 0 || rd_done(&kr) != 0) {
 		log_info("refused add: %s", why ? why : "bytes after the key");
+		audit(P, "add", "refuse", why ? why : "bytes after the key", c->conn,
+		    NULL, SIG_NONE, NODATA, -1);
 		reply(c, ST_FAIL);
 		return 0;
 	}
@@ -469,9 +523,18 @@ h_add(struct ctx *c)
 		reply(c, ST_FAIL);
 		return 0;
 	}
+	/* A certificate's fingerprint is its plain key's, as OpenSSH makes
+	 * it: ssh-add -l, the logs and keyward-ctl then agree. */
+	struct pubkey plain = k.pub;
+	plain.is_cert = 0;
+	wb_init(&blob);
+	key_write_public(&blob, &plain);
+	if (blob.err || fingerprint(wb_slice_of(&blob), P->fp_hash, fp, sizeof(fp)) != 0)
+		fatal("cannot encode a parsed key");
+	wb_free(&blob);
 	wb_init(&blob);
 	key_write_public(&blob, &k.pub);
-	if (blob.err || fingerprint(wb_slice_of(&blob), P->fp_hash, fp, sizeof(fp)) != 0)
+	if (blob.err)
 		fatal("cannot encode a parsed key");
 	/* Re-adding replaces an identity: only one this connection may see. */
 	if ((id = idt_find(&P->ids, wb_slice_of(&blob))) != NULL &&
@@ -544,6 +607,8 @@ add_done(struct policy *P, struct pending *p)
 		kh_delete(P, stale);
 		log_info("replaced %s %s \"%s\"", key_kind_name(old->kind), old->fp,
 		    old->comment);
+		audit(P, "add", "allow", "replaced an identity already held",
+		    conn_find(P, p->conn), old, SIG_NONE, NODATA, -1);
 	} else {
 		if (idt_insert(&P->ids, id) != 0)
 			fatal("out of memory");
@@ -551,6 +616,8 @@ add_done(struct policy *P, struct pending *p)
 		log_info("added %s%s %s \"%s\"%s", key_kind_name(id->kind),
 		    id->is_cert ? " certificate" : "", id->fp, id->comment,
 		    id->dest.n ? " with destination constraints" : "");
+		audit(P, "add", "allow", NULL, conn_find(P, p->conn), id, SIG_NONE,
+		    NODATA, -1);
 	}
 	recompute_next_expiry(P);
 }
@@ -578,7 +645,7 @@ h_remove(struct ctx *c)
 		reply(c, ST_FAIL);
 		return 0;
 	}
-	drop_identity(P, id, "removed");
+	drop_identity(P, id, "removed", c->conn);
 	recompute_next_expiry(P);
 	reply(c, ST_OK);
 	return 0;
@@ -605,6 +672,8 @@ h_remove_all(struct ctx *c)
 	send_or_die(&P->kh, &P->out, "keyholder");
 	P->next_expiry_ms = 0;
 	log_info("all identities removed");
+	audit(P, "remove-all", "allow", c->h.conn == 0 ? "SIGUSR1" : NULL, c->conn,
+	    NULL, SIG_NONE, NODATA, -1);
 	if (c->h.conn != 0)
 		reply(c, ST_OK);
 	return 0;
@@ -623,6 +692,9 @@ kh_lock(struct policy *P, struct pending *p, uint8_t type, struct slice pass)
 static void
 lock_done(struct policy *P, struct pending *p, int ok)
 {
+	audit(P, p->kind == P_LOCK ? "lock" : "unlock", ok ? "allow" : "refuse",
+	    ok ? NULL : "the keyholder could not re-seal the keys",
+	    conn_find(P, p->conn), NULL, SIG_NONE, NODATA, -1);
 	if (p->kind == P_LOCK && ok) {
 		log_info("agent locked: private keys sealed under the passphrase");
 	} else if (p->kind == P_LOCK) {
@@ -682,6 +754,8 @@ h_unlock(struct ctx *c)
 		P->lock.failures++;
 	p = pending_new(P, P_UNLOCK_DELAY, c->h.conn, c->h.req);
 	p->due_ms = now_ms() + (uint64_t)P->lock.failures * LOCK_FAIL_STEP_MS;
+	audit(P, "unlock", "refuse", "wrong passphrase", c->conn, NULL, SIG_NONE,
+	    NODATA, -1);
 	log_info("failed unlock attempt %u; answering in %u ms", P->lock.failures,
 	    P->lock.failures * LOCK_FAIL_STEP_MS);
 	return 0;
@@ -702,9 +776,80 @@ h_query(struct ctx *c)
 	struct wb names;
 	wb_init(&names);
 	wb_cstring(&names, "session-bind@openssh.com");
+	wb_cstring(&names, INSPECT_EXTENSION);
 	msg_begin(&P->out, MSG_R_EXTENSIONS, c->h.req, c->h.conn);
 	msg_blob_encode(&P->out, &(struct msg_blob){ wb_slice_of(&names) });
 	wb_free(&names);
+	send_or_die(&P->mon, &P->out, "monitor");
+	return 0;
+}
+
+static void
+inspect_hop(const struct policy *P, struct wb *w, const struct hop *h)
+{
+	char fp[96];
+
+	wb_cstring(w, h->user != NULL ? h->user : "");
+	wb_cstring(w, h->host != NULL ? h->host : "");
+	wb_u32(w, (uint32_t)h->nkeys);
+	for (size_t i = 0; i < h->nkeys; i++) {
+		if (fingerprint((struct slice){ h->keys[i].blob, h->keys[i].len },
+		    P->fp_hash, fp, sizeof(fp)) != 0)
+			snprintf(fp, sizeof(fp), "?");
+		wb_cstring(w, fp);
+		wb_u8(w, h->keys[i].is_ca != 0);
+	}
+}
+
+/* keyward's inspection extension (ipc/msg.h): the identities with their
+ * constraints. A forwarded connection gets nothing: what a key may do is
+ * the owner's business, not that of the hosts it is forwarded to. */
+static int
+h_inspect(struct ctx *c)
+{
+	struct policy *P = c->P;
+	const struct bindings *b = &c->conn->bind;
+	uint64_t now = now_ms();
+	struct wb body;
+
+	if (msg_empty_decode(&c->r) != 0)
+		return -1;
+	if (P->lock.locked) {
+		reply(c, ST_FAIL);
+		return 0;
+	}
+	for (size_t i = 0; i < b->n; i++)
+		if (b->b[i].forwarding) {
+			log_info("connection %u: constraints not shown to a forwarded "
+			    "connection", c->h.conn);
+			reply(c, ST_EXT_FAIL);
+			return 0;
+		}
+	wb_init(&body);
+	wb_u32(&body, (uint32_t)P->ids.n);
+	for (size_t i = 0; i < P->ids.n; i++) {
+		const struct identity *id = P->ids.order[i];
+		wb_string(&body, id->blob, id->blob_len);
+		wb_cstring(&body, id->comment);
+		wb_cstring(&body, id->fp);
+		wb_u32(&body, id->expiry_ms == 0 ? INSPECT_NO_LIFETIME :
+		    id->expiry_ms <= now ? 0 : (uint32_t)((id->expiry_ms - now + 999) / 1000));
+		wb_u8(&body, id->confirm != 0);
+		wb_u32(&body, (uint32_t)id->dest.n);
+		for (size_t j = 0; j < id->dest.n; j++) {
+			inspect_hop(P, &body, &id->dest.c[j].from);
+			inspect_hop(P, &body, &id->dest.c[j].to);
+		}
+	}
+	if (body.err || body.len > AGENT_MAX_FRAME - 64) {
+		log_error("constraint listing too long to send");
+		wb_free(&body);
+		reply(c, ST_EXT_FAIL);
+		return 0;
+	}
+	msg_begin(&P->out, MSG_R_INSPECT, c->h.req, c->h.conn);
+	msg_blob_encode(&P->out, &(struct msg_blob){ wb_slice_of(&body) });
+	wb_free(&body);
 	send_or_die(&P->mon, &P->out, "monitor");
 	return 0;
 }
@@ -724,11 +869,13 @@ h_bind(struct ctx *c)
 		why = bind_add(b, m.hostkey, m.session_id, m.signature, m.forwarding);
 	if (why != NULL) {
 		log_info("connection %u: session-bind refused: %s", c->h.conn, why);
+		audit(c->P, "bind", "refuse", why, c->conn, NULL, SIG_NONE, NODATA, -1);
 		reply(c, ST_EXT_FAIL);
 		return 0;
 	}
 	log_debug("connection %u: %zu binding(s), the last one %s", c->h.conn,
 	    b->n, b->b[b->n - 1].forwarding ? "forwarding" : "authentication");
+	audit(c->P, "bind", "allow", NULL, c->conn, NULL, SIG_NONE, NODATA, -1);
 	reply(c, ST_OK);
 	return 0;
 }
@@ -738,6 +885,8 @@ h_bind_bad(struct ctx *c)
 {
 	c->conn->bind.attempted = 1;
 	log_info("connection %u: malformed session-bind refused", c->h.conn);
+	audit(c->P, "bind", "refuse", "malformed session-bind", c->conn, NULL,
+	    SIG_NONE, NODATA, -1);
 	reply(c, ST_EXT_FAIL);
 	return 0;
 }
@@ -761,6 +910,7 @@ static const struct {
 	{ MSG_QUERY, 1, h_query },
 	{ MSG_BIND, 1, h_bind },
 	{ MSG_BIND_BAD, 1, h_bind_bad },
+	{ MSG_INSPECT, 1, h_inspect },
 };
 
 void
@@ -828,8 +978,12 @@ policy_from_keyholder(struct policy *P, const uint8_t *p, size_t n)
 			lock_done(P, pd, st.status == ST_OK);
 		else if (pd->kind == P_ADD && st.status == ST_OK)
 			add_done(P, pd);
-		else if (pd->kind == P_ADD)
+		else if (pd->kind == P_ADD) {
 			log_info("refused add: the keyholder rejected the private key");
+			audit(P, "add", "refuse", "the private key does not match its "
+			    "public key", conn_find(P, pd->conn), NULL, SIG_NONE,
+			    NODATA, -1);
+		}
 		if (pd->conn != 0 && pd->kind != P_LOCK && pd->kind != P_UNLOCK)
 			reply_status(P, pd->conn, pd->req, st.status);
 	} else {
@@ -853,13 +1007,44 @@ policy_from_prompter(struct policy *P, const uint8_t *p, size_t n)
 	if ((pd = pending_take(P, h.req, 1)) == NULL)
 		return;                 /* cancelled meanwhile */
 	if (st.status == ST_OK && pd->conn != 0) {
+		go_sign(P, pd, id_by_key(P, pd->key_id), conn_find(P, pd->conn),
+		    wb_slice_of(&pd->data));
+		pd->next = P->pending;  /* it lives on */
+		P->pending = pd;
+		return;
+	}
+	if (pd->conn != 0) {
+		log_info("refused signature: user did not confirm");
+		audit(P, "sign", "refuse", "the user did not confirm",
+		    conn_find(P, pd->conn), id_by_key(P, pd->key_id), pd->alg,
+		    wb_slice_of(&pd->data), -1);
+		reply_status(P, pd->conn, pd->req, ST_FAIL);
+	}
+	pending_free(pd);
+}
+
+void
+policy_from_auditor(struct policy *P, const uint8_t *p, size_t n)
+{
+	struct msg_hdr h;
+	struct msg_status st;
+	struct pending *pd;
+	struct rd r;
+
+	rd_init(&r, p, n);
+	if (msg_hdr_decode(&r, &h) != 0 || h.type != MSG_R_STATUS ||
+	    msg_status_decode(&r, &st) != 0)
+		fatal("malformed message from the auditor");
+	if ((pd = pending_take(P, h.req, 0)) == NULL || pd->kind != P_AUDIT)
+		fatal("the auditor answered request %u, which nobody asked", h.req);
+	if (st.status == ST_OK && pd->conn != 0) {
 		kh_sign(P, pd, wb_slice_of(&pd->data));
 		pd->next = P->pending;  /* it lives on as P_SIGN */
 		P->pending = pd;
 		return;
 	}
 	if (pd->conn != 0) {
-		log_info("refused signature: user did not confirm");
+		log_error("refused signature: the audit trail cannot be written");
 		reply_status(P, pd->conn, pd->req, ST_FAIL);
 	}
 	pending_free(pd);

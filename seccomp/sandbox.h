@@ -38,5 +38,6 @@ void sandbox_policy(const int *chan_fds, int n);
 void sandbox_keyholder(int chan_fd);
 void sandbox_prompter(void);
 void sandbox_reaper(void);
+void sandbox_auditor(int chan_fd, int audit_fd, int use_syslog);
 
 #endif

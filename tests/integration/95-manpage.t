@@ -94,4 +94,17 @@ fi
 th=$(sed -n 's/^\.TH KEYWARD 1 "[^"]*" "keyward \([^"]*\)".*/\1/p' "$PAGE")
 is "$th" "$version" "the man page's .TH line names KEYWARD_VERSION"
 
+# --- keyward-ctl(1): no warnings either, the same version
+CTLPAGE=$REPO/doc/keyward-ctl.1
+run groff -man -ww -z -Tutf8 "$CTLPAGE"
+is "$RC:$ERR" "0:" "groff -man -ww -z -Tutf8 doc/keyward-ctl.1: exit 0, no warnings"
+for width in 80 60 132; do
+	LAST_CMD="MANWIDTH=$width man --warnings -l $CTLPAGE >/dev/null" RUN_SHOWN=0
+	ERR=$(MANWIDTH=$width man --warnings -l "$CTLPAGE" 2>&1 >/dev/null)
+	RC=$? OUT=
+	is "$RC:$ERR" "0:" "man --warnings -l doc/keyward-ctl.1 (MANWIDTH=$width): no warnings"
+done
+is "$(sed -n 's/^\.TH KEYWARD-CTL 1 "[^"]*" "keyward \([^"]*\)".*/\1/p' "$CTLPAGE")" "$version" \
+	"keyward-ctl(1)'s .TH line names KEYWARD_VERSION"
+
 done_testing

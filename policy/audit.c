@@ -1,0 +1,211 @@
+/*
+ * audit.c - the audit trail's records: one JSON object per line for every
+ * decision (README.md lists the fields). Never a private key byte, never
+ * a passphrase, never the signed data: only its SHA-256. The auditor
+ * process writes them (policy/auditor.c).
+ */
+#include "crypto/crypto.h"
+#include "ipc/log.h"
+#include "policy/audit.h"
+#include "policy/userauth.h"
+
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+static void
+json_str(struct wb *w, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	wb_u8(w, '"');
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if (ch == '"' || ch == '\\') {
+			wb_u8(w, '\\');
+			wb_u8(w, ch);
+		} else if (ch < 0x20 || ch == 0x7f) {
+			uint8_t e[6] = { '\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15] };
+			wb_bytes(w, e, sizeof(e));
+		} else {
+			wb_u8(w, ch);
+		}
+	}
+	wb_u8(w, '"');
+}
+
+static void
+json_cstr(struct wb *w, const char *s)
+{
+	if (s == NULL)
+		wb_bytes(w, "null", 4);
+	else
+		json_str(w, s, strlen(s));
+}
+
+static void
+key(struct wb *w, const char *k)
+{
+	if (w->len > 1)
+		wb_u8(w, ',');
+	json_cstr(w, k);
+	wb_u8(w, ':');
+}
+
+static void
+num(struct wb *w, const char *k, long long v)
+{
+	char b[32];
+	int n = snprintf(b, sizeof(b), "%lld", v);
+
+	key(w, k);
+	wb_bytes(w, b, (size_t)n);
+}
+
+static void
+fp_of(const struct policy *P, struct slice blob, char *out, size_t n)
+{
+	if (fingerprint(blob, P->fp_hash, out, n) != 0)
+		snprintf(out, n, "?");
+}
+
+static void
+path(const struct policy *P, struct wb *w, const struct audit_rec *r)
+{
+	const struct bindings *b = &r->conn->bind;
+	char fp[96];
+
+	key(w, "path");
+	wb_u8(w, '[');
+	for (size_t i = 0; i < b->n; i++) {
+		struct slice k = { b->b[i].key, b->b[i].keylen };
+		const char *name = r->id != NULL ?
+		    dest_host_name(&r->id->dest, k, time(NULL)) : NULL;
+		fp_of(P, k, fp, sizeof(fp));
+		if (i > 0)
+			wb_u8(w, ',');
+		wb_bytes(w, "{\"host_key\":", 12);
+		json_cstr(w, fp);
+		wb_bytes(w, ",\"forwarding\":", 14);
+		wb_bytes(w, b->b[i].forwarding ? "true" : "false",
+		    b->b[i].forwarding ? 4 : 5);
+		wb_bytes(w, ",\"name\":", 8);
+		json_cstr(w, name);
+		wb_u8(w, '}');
+	}
+	wb_u8(w, ']');
+	key(w, "bind_attempted");
+	wb_bytes(w, b->attempted ? "true" : "false", b->attempted ? 4 : 5);
+}
+
+/* The user and server of a login, when the data is one. */
+static void
+login(const struct policy *P, struct wb *w, const struct audit_rec *r)
+{
+	struct userauth ua;
+	char fp[96];
+
+	if (r->id == NULL || userauth_parse(r->data, (struct slice){ r->id->blob,
+	    r->id->blob_len }, &ua) != 0)
+		return;
+	key(w, "user");
+	json_str(w, (const char *)ua.user.p, ua.user.len);
+	if (ua.hostbound) {
+		fp_of(P, ua.hostkey, fp, sizeof(fp));
+		key(w, "server");
+		json_cstr(w, fp);
+	}
+}
+
+static void
+data_hash(struct wb *w, struct slice data)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char md[32];
+	unsigned int n = 0;
+	char out[65];
+
+	if (EVP_Digest(data.p, data.len, md, &n, EVP_sha256(), NULL) != 1 || n != 32)
+		return;
+	for (int i = 0; i < 32; i++) {
+		out[2 * i] = hex[md[i] >> 4];
+		out[2 * i + 1] = hex[md[i] & 15];
+	}
+	out[64] = '\0';
+	key(w, "data_sha256");
+	json_cstr(w, out);
+}
+
+void
+audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req)
+{
+	struct timeval tv;
+	struct tm tm;
+	char ts[40];
+	struct wb w;
+
+	if (!P->audit_on)
+		return;
+	gettimeofday(&tv, NULL);
+	gmtime_r(&tv.tv_sec, &tm);
+	snprintf(ts, sizeof(ts), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
+	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+	    tm.tm_sec, (long)tv.tv_usec / 1000);
+	wb_init(&w);
+	wb_u8(&w, '{');
+	key(&w, "time");
+	json_cstr(&w, ts);
+	key(&w, "event");
+	json_cstr(&w, r->event);
+	if (r->conn != NULL) {
+		num(&w, "conn", r->conn->id);
+		num(&w, "peer_uid", r->conn->uid);
+		num(&w, "peer_pid", r->conn->pid);
+	} else {
+		key(&w, "conn");
+		wb_bytes(&w, "null", 4);
+	}
+	if (r->id != NULL) {
+		key(&w, "key");
+		wb_bytes(&w, "{\"fingerprint\":", 15);
+		json_cstr(&w, r->id->fp);
+		wb_bytes(&w, ",\"comment\":", 11);
+		json_cstr(&w, r->id->comment);
+		wb_bytes(&w, ",\"type\":", 8);
+		json_cstr(&w, key_kind_name(r->id->kind));
+		wb_bytes(&w, ",\"certificate\":", 15);
+		wb_bytes(&w, r->id->is_cert ? "true" : "false", r->id->is_cert ? 4 : 5);
+		wb_bytes(&w, ",\"destination_constrained\":", 27);
+		wb_bytes(&w, r->id->dest.n ? "true" : "false", r->id->dest.n ? 4 : 5);
+		wb_u8(&w, '}');
+	}
+	if (r->alg != SIG_NONE) {
+		key(&w, "alg");
+		json_cstr(&w, sig_alg_name(r->alg));
+	}
+	if (r->conn != NULL)
+		path(P, &w, r);
+	if (r->data.p != NULL) {
+		login(P, &w, r);
+		data_hash(&w, r->data);
+	}
+	if (r->count >= 0)
+		num(&w, "keys", r->count);
+	key(&w, "decision");
+	json_cstr(&w, r->decision);
+	key(&w, "reason");
+	json_cstr(&w, r->reason);
+	wb_u8(&w, '}');
+	if (w.err || w.len > IPC_MAX_MSG - 64) {
+		log_error("audit record too long; dropped");
+		wb_free(&w);
+		return;
+	}
+	msg_begin(&P->out, MSG_AUDIT, req, 0);
+	msg_blob_encode(&P->out, &(struct msg_blob){ wb_slice_of(&w) });
+	wb_free(&w);
+	if (chan_send(&P->au, &P->out) != 0)
+		fatal("the auditor is gone; shutting down");
+}

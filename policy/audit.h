@@ -1,0 +1,26 @@
+/*
+ * audit.h - one audit record per decision (policy/audit.c builds them,
+ * policy/auditor.c writes them).
+ */
+#ifndef KEYWARD_AUDIT_H
+#define KEYWARD_AUDIT_H
+
+#include "policy/policy.h"
+
+struct audit_rec {
+	const char *event;              /* list, sign, add, remove, ... */
+	const char *decision;           /* "allow" or "refuse" */
+	const char *reason;             /* why, for a refusal (or NULL) */
+	const struct conn *conn;        /* NULL for the agent's own events */
+	const struct identity *id;      /* the key, or NULL */
+	enum sig_alg alg;               /* SIG_NONE: not a signature */
+	struct slice data;              /* data to sign (only hashed), or {NULL} */
+	long count;                     /* keys listed, or -1 */
+};
+
+/* Send one record to the auditor; req 0: nobody waits for the answer. */
+void audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req);
+/* Start the auditor (before the sandbox); returns policy's channel end. */
+int auditor_spawn(int audit_fd, int use_syslog, int sync);
+
+#endif
