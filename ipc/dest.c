@@ -25,6 +25,8 @@ parse_hop(struct rd *r, struct dest_hop *h, const char **why)
 		FAIL("reserved field of a hop is not empty");
 	if (h->user.len > AGENT_MAX_USER_PATTERN)
 		FAIL("user pattern is longer than 256 bytes");
+	if (h->host.len > AGENT_MAX_HOSTNAME)
+		FAIL("host name is longer than 255 bytes");
 	h->keys.p = hr.p;
 	h->keys.len = hr.len;
 	h->nkeys = 0;

@@ -18,6 +18,11 @@
 #define AGENT_MAX_LIFETIME         (0xffffffffU) /* uint32 seconds on the wire */
 #define AGENT_MAX_DEST_RULES       1024          /* destination constraints a key (§6.8) */
 #define AGENT_MAX_USER_PATTERN     256           /* user pattern bytes (§6.6) */
+/* Not limits of the reference: they bound the work of wmatch (quadratic
+ * in its two lengths) when a host certificate meets a CA hop. A DNS name
+ * has at most 253 bytes. */
+#define AGENT_MAX_HOSTNAME         255           /* a hop's host name */
+#define AGENT_MAX_PRINCIPAL_MATCH  255           /* longer principals never match */
 
 /* Inter-process messages: a client frame plus our own small header. */
 #define IPC_HEADER_LEN             9             /* type u8, req u32, conn u32 */

@@ -197,6 +197,18 @@ parse_cert(struct rd *r, struct slice whole, struct pubkey *k, const char **why)
 	if (well_formed_pairs(c->critical_options) != 0 ||
 	    well_formed_pairs(c->extensions) != 0)
 		FAIL("certificate options or extensions malformed");
+	/* Refuse a certificate as the CA before parsing it: otherwise the
+	 * recursion depth would follow the input (one frame could nest some
+	 * two thousand certificates). */
+	{
+		struct rd cr;
+		struct slice caname;
+		int ca_cert;
+		rd_init(&cr, c->signature_key.p, c->signature_key.len);
+		if (rd_string(&cr, &caname) == 0 &&
+		    key_kind_from_name(caname, &ca_cert, NULL) != KEY_NONE && ca_cert)
+			FAIL("certificate signed by a certificate");
+	}
 	if (key_parse_public(c->signature_key, &ca, why) != 0)
 		return -1;
 	if (ca.is_cert)

@@ -1,18 +1,22 @@
 /*
  * shield.c - seal and open private keys under the prekey-derived key.
- * Thread-safe: the prekey is read-only after shield_init and every call
- * has its own cipher context; the secure heap takes its own lock.
+ * Thread-safe: the prekey is behind a read-write lock (only a lock of the
+ * agent renews it), every call has its own cipher context, and the secure
+ * heap takes its own lock.
  */
 #include "keyholder/shield.h"
 #include "ipc/log.h"
 
 #include <openssl/crypto.h>
+#include <pthread.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <stdlib.h>
 #include <string.h>
 
 static uint8_t *prekey;
+/* Workers read the prekey for every signature; a lock renews it. */
+static pthread_rwlock_t prekey_lock = PTHREAD_RWLOCK_INITIALIZER;
 
 void
 shield_init(void)
@@ -34,9 +38,13 @@ static int
 shield_key(uint8_t key[64])
 {
 	unsigned int n = 0;
+	int ok;
 
-	return EVP_Digest(prekey, SHIELD_PREKEY_LEN, key, &n, EVP_sha512(), NULL) == 1
-	    && n == 64 ? 0 : -1;
+	pthread_rwlock_rdlock(&prekey_lock);
+	ok = EVP_Digest(prekey, SHIELD_PREKEY_LEN, key, &n, EVP_sha512(), NULL) == 1
+	    && n == 64;
+	pthread_rwlock_unlock(&prekey_lock);
+	return ok ? 0 : -1;
 }
 
 /* AES-256-GCM with key (the first 32 bytes), or the shielding key. */
@@ -126,7 +134,12 @@ sealed_copy(const struct sealed *from, struct sealed *to)
 int
 shield_rekey(void)
 {
-	return RAND_bytes(prekey, SHIELD_PREKEY_LEN) == 1 ? 0 : -1;
+	int ok;
+
+	pthread_rwlock_wrlock(&prekey_lock);
+	ok = RAND_bytes(prekey, SHIELD_PREKEY_LEN) == 1;
+	pthread_rwlock_unlock(&prekey_lock);
+	return ok ? 0 : -1;
 }
 
 void

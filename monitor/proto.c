@@ -228,6 +228,10 @@ proto_request(const uint8_t *p, size_t len, uint32_t req, uint32_t conn,
 	struct req_ctx c = { .req = req, .conn = conn, .ipc = ipc };
 
 	wb_reset(reply);
+	if (len == 0) {                 /* client_frame never passes one */
+		wb_u8(reply, SSH_AGENT_FAILURE);
+		return 0;
+	}
 	rd_init(&c.r, p + 1, len - 1);
 	for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++) {
 		if (requests[i].type != p[0])

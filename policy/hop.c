@@ -96,7 +96,11 @@ host_cert_ok(const struct pubkey *c, const char *host, time_t now)
 	/* 4. the principal is the pattern, the hostname the subject */
 	rd_init(&r, c->cert.principals.p, c->cert.principals.len);
 	while (!ok && r.len > 0) {
-		if (rd_text(&r, &p) != 0 || (pat = slice_strdup(p)) == NULL)
+		if (rd_text(&r, &p) != 0)
+			return 0;
+		if (p.len > AGENT_MAX_PRINCIPAL_MATCH)
+			continue;       /* bounds wmatch's work; no real name is this long */
+		if ((pat = slice_strdup(p)) == NULL)
 			return 0;
 		ok = wmatch(host, pat);
 		free(pat);

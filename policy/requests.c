@@ -884,6 +884,7 @@ static int
 h_bind_bad(struct ctx *c)
 {
 	c->conn->bind.attempted = 1;
+	(void)msg_empty_decode(&c->r);  /* refused whatever it carries */
 	log_info("connection %u: malformed session-bind refused", c->h.conn);
 	audit(c->P, "bind", "refuse", "malformed session-bind", c->conn, NULL,
 	    SIG_NONE, NODATA, -1);

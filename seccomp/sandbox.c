@@ -144,6 +144,7 @@ sandbox_allow_common(scmp_filter_ctx ctx)
 	sandbox_allow(ctx, SCMP_SYS(getrlimit), 0);
 	sandbox_allow(ctx, SCMP_SYS(prlimit64), 0);
 	sandbox_allow(ctx, SCMP_SYS(openat), 0);
+	sandbox_allow(ctx, SCMP_SYS(open), 0);
 	sandbox_allow(ctx, SCMP_SYS(readlink), 0);
 	sandbox_allow(ctx, SCMP_SYS(prctl), 0);
 	sandbox_allow(ctx, SCMP_SYS(rt_sigaction), 0);

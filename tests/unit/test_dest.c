@@ -22,7 +22,7 @@ enum {
 
 static struct tkey scylla, charybdis, ca;
 static struct wb blobs[NBLOBS];
-static char user256[257], user257[258];
+static char user256[257], user257[258], host255[256], host256[257];
 
 static void
 make_blobs(void)
@@ -61,6 +61,8 @@ make_blobs(void)
 		kh_check(&blobs[i], "test blob");
 	memset(user256, 'u', 256);
 	memset(user257, 'u', 257);
+	memset(host255, 'h', 255);
+	memset(host256, 'h', 256);
 }
 
 /* A constraint as a table row writes it. */
@@ -135,6 +137,8 @@ static const struct {
 	{ "1: reserved of the constraint not empty",  { ORIGIN, TO_CHARYBDIS, "x", NULL },                                        REFUSED, REFUSED },
 	{ "2: to-hop user of 256 bytes",              { ORIGIN, { user256, "charybdis", NULL, KEY(CHARYBDIS) }, NULL, NULL },    OK,      OK },
 	{ "2: to-hop user of 257 bytes",              { ORIGIN, { user257, "charybdis", NULL, KEY(CHARYBDIS) }, NULL, NULL },    REFUSED, REFUSED },
+	{ "keyward: to-hop host name of 255 bytes",   { ORIGIN, { NULL, host255, NULL, KEY(CHARYBDIS) }, NULL, NULL },     OK,      OK },
+	{ "keyward: to-hop host name of 256 bytes",   { ORIGIN, { NULL, host256, NULL, KEY(CHARYBDIS) }, NULL, NULL },     REFUSED, REFUSED },
 	{ "3: from-hop names a user",                 { { "perseus", "scylla", NULL, KEY(SCYLLA) }, TO_CHARYBDIS, NULL, NULL },  REFUSED, REFUSED },
 	{ "3: origin from-hop names a user",          { { "perseus", NULL, NULL, NOKEYS }, TO_CHARYBDIS, NULL, NULL },           REFUSED, REFUSED },
 	{ "4: from-hop host without keys",            { { NULL, "scylla", NULL, NOKEYS }, TO_CHARYBDIS, NULL, NULL },            REFUSED, REFUSED },

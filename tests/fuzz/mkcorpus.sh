@@ -1,0 +1,323 @@
+#!/bin/bash
+# tests/fuzz/mkcorpus.sh - regenerate the seed corpora in tests/fuzz/corpus/
+# from real OpenSSH traffic. Run as root from the repository (it starts
+# two sshd on 127.0.0.1, like the integration tests):
+#
+#   bash tests/fuzz/mkcorpus.sh [OUTDIR]      (default tests/fuzz/corpus)
+#
+# A recording relay sits between the OpenSSH tools and /usr/bin/ssh-agent
+# and keeps every request and reply payload of every connection. ssh-add
+# (all key types, certificates, -c, -t, -h destination constraints,
+# -l/-L/-d/-D/-x/-X, -T), ssh-keygen -Y sign and logins through two hops
+# with ssh -A (session-binds, forwarding ones included, and the
+# publickey-hostbound requests ssh signs) make that traffic. Each harness
+# then gets seeds in its own input format (see the head of each
+# tests/fuzz/fuzz_*.c); the IPC datagrams of fuzz_msg are built here from
+# the captured payloads with the layouts of ipc/msg.c.
+#
+# The keys are new on every run, so the files differ from run to run;
+# commit a run only when the corpus should change.
+set -u
+OUTDIR=$(realpath -m "${1:-tests/fuzz/corpus}")
+AGENT=/usr/bin/ssh-agent
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/../integration/lib.sh"
+. "$HERE/../integration/lib-dest.sh"
+
+say() { printf 'mkcorpus: %s\n' "$*" >&2; }
+die() { say "$*"; exit 1; }
+
+# ------------------------------------------------------------ the relay
+cat >"$T/relay.pl" <<'EOF'
+# relay.pl LISTEN UPSTREAM DIR: one child per client; every framed payload
+# goes to DIR/CCCC-SSS-c (client -> agent) or -a (agent -> client).
+use strict; use warnings; use IO::Socket::UNIX; use IO::Select;
+my ($listen, $up, $dir) = @ARGV;
+unlink $listen;
+my $srv = IO::Socket::UNIX->new(Type => SOCK_STREAM, Local => $listen, Listen => 64)
+	or die "relay: $listen: $!\n";
+$SIG{CHLD} = 'IGNORE';
+my $conn = 0;
+while (1) {
+	my $c = $srv->accept or next;
+	$conn++;
+	my $pid = fork;
+	if (defined $pid && $pid == 0) { close $srv; relay($c, $conn); exit 0 }
+	close $c;
+}
+sub put { my ($fh, $d) = @_; while (length $d) { my $w = syswrite($fh, $d); return unless $w; substr($d, 0, $w) = '' } }
+sub relay {
+	my ($c, $n) = @_;
+	my $u = IO::Socket::UNIX->new(Type => SOCK_STREAM, Peer => $up) or return;
+	my %buf = (c => '', a => '');
+	my $seq = 0;
+	my $sel = IO::Select->new($c, $u);
+	while (1) {
+		for my $fh ($sel->can_read) {
+			my $d;
+			my $r = sysread($fh, $d, 65536);
+			return unless $r;
+			my ($dst, $k) = $fh == $c ? ($u, 'c') : ($c, 'a');
+			$buf{$k} .= $d;
+			while (length($buf{$k}) >= 4) {
+				my $l = unpack('N', $buf{$k});
+				last if length($buf{$k}) < 4 + $l;
+				my $p = substr($buf{$k}, 4, $l);
+				substr($buf{$k}, 0, 4 + $l) = '';
+				$seq++;
+				open(my $o, '>', sprintf('%s/%04d-%03d-%s', $dir, $n, $seq, $k)) or die;
+				binmode $o; print $o $p; close $o;
+			}
+			put($dst, $d);
+		}
+	}
+}
+EOF
+
+# ------------------------------------------------------------ traffic
+mkdir -p "$T/keys" "$T/hidden" "$T/rec" "$T/cert"
+start_agent || die "ssh-agent did not start"
+UPSTREAM=$SSH_AUTH_SOCK
+perl "$T/relay.pl" "$T/relay.sock" "$UPSTREAM" "$T/rec" &
+EXTRA_PIDS+=($!)
+wait_for_socket "$T/relay.sock" 5 || die "relay did not start"
+export SSH_AUTH_SOCK=$T/relay.sock
+
+gen_key ed ed25519 && gen_key p256 ecdsa 256 && gen_key p384 ecdsa 384 &&
+	gen_key p521 ecdsa 521 && gen_key rsa rsa 1024 && gen_key rsa2 rsa 2048 &&
+	gen_key caed ed25519 && gen_key carsa rsa 1024 && gen_key cap256 ecdsa 256 &&
+	gen_key hostkeyc ed25519 ||
+	die "ssh-keygen failed"
+k=$T/keys
+# certificates: user certs by three kinds of CA, one with options
+ssh-keygen -q -s "$k/caed" -I user-ed -n alice,bob "$k/ed.pub" &&
+	ssh-keygen -q -s "$k/carsa" -t rsa-sha2-512 -I user-p384 -n alice "$k/p384.pub" &&
+	ssh-keygen -q -s "$k/cap256" -I user-rsa -n carol -O force-command=/bin/true \
+		-O source-address=127.0.0.1/32 -O no-pty "$k/rsa.pub" ||
+	die "ssh-keygen -s failed"
+# a host certificate, for the sshd "hostc"
+ssh-keygen -q -s "$k/caed" -h -I hostc -n hostc "$k/hostkeyc.pub" || die "ssh-keygen -h failed"
+
+mk_script "$T/askpass" 'echo fuzz-pass'
+export SSH_ASKPASS=$T/askpass SSH_ASKPASS_REQUIRE=force DISPLAY=:0
+
+ssh-add -q "$k/ed" "$k/p256" "$k/p384" "$k/p521" "$k/rsa" "$k/rsa2" </dev/null
+ssh-add -l >/dev/null; ssh-add -L >/dev/null
+ssh-add -q -c -t 600 "$k/p256" </dev/null
+ssh-add -T "$k/ed.pub" "$k/p256.pub" "$k/rsa.pub" >/dev/null 2>&1
+echo "data to sign" >"$T/msg"
+ssh-keygen -Y sign -f "$k/ed.pub" -n file "$T/msg" >/dev/null 2>&1
+ssh-keygen -Y sign -f "$k/rsa.pub" -n file "$T/msg" >/dev/null 2>&1
+ssh-add -x </dev/null >/dev/null 2>&1; ssh-add -l >/dev/null 2>&1
+ssh-add -X </dev/null >/dev/null 2>&1
+ssh-add -d "$k/p521" >/dev/null 2>&1
+ssh-add -D >/dev/null 2>&1
+ssh-add -q "$k/ed" "$k/p384" "$k/rsa" </dev/null     # with their -cert.pub
+
+# destination constraints and logins through two hops
+SSHD_HOSTKEYS="ed25519 ecdsa" dest_hosts hosta hostb >/dev/null
+cat "$k/ed.pub" "$k/p256.pub" >>"$T/authorized_keys"
+# hostc shows a host certificate (and a plain key); known_hosts names its CA
+SSHD_HOSTKEYS=ecdsa start_sshd hostc "HostKey $k/hostkeyc" \
+	"HostCertificate $k/hostkeyc-cert.pub" || die "sshd hostc did not start"
+echo "@cert-authority hostc $(cut -d' ' -f1,2 "$k/caed.pub")" >>"$T/known_hosts"
+ssh-add -D >/dev/null 2>&1
+ssh-add -q -H "$T/known_hosts" -h hosta -h "hosta>hostb" -h "alice@hostb" \
+	-h "hosta>*@hostc" -h hostc "$k/ed" </dev/null || die "ssh-add -h failed"
+ssh-add -q -H "$T/known_hosts" -h hostb -t 300 -c "$k/p256" </dev/null
+hide_key ed
+dest_ssh ed hosta >/dev/null 2>&1; say "login hosta: $DEST_RESULT"
+dest_ssh ed hosta hostb >/dev/null 2>&1; say "login hosta>hostb: $DEST_RESULT"
+dest_ssh -m list ed hosta >/dev/null 2>&1; say "list on hosta: $DEST_RESULT"
+dest_ssh ed hostb >/dev/null 2>&1; say "login hostb (refused): $DEST_RESULT"
+dest_ssh -o HostKeyAlgorithms=ssh-ed25519-cert-v01@openssh.com ed hostc >/dev/null 2>&1
+say "login hostc, host certificate: $DEST_RESULT"
+dest_ssh -o HostKeyAlgorithms=ssh-ed25519-cert-v01@openssh.com ed hosta hostc >/dev/null 2>&1
+say "login hosta>hostc, host certificate: $DEST_RESULT"
+unhide_key ed
+sleep 0.5
+
+# ------------------------------------------------------------ seeds
+for p in "$k"/*.pub; do
+	cut -d' ' -f2 "$p" | base64 -d >"$T/cert/$(basename "$p" .pub).blob"
+done
+perl - "$T/rec" "$T/cert" "$OUTDIR" <<'EOF' || die "splitting failed"
+use strict; use warnings; use Digest::SHA qw(sha1_hex); use File::Path qw(make_path);
+my ($rec, $blobs, $out) = @ARGV;
+my %seen;
+sub put {
+	my ($h, $name, $data) = @_;
+	my $id = "$h:" . sha1_hex($data);
+	return if $seen{$id}++;
+	make_path("$out/$h");
+	my $f = "$out/$h/$name";
+	my $i = 1;
+	$f = "$out/$h/$name-" . ++$i while -e $f;
+	open(my $o, '>', $f) or die "$f: $!"; binmode $o; print $o $data; close $o;
+}
+sub str { pack('N', length $_[0]) . $_[0] }
+sub u8 { pack('C', $_[0]) }
+sub u32 { pack('N', $_[0]) }
+sub u64 { pack('NN', 0, $_[0]) }
+sub hdr { pack('CNN', @_) }
+# read one string from $$s at $$o
+sub rs { my ($s, $o) = @_; die "short\n" if $$o + 4 > length $$s; my $l = unpack('N', substr($$s, $$o, 4)); die "short\n" if $$o + 4 + $l > length $$s; my $r = substr($$s, $$o + 4, $l); $$o += 4 + $l; $r }
+# strings after the type name in a private key encoding (§4.4)
+my %nstr = ('ssh-ed25519' => 2, 'ecdsa-sha2-nistp256' => 3, 'ecdsa-sha2-nistp384' => 3,
+	'ecdsa-sha2-nistp521' => 3, 'ssh-rsa' => 6,
+	'ssh-ed25519-cert-v01@openssh.com' => 3, 'ecdsa-sha2-nistp256-cert-v01@openssh.com' => 2,
+	'ecdsa-sha2-nistp384-cert-v01@openssh.com' => 2, 'ecdsa-sha2-nistp521-cert-v01@openssh.com' => 2,
+	'ssh-rsa-cert-v01@openssh.com' => 5);
+my %typename = (9 => 'remove-all-rsa', 11 => 'list', 13 => 'sign', 17 => 'add', 18 => 'remove',
+	19 => 'remove-all', 22 => 'lock', 23 => 'unlock', 25 => 'add-constrained', 27 => 'extension');
+
+opendir(my $d, $rec) or die; my @files = sort grep { /-[ca]$/ } readdir $d; closedir $d;
+my (%conn, @stream);
+for my $f (@files) {
+	my ($c, $s, $dir) = $f =~ /^(\d+)-(\d+)-([ca])$/ or next;
+	open(my $i, '<', "$rec/$f") or die; binmode $i; local $/; my $p = <$i>; close $i;
+	push @{$conn{$c}}, [$dir, $p];
+}
+# one request id for all, so equal messages make one seed
+my $req = 1;
+my (@dests, @signdata);
+# public blobs from ssh-keygen (keys, user certificates)
+opendir(my $bd, $blobs) or die;
+for my $f (sort readdir $bd) {
+	next unless $f =~ /^(.*)\.blob$/;
+	open(my $i, '<', "$blobs/$f") or die; binmode $i; local $/; my $b = <$i>; close $i;
+	put('fuzz_keys', "public-$1", $b);
+}
+closedir $bd;
+for my $c (sort keys %conn) {
+	my ($stream, @binds) = ('');
+	for my $m (@{$conn{$c}}) {
+		my ($dir, $p) = @$m;
+		my $t = ord $p;
+		my $body = substr($p, 1);
+		if ($dir eq 'a') {
+			# agent replies, as policy hands them to the monitor
+			if ($t == 14) { put('fuzz_msg', 'r-signature', hdr(65, $req, 7) . $body) }
+			elsif ($t == 12) {
+				my $n = unpack('N', $body);
+				put('fuzz_msg', 'r-identities', hdr(66, $req, 7) . u32($n) . str(substr($body, 4)));
+			}
+			elsif ($t == 6 || $t == 5) { put('fuzz_msg', 'r-status', hdr(64, $req, 7) . u8($t == 6 ? 0 : 1)) }
+			next;
+		}
+		$stream .= str($p);
+		my $name = $typename{$t} // "type$t";
+		my $o = 0;
+		eval {
+			if ($t == 17 || $t == 25) {
+				my $kt = rs(\$p, \(my $x = 1));
+				$o = 1;
+				rs(\$p, \$o) for 0 .. $nstr{$kt};   # name + fields
+				my $key = substr($p, 1, $o - 1);
+				my $comment = rs(\$p, \$o);
+				my ($life, $lt, $conf, $hasd, $dest) = (0, 0, 0, 0, '');
+				while ($o < length $p) {
+					my $ct = ord substr($p, $o++, 1);
+					if ($ct == 1) { $life = 1; $lt = unpack('N', substr($p, $o, 4)); $o += 4 }
+					elsif ($ct == 2) { $conf = 1 }
+					elsif ($ct == 255) {
+						my $en = rs(\$p, \$o);
+						my $ed = rs(\$p, \$o);
+						if ($en eq 'restrict-destination-v00@openssh.com') { $hasd = 1; $dest = $ed }
+					}
+				}
+				(my $short = $kt) =~ s/\@openssh\.com//;
+				$name .= "-$short";
+				put('fuzz_keys', "private-$short", $key);
+				put('fuzz_msg', 'add', hdr(5, $req, 7) . str($key) . str($comment) .
+					u8($life) . u32($lt) . u8($conf) . u8($hasd) . str($dest));
+				if ($kt !~ /cert/) {
+					put('fuzz_msg', 'kh-add', hdr(32, $req, 0) . u64($req) . str($key));
+				}
+				if ($hasd) { push @dests, $dest; put('fuzz_dest', 'dest-list', "\0" . $dest) }
+			} elsif ($t == 13) {
+				$o = 1;
+				my $kb = rs(\$p, \$o); my $data = rs(\$p, \$o);
+				put('fuzz_msg', 'sign', hdr(4, $req, 7) . $body);
+				put('fuzz_msg', 'kh-sign', hdr(33, $req, 0) . u64(3) . u8(1) . str($data));
+				put('fuzz_keys', 'public-from-sign', $kb);
+				my $sl = length($data) >= 4 ? unpack('N', $data) : length $data;
+				if (4 + $sl < length $data && ord(substr($data, 4 + $sl, 1)) == 50) {
+					push @signdata, [$data, [@binds]];
+					put('fuzz_dest', 'userauth', "\1" . $data);
+				}
+			} elsif ($t == 18) {
+				put('fuzz_msg', 'remove', hdr(6, $req, 7) . $body);
+				put('fuzz_keys', 'public-from-remove', rs(\$p, \(my $x = 1)));
+			} elsif ($t == 22 || $t == 23) {
+				put('fuzz_msg', $name, hdr($t == 22 ? 8 : 9, $req, 7) . $body);
+			} elsif ($t == 27) {
+				$o = 1;
+				my $en = rs(\$p, \$o);
+				$name = "ext-$en"; $name =~ s/\@openssh\.com//;
+				if ($en eq 'session-bind@openssh.com') {
+					my $b = substr($p, $o);
+					push @binds, $b;
+					put('fuzz_msg', 'bind', hdr(11, $req, 7) . $b);
+				}
+			} else {
+				put('fuzz_msg', $name, hdr({ 11 => 3, 19 => 7, 9 => 7 }->{$t} // 3, $req, 7));
+			}
+		};
+		put('fuzz_proto', $name, $p);
+	}
+	next if $stream eq '';
+	# a connection's requests, as the monitor reads them, written 1 to
+	# 2^17 bytes at a time (byte 0)
+	put('fuzz_frames', "conn-$c", u8($c % 18) . $stream);
+	put('fuzz_dest', "binds-conn-$c", "\3" . join('', @binds)) if @binds;
+}
+# the whole sign check: each destination list with each userauth request
+# and the session-binds of its connection
+for my $s (@signdata) {
+	my ($data, $binds) = @$s;
+	next unless @$binds;
+	put('fuzz_dest', 'sign-check', "\4" . str($_) . str($data) . join('', @$binds)) for @dests;
+}
+EOF
+
+# hand-made seeds for what the tools above never send
+hexput() { mkdir -p "$OUTDIR/$1"; perl -e 'print pack("H*", $ARGV[0])' "$3" >"$OUTDIR/$1/$2"; }
+hexput fuzz_proto ext-query 1b000000057175657279
+hexput fuzz_proto remove-all-rsa 09
+# keyward's own extension (INSPECT_EXTENSION in ipc/msg.h) and its messages
+hexput fuzz_proto ext-inspect 1b00000017636f6e73747261696e7473406b6579776172642e646576
+hexput fuzz_msg inspect 0d0000000100000007
+hexput fuzz_msg r-inspect 4400000001000000070000000400000000
+hexput fuzz_msg audit 3800000000000000000000001a7b226576656e74223a227369676e222c226f6b223a747275657d
+hexput fuzz_proto smartcard 14000000036c69620000000370696e
+hexput fuzz_proto ext-bind-truncated 1b0000001873657373696f6e2d62696e64406f70656e7373682e636f6d00000000
+# replies as the monitor gets them from policy
+hexput fuzz_proto reply-status 40000000010000000700
+hexput fuzz_proto reply-extensions 4300000001000000070000004d0000000571756572790000001873657373696f6e2d62696e64406f70656e7373682e636f6d0000002472657374726963742d64657374696e6174696f6e2d763030406f70656e7373682e636f6d
+hexput fuzz_msg open 010000000100000007000003e800001234
+hexput fuzz_msg close 020000000100000007
+hexput fuzz_msg query 0a0000000100000007
+hexput fuzz_msg bind-bad 0c0000000100000007
+hexput fuzz_msg kh-delete 220000000100000000000000000000002a
+hexput fuzz_msg kh-wipe 230000000100000000
+hexput fuzz_msg prompt 30000000010000000000000011416c6c6f7720757365206f66206b65793f
+hexput fuzz_msg prompt-cancel 310000000100000000
+hexput fuzz_msg r-status-ext-fail 40000000010000000702
+hexput fuzz_msg r-extensions 4300000001000000070000004d0000000571756572790000001873657373696f6e2d62696e64406f70656e7373682e636f6d0000002472657374726963742d64657374696e6174696f6e2d763030406f70656e7373682e636f6d
+hexput fuzz_msg unknown-type 7f00000001000000070000000100
+# wmatch: subject NUL pattern
+for s in 'hostb%host?' 'alice%a*e' 'a.example.org%*.example.org' 'aaaaaaaaaaaaaaaa%*a*a*a*a*a*b' \
+	'x%' '%*' 'scylla%s*y?la*' '*?%*?'; do
+	mkdir -p "$OUTDIR/fuzz_dest"
+	printf '\2%s' "$s" | tr '%' '\0' >"$OUTDIR/fuzz_dest/wmatch-$(printf %s "$s" | md5sum | cut -c1-8)"
+done
+# frames: compact records (length, fill): one of 256 KiB, one too long,
+# a zero length; and a raw stream with a zero-length frame
+hexput fuzz_frames compact-max 8c0004000041000000010b
+hexput fuzz_frames compact-over 8d0004000142
+hexput fuzz_frames compact-zero 81000000010b0000000000
+hexput fuzz_frames raw-zero 00000000010b00000000
+hexput fuzz_frames raw-partial 0c000000100b0000
+say "corpus in $OUTDIR:"
+du -s --apparent-size -B1 "$OUTDIR"/* >&2
