@@ -1,6 +1,6 @@
 /*
  * shield.h - private keys at rest in the keyholder, as OpenSSH 8.2+ keeps
- * them: encrypted (AES-256-GCM) under a key that is the SHA-512 of a
+ * them: encrypted (AES-256-GCM) under a key that is the SHA-256 of a
  * 16 KiB random prekey. A partial or error-prone read of memory (Spectre,
  * RAMBleed, a stray core) recovers nothing unless it has every bit of the
  * prekey. A key is decrypted only for the one signature that needs it.
