@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-dest.sh"
 
-NTESTS=32
+NTESTS=36
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
@@ -60,6 +60,18 @@ refused=$(jqa 'select(.event=="sign" and .decision=="refuse")' | tr '\n' ' ')
 contains "$refused" "not bound to any host" "the local use of the constrained key is recorded as refused, with why"
 ok "$(grep -c 's3cret-passphrase' "$A" | grep -qx 0; echo $?)" "the passphrase never appears in the trail"
 stop_agent
+
+# -O audit=-: the same records on standard error (with -D), among the log.
+start_agent_fg "$T/fg.sock" -O audit=-
+ok $? "agent started in the foreground with -O audit=-"
+run ssh-add -l
+stop_pid "$AGENT_FG_PID"
+ok $? "foreground agent stopped"
+grep '^{' "$T/agent.log" >"$T/stderr-trail"
+run jq -e 'select(.event == "list")' "$T/stderr-trail"
+ok $RC "stderr carries the list record as JSON"
+is "$(grep -c '^{' "$T/agent.log")" "$(jq -c . "$T/stderr-trail" | wc -l | tr -d ' ')" \
+	"every record line on stderr is whole JSON"
 
 # Fail closed: a trail that cannot be written means no signature.
 start_agent -O audit=/dev/full
