@@ -993,25 +993,41 @@ policy_from_keyholder(struct policy *P, const uint8_t *p, size_t n)
 	pending_free(pd);
 }
 
+/* The prompter and the auditor answer with a status alone. */
+static void
+status_reply(const uint8_t *p, size_t n, const char *peer, struct msg_hdr *h,
+    struct msg_status *st)
+{
+	struct rd r;
+
+	rd_init(&r, p, n);
+	if (msg_hdr_decode(&r, h) != 0 || h->type != MSG_R_STATUS ||
+	    msg_status_decode(&r, st) != 0)
+		fatal("malformed message from the %s", peer);
+}
+
+/* A pending request taken off the list goes on to its next step. */
+static void
+pending_keep(struct policy *P, struct pending *pd)
+{
+	pd->next = P->pending;
+	P->pending = pd;
+}
+
 void
 policy_from_prompter(struct policy *P, const uint8_t *p, size_t n)
 {
 	struct msg_hdr h;
 	struct msg_status st;
 	struct pending *pd;
-	struct rd r;
 
-	rd_init(&r, p, n);
-	if (msg_hdr_decode(&r, &h) != 0 || h.type != MSG_R_STATUS ||
-	    msg_status_decode(&r, &st) != 0)
-		fatal("malformed message from the prompter");
+	status_reply(p, n, "prompter", &h, &st);
 	if ((pd = pending_take(P, h.req, 1)) == NULL)
 		return;                 /* cancelled meanwhile */
 	if (st.status == ST_OK && pd->conn != 0) {
 		go_sign(P, pd, id_by_key(P, pd->key_id), conn_find(P, pd->conn),
 		    wb_slice_of(&pd->data));
-		pd->next = P->pending;  /* it lives on */
-		P->pending = pd;
+		pending_keep(P, pd);
 		return;
 	}
 	if (pd->conn != 0) {
@@ -1030,18 +1046,13 @@ policy_from_auditor(struct policy *P, const uint8_t *p, size_t n)
 	struct msg_hdr h;
 	struct msg_status st;
 	struct pending *pd;
-	struct rd r;
 
-	rd_init(&r, p, n);
-	if (msg_hdr_decode(&r, &h) != 0 || h.type != MSG_R_STATUS ||
-	    msg_status_decode(&r, &st) != 0)
-		fatal("malformed message from the auditor");
+	status_reply(p, n, "auditor", &h, &st);
 	if ((pd = pending_take(P, h.req, 0)) == NULL || pd->kind != P_AUDIT)
 		fatal("the auditor answered request %u, which nobody asked", h.req);
 	if (st.status == ST_OK && pd->conn != 0) {
 		kh_sign(P, pd, wb_slice_of(&pd->data));
-		pd->next = P->pending;  /* it lives on as P_SIGN */
-		P->pending = pd;
+		pending_keep(P, pd);
 		return;
 	}
 	if (pd->conn != 0) {
