@@ -11,10 +11,27 @@
 #include <pthread.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static uint8_t *prekey;
+
+#ifdef KEYWARD_TESTING
+/* Test builds only (never installed): tell the memory-scan test which
+ * bytes the current prekey starts with, so it can look for them. */
+static void
+reveal_prekey(void)
+{
+	char hex[65];
+
+	for (int i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", prekey[i]);
+	log_error("test build: prekey begins %s", hex);
+}
+#else
+#define reveal_prekey() ((void)0)
+#endif
 /* Workers read the prekey for every signature; a lock renews it. */
 static pthread_rwlock_t prekey_lock = PTHREAD_RWLOCK_INITIALIZER;
 
@@ -31,6 +48,7 @@ shield_init(void)
 	if ((prekey = OPENSSL_secure_malloc(SHIELD_PREKEY_LEN)) == NULL ||
 	    RAND_bytes(prekey, SHIELD_PREKEY_LEN) != 1)
 		fatal("cannot make the shielding prekey");
+	reveal_prekey();
 }
 
 /* The shielding key, derived afresh each time and wiped after use. */
@@ -141,6 +159,8 @@ shield_rekey(void)
 
 	pthread_rwlock_wrlock(&prekey_lock);
 	ok = RAND_bytes(prekey, SHIELD_PREKEY_LEN) == 1;
+	if (ok)
+		reveal_prekey();
 	pthread_rwlock_unlock(&prekey_lock);
 	return ok ? 0 : -1;
 }
