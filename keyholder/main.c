@@ -63,13 +63,12 @@ guard_rbuf(void)
 }
 
 static void
-reply(uint8_t type, uint32_t req, const struct wb *payload, uint8_t status)
+reply_status(uint32_t req, uint8_t status)
 {
-	msg_begin(&K.out, type, req, 0);
-	if (type == MSG_R_STATUS)
-		msg_status_encode(&K.out, &(struct msg_status){ status });
-	else
-		msg_blob_encode(&K.out, &(struct msg_blob){ wb_slice_of(payload) });
+	/* The main thread answers with a status only: signatures are sent by
+	 * the worker that made them (worker_reply). */
+	msg_begin(&K.out, MSG_R_STATUS, req, 0);
+	msg_status_encode(&K.out, &(struct msg_status){ status });
 	if (chan_send(&K.policy, &K.out) != 0)
 		exit(0);
 }
@@ -135,7 +134,7 @@ k_add(const struct msg_hdr *h, struct rd *r)
 	if (msg_kh_add_decode(r, &m) != 0)
 		return -1;
 	rc = ks_add(&K.keys, m.key_id, m.priv);
-	reply(MSG_R_STATUS, h->req, NULL, rc == 0 ? ST_OK : ST_FAIL);
+	reply_status(h->req, rc == 0 ? ST_OK : ST_FAIL);
 	return 0;
 }
 
@@ -154,7 +153,7 @@ k_sign(const struct msg_hdr *h, struct rd *r)
 	    !sig_alg_fits((enum sig_alg)m.alg, (enum key_kind)kind)) {
 		sealed_free(&j->key);
 		free(j);
-		reply(MSG_R_STATUS, h->req, NULL, ST_FAIL);
+		reply_status(h->req, ST_FAIL);
 		return 0;
 	}
 	j->req = h->req;
@@ -181,7 +180,7 @@ k_delete(const struct msg_hdr *h, struct rd *r)
 	if (msg_kh_delete_decode(r, &m) != 0)
 		return -1;
 	ks_delete(&K.keys, m.key_id);
-	reply(MSG_R_STATUS, h->req, NULL, ST_OK);
+	reply_status(h->req, ST_OK);
 	return 0;
 }
 
@@ -191,7 +190,7 @@ k_wipe(const struct msg_hdr *h, struct rd *r)
 	if (msg_empty_decode(r) != 0)
 		return -1;
 	ks_wipe(&K.keys);
-	reply(MSG_R_STATUS, h->req, NULL, ST_OK);
+	reply_status(h->req, ST_OK);
 	return 0;
 }
 
@@ -207,7 +206,7 @@ k_lock_common(const struct msg_hdr *h, struct rd *r, int lock)
 	if (rc == 0)
 		log_info("%s %zu key(s)", lock ? "locked: sealed under the passphrase"
 		    : "unlocked:", K.keys.n);
-	reply(MSG_R_STATUS, h->req, NULL, rc == 0 ? ST_OK : ST_FAIL);
+	reply_status(h->req, rc == 0 ? ST_OK : ST_FAIL);
 	return 0;
 }
 
@@ -251,7 +250,7 @@ request(const uint8_t *p, size_t n)
 			break;
 	if (i == sizeof(table) / sizeof(table[0]) || table[i].fn(&h, &r) != 0) {
 		log_error("malformed or unknown request type %u from policy", h.type);
-		reply(MSG_R_STATUS, h.req, NULL, ST_FAIL);
+		reply_status(h.req, ST_FAIL);
 	}
 }
 

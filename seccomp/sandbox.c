@@ -93,13 +93,6 @@ sandbox_allow_fd(scmp_filter_ctx ctx, int nr, int fd)
 }
 
 void
-sandbox_errno(scmp_filter_ctx ctx, int nr, int err)
-{
-	if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(err), nr, 0) != 0)
-		fatal("seccomp: cannot add errno rule for syscall %d", nr);
-}
-
-void
 sandbox_allow_common(scmp_filter_ctx ctx)
 {
 	/* malloc and free */

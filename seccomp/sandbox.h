@@ -24,7 +24,6 @@ void sandbox_limit_fds(void);
 scmp_filter_ctx sandbox_filter_new(void);
 /* Add one rule; fatal if libseccomp refuses it. */
 void sandbox_allow(scmp_filter_ctx ctx, int nr, unsigned nargs, ...);
-void sandbox_errno(scmp_filter_ctx ctx, int nr, int err);
 /* Allow syscall nr only on this fd (its first argument). */
 void sandbox_allow_fd(scmp_filter_ctx ctx, int nr, int fd);
 /* Rules every process needs the same way (memory, time, exit, signals). */
