@@ -58,6 +58,35 @@ ks_grow(struct keystore *ks)
 	return 0;
 }
 
+/* Seal priv into slot s and keep its public blob; s is unchanged on failure. */
+static int
+slot_fill(struct keyslot *s, struct slice priv, const struct privkey *k)
+{
+	struct sealed fresh;
+	struct wb pub;
+
+	wb_init(&pub);
+	key_write_public(&pub, &k->pub);
+	if (pub.err || shield_seal(priv, &fresh) != 0) {
+		wb_free(&pub);
+		return -1;
+	}
+	sealed_free(&s->key);
+	wb_free(&s->pub);
+	s->key = fresh;
+	s->pub = pub;
+	s->kind = k->pub.kind;
+	return 0;
+}
+
+static void
+slot_free(struct keyslot *s)
+{
+	sealed_free(&s->key);
+	wb_free(&s->pub);
+	free(s);
+}
+
 int
 ks_add(struct keystore *ks, uint64_t id, struct slice priv)
 {
@@ -83,24 +112,16 @@ ks_add(struct keystore *ks, uint64_t id, struct slice priv)
 		return -1;
 	}
 	EVP_PKEY_free(pkey);
-	if ((s = ks_find(ks, id)) != NULL) {
-		struct sealed fresh;
-		if (shield_seal(priv, &fresh) != 0)
-			return -1;
-		sealed_free(&s->key);
-		s->key = fresh;
-		s->kind = k.pub.kind;
-		return 0;
-	}
+	if ((s = ks_find(ks, id)) != NULL)
+		return slot_fill(s, priv, &k);
 	if ((ks->n >= ks->nbuckets && ks_grow(ks) != 0) ||
 	    (s = calloc(1, sizeof(*s))) == NULL)
 		return -1;
-	if (shield_seal(priv, &s->key) != 0) {
+	if (slot_fill(s, priv, &k) != 0) {
 		free(s);
 		return -1;
 	}
 	s->id = id;
-	s->kind = k.pub.kind;
 	s->next = *ks_bucket(ks, id);
 	*ks_bucket(ks, id) = s;
 	ks->n++;
@@ -148,8 +169,7 @@ ks_delete(struct keystore *ks, uint64_t id)
 	for (pp = ks_bucket(ks, id); (s = *pp) != NULL; pp = &s->next)
 		if (s->id == id) {
 			*pp = s->next;
-			sealed_free(&s->key);
-			free(s);
+			slot_free(s);
 			ks->n--;
 			return;
 		}
@@ -163,8 +183,7 @@ ks_wipe(struct keystore *ks)
 	for (size_t i = 0; i < ks->nbuckets; i++) {
 		for (s = ks->buckets[i]; s != NULL; s = next) {
 			next = s->next;
-			sealed_free(&s->key);
-			free(s);
+			slot_free(s);
 		}
 		ks->buckets[i] = NULL;
 	}

@@ -16,6 +16,9 @@ struct keyslot {
 	uint64_t id;
 	int kind;                       /* enum key_kind */
 	struct sealed key;              /* the plain private encoding, sealed */
+	struct wb pub;                  /* its public blob, in the clear: it is
+	                                 * public, and it marks where each key
+	                                 * lives for a memory scan (94-memscan.t) */
 };
 
 struct keystore {
