@@ -36,6 +36,8 @@
 #define MONITOR_PARENT_CHECK_MS    10000         /* command mode parent poll (§11.6) */
 #define LOG_LINE_MAX               1024          /* one relayed log line */
 #define KEYHOLDER_WORKERS          2             /* signing threads (2 cores) */
+#define CONFIRM_TIMEOUT_DEFAULT    60            /* seconds a prompt may stay open */
+#define CONFIRM_TIMEOUT_MAX        86400         /* -O confirm-timeout= at most */
 
 /* Lock (spec §5.8). */
 #define LOCK_SALT_LEN              16

@@ -18,6 +18,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -262,8 +263,11 @@ main(int argc, char **argv)
 	size_t n;
 	int r;
 
-	if (argc != 2)
-		fatal("keyward-keyholder is started by keyward, not by hand");
+	/* keyward gives exactly one argument: the log level (monitor/spawn.c) */
+	if (argc != 2 || (strcmp(argv[1], "debug") != 0 && strcmp(argv[1], "info") != 0)) {
+		fprintf(stderr, "keyward-keyholder is started by keyward, not by hand\n");
+		return 1;
+	}
 	log_init("keyward-keyholder", strcmp(argv[1], "debug") == 0 ?
 	    LOG_LVL_DEBUG : LOG_LVL_INFO, 0);
 	signal(SIGPIPE, SIG_IGN);

@@ -4,6 +4,8 @@
 #ifndef KEYWARD_OPTIONS_H
 #define KEYWARD_OPTIONS_H
 
+#include "ipc/limits.h"
+
 enum shell_kind { SHELL_SH, SHELL_CSH };
 enum fg_mode { FG_NONE, FG_FOREGROUND /* -D */, FG_DEBUG /* -d */ };
 
@@ -35,8 +37,6 @@ int options_parse(int argc, char **argv, struct options *o);
 long parse_lifetime(const char *s);
 void usage(void);
 
-#define CONFIRM_TIMEOUT_DEFAULT 60      /* seconds a prompt may stay open */
-#define CONFIRM_TIMEOUT_MAX 86400
 
 #define KEYWARD_VERSION "0.1.0"
 

@@ -4,6 +4,8 @@
  * its filter and runs one poll loop over its three peers. Any peer gone
  * means the agent is going: exit.
  */
+#include "crypto/crypto.h"
+#include "ipc/limits.h"
 #include "ipc/log.h"
 #include "policy/audit.h"
 #include "seccomp/sandbox.h"
@@ -14,6 +16,7 @@
 #include <openssl/rand.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -37,6 +40,49 @@ drain(struct chan *c, const char *peer,
 	}
 }
 
+/* A number in [lo, hi], all of s, or -1 for none. */
+static int
+arg_long(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* keyward starts policy with exactly one argument list (monitor/spawn.c):
+ *   LOGLEVEL(debug|info) HASH LIFETIME(-1: none; seconds) CONFIRM(seconds)
+ *   AUDIT(none|fd|syslog) SYNC(sync|nosync)
+ * Anything else is refused whole, so what runs is what was tested. */
+static void
+parse_args(int argc, char **argv)
+{
+	char fp[128];
+	long life, confirm;
+
+	if (argc != 7 ||
+	    (strcmp(argv[1], "debug") != 0 && strcmp(argv[1], "info") != 0) ||
+	    fingerprint((struct slice){ (const uint8_t *)"", 0 }, argv[2], fp, sizeof(fp)) != 0 ||
+	    arg_long(argv[3], -1, (long)AGENT_MAX_LIFETIME, &life) != 0 ||
+	    arg_long(argv[4], 1, CONFIRM_TIMEOUT_MAX, &confirm) != 0 ||
+	    (strcmp(argv[5], "none") != 0 && strcmp(argv[5], "fd") != 0 &&
+	    strcmp(argv[5], "syslog") != 0) ||
+	    (strcmp(argv[6], "sync") != 0 && strcmp(argv[6], "nosync") != 0)) {
+		fprintf(stderr, "keyward-policy is started by keyward, not by hand\n");
+		exit(1);
+	}
+	log_init("keyward-policy", strcmp(argv[1], "debug") == 0 ?
+	    LOG_LVL_DEBUG : LOG_LVL_INFO, 0);
+	P.fp_hash = argv[2];
+	P.default_lifetime = life;
+	prompt_timeout_s = confirm;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -45,27 +91,18 @@ main(int argc, char **argv)
 
 	if (argc == 2 && strcmp(argv[1], "--host-tag") == 0)
 		return host_tag_print();
-	if (argc != 4 && argc != 5 && argc != 7)
-		fatal("keyward-policy is started by keyward, not by hand");
-	log_init("keyward-policy", strcmp(argv[1], "debug") == 0 ?
-	    LOG_LVL_DEBUG : LOG_LVL_INFO, 0);
-	P.fp_hash = argv[2];
-	P.default_lifetime = strtol(argv[3], NULL, 10);
-	if (argc >= 5)
-		prompt_timeout_s = strtol(argv[4], NULL, 10);
+	parse_args(argc, argv);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, SIG_IGN);        /* ^C reaches the monitor; it decides */
 	chan_init(&P.mon, 3);
 	chan_init(&P.kh, 4);
 	chan_init(&P.pr, prompter_spawn());
-	/* argv[5]: the audit trail, "none", "fd" (fd 5) or "syslog". */
 	chan_init(&P.au, -1);
-	if (argc == 7 && strcmp(argv[5], "none") != 0) {
-		int sync = strcmp(argv[6], "sync") == 0;
-		if (strcmp(argv[5], "fd") == 0 && fcntl(5, F_GETFD) < 0)
+	if (strcmp(argv[5], "none") != 0) {
+		int fd = strcmp(argv[5], "fd") == 0 ? 5 : -1;
+		if (fd == 5 && fcntl(5, F_GETFD) < 0)
 			fatal("audit trail fd 5 is not open");
-		chan_init(&P.au, auditor_spawn(strcmp(argv[5], "fd") == 0 ? 5 : -1,
-		    strcmp(argv[5], "syslog") == 0, sync));
+		chan_init(&P.au, auditor_spawn(fd, fd == -1, strcmp(argv[6], "sync") == 0));
 		P.audit_on = 1;
 	}
 	idt_init(&P.ids);

@@ -285,7 +285,9 @@ static void
 start_pair(void)
 {
 	int mp[2], pk[2];
-	char *pargv[] = { "keyward-policy", "debug", "sha256", "-1", NULL };
+	/* exactly the argument list monitor/spawn.c gives (no -t, no audit) */
+	char *pargv[] = { "keyward-policy", "debug", "sha256", "-1", "60", "none",
+	    "nosync", NULL };
 	char *kargv[] = { "keyward-keyholder", "debug", NULL };
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, mp) != 0 ||
