@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <linux/landlock.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -57,6 +58,28 @@ allow_beneath(int ruleset, const char *dir, uint64_t access)
 	return rc;
 }
 
+#ifdef KEYWARD_TESTING
+/* Test builds only (make TESTING=1, never installed): with
+ * KEYWARD_TEST_LANDLOCK=PATH, each process tries to read PATH right after
+ * Landlock is on (before seccomp, which would kill it for trying) and logs
+ * what happened, so 88-landlock.t can see the refusal is Landlock's. */
+static void
+probe_landlock(const char *who)
+{
+	const char *path = getenv("KEYWARD_TEST_LANDLOCK");
+	int fd;
+
+	if (path == NULL)
+		return;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		close(fd);
+		log_error("test build: %s under Landlock: open %s: opened", who, path);
+	} else
+		log_error("test build: %s under Landlock: open %s: %s", who, path,
+		    strerror(errno));
+}
+#endif
+
 void
 sandbox_landlock(const char *who, const char *rm_file_dir, const char *rm_dir_parent)
 {
@@ -97,4 +120,7 @@ sandbox_landlock(const char *who, const char *rm_file_dir, const char *rm_dir_pa
 	close(fd);
 	log_debug("%s: Landlock ABI %ld: no file-system access%s", who, abi,
 	    rm_file_dir != NULL ? " but removing the socket" : "");
+#ifdef KEYWARD_TESTING
+	probe_landlock(who);
+#endif
 }
