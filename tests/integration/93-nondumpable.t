@@ -5,7 +5,7 @@
 # is the control that shows the same reads work where they are allowed.
 . "$(dirname "$0")/lib.sh"
 
-NTESTS=14
+NTESTS=16
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
@@ -17,14 +17,19 @@ fi
 NOBODY_UID=$(id -u nobody) NOBODY_GID=$(id -g nobody)
 as_nobody_cmd() { setpriv --reuid="$NOBODY_UID" --regid="$NOBODY_GID" --clear-groups "$@"; }
 
+exe_name() { local e; e=$(readlink "/proc/$1/exe" 2>/dev/null) && basename "$e"; }
 chmod 711 "$T"                  # nobody must reach its socket directory
 mkdir -m 700 "$T/nb" && chown nobody "$T/nb"
-as_nobody_cmd env -i PATH=/usr/bin:/bin HOME=/nonexistent \
+# not through as_nobody_cmd: a function in the background is a subshell,
+# and $! must be the monitor itself (setpriv and env exec it)
+setpriv --reuid="$NOBODY_UID" --regid="$NOBODY_GID" --clear-groups \
+	env -i PATH=/usr/bin:/bin HOME=/nonexistent \
 	"$AGENT" -D -a "$T/nb/agent.sock" >/dev/null 2>"$T/nb.log" </dev/null &
 mon=$!
 AGENT_PIDS+=("$mon")
 wait_for_socket "$T/nb/agent.sock" 10
 ok $? "agent running as nobody"
+is "$(exe_name "$mon")" keyward "the pid started is the monitor itself"
 procs="$mon $(descendants "$mon" | tr '\n' ' ')"
 
 setpriv --reuid="$NOBODY_UID" --regid="$NOBODY_GID" --clear-groups sleep 30 &
@@ -49,4 +54,7 @@ kill "$control" 2>/dev/null
 kill "$mon"
 wait_gone "$mon" 10
 ok $? "agent stopped"
+all_gone() { local p; for p in $procs; do pid_alive "$p" && return 1; done; return 0; }
+poll_until 10 all_gone
+ok $? "and every process it started is gone"
 done_testing
