@@ -1,43 +1,60 @@
 #!/bin/bash
-# Nothing in the keyholder's memory gives a key away: between signatures
-# no private seed is there in the clear (keys are kept sealed under the
-# prekey); while locked neither the seeds nor the prekey they were sealed
-# under are there (the keys are sealed under the passphrase, the prekey is
-# renewed). The scan shows it works by finding what must be there: each
-# key's public bytes (the keyholder keeps them in the clear) and the
-# current prekey, whose start the test build (build-testing/, never
-# installed) logs. Run as root: it reads /proc/PID/mem of the keyholder.
+# Nothing in the keyholder's memory gives a key away. Three keys (Ed25519,
+# ECDSA P-256, RSA 3072) are loaded and each signs; then, between
+# signatures, none of their private values (the Ed25519 seed, the ECDSA
+# scalar, RSA's d, p and q) is in the keyholder's writable memory, neither
+# in wire order nor byte-reversed (OpenSSL's BIGNUMs hold little-endian
+# limbs). While locked, neither they nor the prekey they were sealed under
+# are there (keys are re-sealed under the passphrase, the prekey renewed).
+# The scan shows it works by finding what must be there: each key's public
+# bytes (the keyholder keeps them in the clear) and the current prekey,
+# whose start the test build (build-testing/, never installed) logs. Run as
+# root: it reads /proc/PID/maps and /proc/PID/mem of the keyholder.
 . "$(dirname "$0")/lib.sh"
 
 TB=${KEYWARD_TESTING_BUILD:-$(dirname "$AGENT")/../build-testing}
-NTESTS=14
+NTESTS=16
 if ! is_keyward || [ ! -x "$TB/keyward" ] || [ "$(id -u)" != 0 ]; then
 	skip_n $NTESTS "needs keyward, its test build (make TESTING=1) and root"
 	done_testing
 fi
 scan() { perl "$LIBDIR/memscan.pl" "$KH" "$@"; }
+found() { grep -c ' found$' || true; }
+# none NEEDLE...: the scan ran and reported every needle absent
+none() { local out; out=$(scan "$@"); [ "$(grep -c ' absent$' <<<"$out")" = $# ] || { diag "$out"; return 1; }; }
 prekeys() { sed -n 's/.*test build: prekey begins \([0-9a-f]*\).*/\1/p' "$T/agent.log"; }
+reversed() { perl -e 'print join(" ", map { unpack("H*", scalar reverse pack("H*", $_)) } @ARGV)' "$@"; }
 
 AGENT=$TB/keyward start_agent_fg "$T/agent.sock"
 ok $? "test-build agent started" || bail "agent did not start"
-KH=$(for c in $(children "$AGENT_FG_PID"); do
-	[ "$(cat /proc/$c/comm)" = keyward-keyhold ] && echo "$c"; done | head -n 1)
-ok "$([ -n "$KH" ] && echo 0 || echo 1)" "the keyholder is running (pid $KH)"
-gen_key a ed25519 && gen_key b ed25519
-run ssh-add "$T/keys/a" "$T/keys/b"
-ok $RC "two Ed25519 keys added"
-seeds=$(for k in a b; do perl "$LIBDIR/edseed.pl" "$T/keys/$k" | sed -n 1p; done)
-pubs=$(for k in a b; do perl "$LIBDIR/edseed.pl" "$T/keys/$k" | sed -n 2p; done)
-run ssh-add -T "$T/keys/a.pub"
-ok $RC "a signature is made"
+find_kh() {
+	KH=$(for c in $(children "$AGENT_FG_PID"); do
+		[ "$(cat /proc/$c/comm 2>/dev/null)" = keyward-keyhold ] && echo "$c"; done | head -n 1)
+	[ -n "$KH" ]
+}
+poll_until 10 find_kh       # the socket may be there before its exec
+find_kh
+ok $? "the keyholder is running (pid $KH)" || bail "no keyholder to scan"
+gen_key ed ed25519 && gen_key ec ecdsa 256 && gen_key rsa rsa 3072
+run ssh-add "$T/keys/ed" "$T/keys/ec" "$T/keys/rsa"
+ok $RC "Ed25519, ECDSA and RSA keys added"
+secrets=$(for k in ed ec rsa; do perl "$LIBDIR/keyparts.pl" "$T/keys/$k" | sed -n 1p; done)
+pubs=$(for k in ed ec rsa; do perl "$LIBDIR/keyparts.pl" "$T/keys/$k" | sed -n 2p; done)
+# shellcheck disable=SC2086 # lists of hex words
+all_secrets="$secrets $(reversed $secrets)"
+is "$(wc -w <<<"$all_secrets")" 10 "5 private values, each in both byte orders"
+sigs=0
+for k in ed ec rsa; do run ssh-add -T "$T/keys/$k.pub" && sigs=$((sigs + 1)); done
+is "$sigs" 3 "each key signs"
 P1=$(prekeys | tail -n 1)
 
-out=$(scan "$P1" $seeds)
-contains "$out" "$P1 found" "unlocked: the scan finds the current prekey (so it works)"
-out_pub=$(scan $pubs)
-is "$(grep -c ' found' <<<"$out_pub")" 2 "unlocked: the scan finds both keys' public bytes"
-is "$(grep -c ' found' <<<"$out")" 1 "unlocked, between signatures: no private seed in the clear"
-[ "$(grep -c ' found' <<<"$out")" = 1 ] || diag "$out"
+# shellcheck disable=SC2086
+{
+contains "$(scan "$P1")" "$P1 found" "unlocked: the scan finds the current prekey (so it works)"
+is "$(scan $pubs | found)" 3 "unlocked: the scan finds all three keys' public bytes"
+none $all_secrets
+ok $? "unlocked, between signatures: no private value in memory"
+}
 
 printf '#!/bin/sh\necho scan-passphrase\n' >"$T/pass.sh"; chmod 755 "$T/pass.sh"
 run env SSH_ASKPASS="$T/pass.sh" SSH_ASKPASS_REQUIRE=force ssh-add -x
@@ -45,16 +62,22 @@ ok $RC "locked"
 poll_until 5 sh -c "[ \$(sed -n 's/.*test build: prekey begins //p' '$T/agent.log' | wc -l) -ge 2 ]"
 P2=$(prekeys | tail -n 1)
 ok "$([ -n "$P2" ] && [ "$P2" != "$P1" ] && echo 0 || echo 1)" "locking renewed the prekey"
-out=$(scan "$P1" $seeds)
-is "$(grep -c ' found' <<<"$out")" 0 "locked: neither the seeds nor the prekey they were sealed under are in memory"
-[ "$(grep -c ' found' <<<"$out")" = 0 ] || diag "$out"
-is "$(scan $pubs | grep -c ' found')" 2 "locked: the public bytes still are (the scan still sees the keys)"
+# shellcheck disable=SC2086
+{
+none "$P1" $all_secrets
+ok $? "locked: neither the private values nor the old prekey are in memory"
+is "$(scan $pubs | found)" 3 "locked: the public bytes still are (the scan still sees the keys)"
+}
 
 run env SSH_ASKPASS="$T/pass.sh" SSH_ASKPASS_REQUIRE=force ssh-add -X
 ok $RC "unlocked"
-run ssh-add -T "$T/keys/b.pub"
-ok $RC "and signs again"
-out=$(scan "$P2" $seeds)
-ok "$(grep -q "$P2 found" <<<"$out" && [ "$(grep -c ' found' <<<"$out")" = 1 ]; echo $?)" \
-	"after unlock: the prekey is found again, the seeds still are not"
+sigs=0
+for k in ed ec rsa; do run ssh-add -T "$T/keys/$k.pub" && sigs=$((sigs + 1)); done
+is "$sigs" 3 "and each key signs again"
+# shellcheck disable=SC2086
+{
+contains "$(scan "$P2")" "$P2 found" "after unlock: the scan finds the current prekey"
+none $all_secrets
+ok $? "after unlock: still no private value in memory"
+}
 done_testing
