@@ -34,7 +34,7 @@ procs="$mon $(descendants "$mon" | tr '\n' ' ')"
 
 setpriv --reuid="$NOBODY_UID" --regid="$NOBODY_GID" --clear-groups sleep 30 &
 control=$!
-is_nobodys() { grep -Eq "^Uid:[[:space:]]+$NOBODY_UID[[:space:]]" "/proc/$1/status" &&
+is_nobodys() { grep -Eq "^Uid:[[:space:]]+${NOBODY_UID}[[:space:]]" "/proc/$1/status" &&
 	[ "$(cat /proc/$1/comm)" = sleep ]; }
 poll_until 10 is_nobodys "$control"
 ok $? "control: a plain process of nobody's is running"
