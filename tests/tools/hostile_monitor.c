@@ -29,6 +29,7 @@
 #include "tests/unit/keys_helper.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/testkeys.h"
+#include "tests/tools/secrets.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -68,28 +69,6 @@ static struct ukey CH[AGENT_MAX_BINDINGS]; /* a chain of 16 hosts */
 static struct ukey E1, E2, E3, E4;      /* keys that are never held */
 static struct tb d_list, d2_list;       /* K_D: origin->X; K_D2: +X->Y alice */
 
-struct secret {
-	const uint8_t *p;
-	size_t len;
-	char what[48];
-};
-static struct secret secrets[128];
-static size_t nsecrets;
-
-static void
-secret_add(const struct comp *c, const char *key, const char *part)
-{
-	if (c->len == 0)
-		return;
-	if (nsecrets >= sizeof(secrets) / sizeof(secrets[0]))
-		abort();
-	secrets[nsecrets].p = c->b;
-	secrets[nsecrets].len = c->len;
-	snprintf(secrets[nsecrets].what, sizeof(secrets[nsecrets].what), "%s %s",
-	    key, part);
-	nsecrets++;
-}
-
 static void
 ukey_gen(struct ukey *u, enum key_kind kind, size_t bits, const char *comment)
 {
@@ -101,12 +80,7 @@ ukey_gen(struct ukey *u, enum key_kind kind, size_t bits, const char *comment)
 	if (u->pub.w.err || u->priv.w.err)
 		abort();
 	snprintf(u->comment, sizeof(u->comment), "%s", comment);
-	secret_add(&u->k.seed, comment, "Ed25519 seed");
-	secret_add(&u->k.d, comment, "ECDSA d");
-	secret_add(&u->k.rd, comment, "RSA d");
-	secret_add(&u->k.p, comment, "RSA p");
-	secret_add(&u->k.pq, comment, "RSA q");
-	secret_add(&u->k.iqmp, comment, "RSA iqmp");
+	secrets_add_key(&u->k, comment);
 }
 
 static struct slice
@@ -171,29 +145,6 @@ sig_is_allowed(uint32_t req)
 	return 0;
 }
 
-/* Any run of 16 bytes of any private component (so any leak of 31
- * contiguous bytes or more is seen). */
-static void
-scan_secrets(const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < nsecrets; i++) {
-		const struct secret *s = &secrets[i];
-		size_t w = s->len < 16 ? s->len : 16;
-		for (size_t off = 0;; off += w) {
-			if (off + w > s->len)
-				off = s->len - w;
-			if (memmem(p, n, s->p + off, w) != NULL) {
-				st.leaks++;
-				printf("# LEAK: reply of %zu bytes carries bytes %zu..%zu of "
-				    "the %s (case: %s)\n", n, off, off + w, s->what, cur_case);
-				break;
-			}
-			if (off + w >= s->len)
-				break;
-		}
-	}
-}
-
 static void
 inspect(const uint8_t *p, size_t n)
 {
@@ -206,7 +157,7 @@ inspect(const uint8_t *p, size_t n)
 
 	st.replies++;
 	st.bytes += n;
-	scan_secrets(p, n);
+	st.leaks += secrets_scan(p, n, cur_case);
 	rd_init(&r, p, n);
 	if (msg_hdr_decode(&r, &h) != 0) {
 		st.malformed++;

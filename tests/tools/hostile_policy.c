@@ -25,6 +25,7 @@
 #include "ipc/sshkey.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/testkeys.h"
+#include "tests/tools/secrets.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -55,28 +56,6 @@ enum { K_ED, K_P256, K_P384, K_P521, K_RSA, NBASE };
 static struct ukey U[NBASE];
 static struct ukey O_ED, O_P256, O_RSA; /* other keys, for mismatched halves */
 
-struct secret {
-	const uint8_t *p;
-	size_t len;
-	char what[48];
-};
-static struct secret secrets[64];
-static size_t nsecrets;
-
-static void
-secret_add(const struct comp *c, const char *key, const char *part)
-{
-	if (c->len == 0)
-		return;
-	if (nsecrets >= sizeof(secrets) / sizeof(secrets[0]))
-		abort();
-	secrets[nsecrets].p = c->b;
-	secrets[nsecrets].len = c->len;
-	snprintf(secrets[nsecrets].what, sizeof(secrets[nsecrets].what), "%s %s",
-	    key, part);
-	nsecrets++;
-}
-
 static void
 ukey_gen(struct ukey *u, enum key_kind kind, size_t bits, const char *name,
     uint64_t id)
@@ -90,12 +69,7 @@ ukey_gen(struct ukey *u, enum key_kind kind, size_t bits, const char *name,
 		abort();
 	u->id = id;
 	snprintf(u->name, sizeof(u->name), "%s", name);
-	secret_add(&u->k.seed, name, "Ed25519 seed");
-	secret_add(&u->k.d, name, "ECDSA d");
-	secret_add(&u->k.rd, name, "RSA d");
-	secret_add(&u->k.p, name, "RSA p");
-	secret_add(&u->k.pq, name, "RSA q");
-	secret_add(&u->k.iqmp, name, "RSA iqmp");
+	secrets_add_key(&u->k, name);
 }
 
 /* ---------------------------------------------------------------- checks */
@@ -105,27 +79,6 @@ static struct {
 	unsigned long starts, clean_exits, bad_exits, hangs;
 } st;
 static const char *cur_case = "start-up";
-
-static void
-scan_secrets(const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < nsecrets; i++) {
-		const struct secret *s = &secrets[i];
-		size_t w = s->len < 16 ? s->len : 16;
-		for (size_t off = 0;; off += w) {
-			if (off + w > s->len)
-				off = s->len - w;
-			if (memmem(p, n, s->p + off, w) != NULL) {
-				st.leaks++;
-				printf("# LEAK: reply of %zu bytes carries bytes %zu..%zu of "
-				    "the %s (case: %s)\n", n, off, off + w, s->what, cur_case);
-				break;
-			}
-			if (off + w >= s->len)
-				break;
-		}
-	}
-}
 
 static void
 inspect(const uint8_t *p, size_t n)
@@ -138,7 +91,7 @@ inspect(const uint8_t *p, size_t n)
 
 	st.replies++;
 	st.bytes += n;
-	scan_secrets(p, n);
+	st.leaks += secrets_scan(p, n, cur_case);
 	rd_init(&r, p, n);
 	if (msg_hdr_decode(&r, &h) != 0)
 		bad = 1;
