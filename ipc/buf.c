@@ -185,7 +185,7 @@ wb_reserve(struct wb *w, size_t n)
 
 	if (w->err)
 		return -1;
-	if (n > IPC_MAX_QUEUED || w->len > IPC_MAX_QUEUED - n) {
+	if (n > WB_MAX_LEN || w->len > WB_MAX_LEN - n) {
 		w->err = 1;
 		return -1;
 	}

@@ -73,12 +73,11 @@ chan_send(struct chan *c, const struct wb *w)
 		    w->len);
 	if (c->head == NULL && (r = try_send(c, w->p, w->len)) != 0)
 		return r > 0 ? 0 : -1;
-	if (c->queued + w->len > IPC_MAX_QUEUED) {
-		log_error("peer process is not reading: %zu bytes queued", c->queued);
-		return -1;
-	}
+	/* No size limit here: the senders stop reading their own inputs
+	 * once chan_busy() (back-pressure, ipc/limits.h), so what queues is
+	 * bounded by what they have already taken in. */
 	if ((q = malloc(sizeof(*q) + w->len)) == NULL)
-		return -1;
+		fatal("out of memory");
 	q->next = NULL;
 	q->len = w->len;
 	memcpy(q->data, w->p, w->len);
@@ -136,6 +135,12 @@ chan_recv(struct chan *c, uint8_t *buf, size_t cap, size_t *n)
 	}
 	*n = (size_t)r;
 	return 1;
+}
+
+int
+chan_busy(const struct chan *c)
+{
+	return c->queued >= IPC_QUEUE_HIGH;
 }
 
 short

@@ -22,8 +22,8 @@ struct chan {
 void chan_init(struct chan *c, int fd);
 /* Size the socket buffers for IPC_MAX_MSG datagrams; fatal if impossible. */
 void chan_setup_fd(int fd);
-/* Send one message (w holds it). -1 when the peer is gone or the queue is
- * over its limit: the caller fails closed. */
+/* Send one message (w holds it), queueing what the kernel cannot take
+ * now. -1 only when the peer is gone: the caller fails closed. */
 int chan_send(struct chan *c, const struct wb *w);
 /* Flush queued messages; -1 on a dead peer. */
 int chan_flush(struct chan *c);
@@ -31,6 +31,9 @@ int chan_flush(struct chan *c);
  * Returns 1 with *n set, 0 if nothing is waiting, -1 on EOF or error
  * (including a datagram too long to be ours). */
 int chan_recv(struct chan *c, uint8_t *buf, size_t cap, size_t *n);
+/* More than IPC_QUEUE_HIGH bytes wait: the sender should stop taking in
+ * new work for this peer until it drains (back-pressure, never fatal). */
+int chan_busy(const struct chan *c);
 /* poll events this channel wants. */
 short chan_events(const struct chan *c);
 void chan_close(struct chan *c);

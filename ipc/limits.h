@@ -28,7 +28,29 @@
 #define IPC_HEADER_LEN             9             /* type u8, req u32, conn u32 */
 #define IPC_MAX_MSG                (AGENT_MAX_FRAME + 4096)
 #define IPC_SOCKBUF                (2 * IPC_MAX_MSG)  /* SO_SNDBUF/SO_RCVBUF asked */
-#define IPC_MAX_QUEUED             (64 * 1024 * 1024) /* bytes queued to a slow peer */
+
+/* Resources (doc/threat-model.md, "Resources"): what one client, and all
+ * clients together, may make the agent hold. A spent budget is
+ * back-pressure -- stop reading from whoever holds the most -- or one
+ * closed connection with a log line; never an exit. */
+#define WB_MAX_LEN                 (64 * 1024 * 1024) /* any one buffer */
+#define IPC_QUEUE_HIGH             (1024 * 1024) /* queued to a peer process:
+                                                  * stop taking in new work */
+#define MONITOR_MAX_INFLIGHT       128           /* requests at policy, all clients */
+#define CLIENT_INLINE_IN           8192          /* every client's input buffer */
+#define MONITOR_INPUT_BUDGET       (16 * 1024 * 1024) /* larger input buffers
+                                                  * (frames over the inline
+                                                  * size), all clients */
+#define MONITOR_REPLY_BUDGET       (16 * 1024 * 1024) /* replies held, all clients */
+#define CLIENT_STALL_MS            10000         /* a partial frame or unsent
+                                                  * reply with no progress:
+                                                  * the connection is closed */
+#define POLICY_MAX_PENDING         4096          /* requests policy carries; a
+                                                  * compromised monitor could
+                                                  * send more: not read then */
+#define CLIENT_EVICT_IDLE_MS       1000          /* at the connection limit, the
+                                                  * longest idle one (idle at
+                                                  * least this long) makes room */
 
 /* Processes. */
 #define MONITOR_MIN_NOFILE         10            /* §11.5: refuse to run below */

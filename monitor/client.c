@@ -1,7 +1,7 @@
 /*
  * client.c - buffers of one client connection. Never blocks: reads and
  * writes are non-blocking, and a client that stops reading its replies
- * only stops its own requests from being read.
+ * only stops its own requests from being taken.
  */
 #include "monitor/client.h"
 
@@ -24,19 +24,29 @@ client_new(int fd, uint32_t id, uid_t uid, pid_t pid)
 	c->id = id;
 	c->uid = uid;
 	c->pid = pid;
+	c->in = c->inline_in;
+	c->incap = sizeof(c->inline_in);
 	wb_init(&c->out);
 	for (unsigned i = 0; i < AGENT_MAX_INFLIGHT; i++)
 		wb_init(&c->slots[i].reply);
 	return c;
 }
 
+static void
+big_free(struct client *c)
+{
+	if (c->big == NULL)
+		return;
+	wipe(c->big, c->incap);
+	free(c->big);
+	c->big = NULL;
+}
+
 void
 client_free(struct client *c)
 {
-	if (c->in != NULL) {
-		wipe(c->in, c->incap);
-		free(c->in);
-	}
+	wipe(c->inline_in, sizeof(c->inline_in));
+	big_free(c);
 	wb_free(&c->out);
 	for (unsigned i = 0; i < AGENT_MAX_INFLIGHT; i++)
 		wb_free(&c->slots[i].reply);
@@ -44,42 +54,21 @@ client_free(struct client *c)
 	free(c);
 }
 
-static int
-in_reserve(struct client *c, size_t want)
+static uint32_t
+head_len(const struct client *c)
 {
-	size_t cap = c->incap ? c->incap : 4096;
-	uint8_t *n;
-
-	if (want <= c->incap)
-		return 0;
-	while (cap < want)
-		cap *= 2;
-	if (cap > FRAME_HDR + AGENT_MAX_FRAME)
-		cap = FRAME_HDR + AGENT_MAX_FRAME;
-	if (cap < want || (n = malloc(cap)) == NULL)
-		return -1;
-	if (c->in != NULL) {
-		memcpy(n, c->in, c->inlen);
-		wipe(c->in, c->incap);
-		free(c->in);
-	}
-	c->in = n;
-	c->incap = cap;
-	return 0;
+	return (uint32_t)c->in[0] << 24 | (uint32_t)c->in[1] << 16 |
+	    (uint32_t)c->in[2] << 8 | c->in[3];
 }
 
 int
 client_read(struct client *c)
 {
-	size_t room, want = c->inlen + AGENT_READ_CHUNK;
+	size_t room = c->incap - c->inlen;
 	ssize_t r;
 
-	if (want > FRAME_HDR + AGENT_MAX_FRAME)
-		want = FRAME_HDR + AGENT_MAX_FRAME;
-	if (in_reserve(c, want) != 0)
-		return 0;
-	if ((room = c->incap - c->inlen) == 0)
-		return 1;               /* a whole frame waits to be handled */
+	if (room == 0)
+		return 1;               /* a whole frame waits, or client_need */
 	do {
 		r = read(c->fd, c->in + c->inlen, room);
 	} while (r < 0 && errno == EINTR);
@@ -98,8 +87,7 @@ client_frame(struct client *c, const uint8_t **p, size_t *len)
 
 	if (c->inlen < FRAME_HDR)
 		return 0;
-	n = (uint32_t)c->in[0] << 24 | (uint32_t)c->in[1] << 16 |
-	    (uint32_t)c->in[2] << 8 | c->in[3];
+	n = head_len(c);
 	if (n == 0 || n > AGENT_MAX_FRAME)
 		return -1;
 	if (c->inlen - FRAME_HDR < n)
@@ -107,6 +95,37 @@ client_frame(struct client *c, const uint8_t **p, size_t *len)
 	*p = c->in + FRAME_HDR;
 	*len = n;
 	return 1;
+}
+
+size_t
+client_need(const struct client *c)
+{
+	uint32_t n;
+
+	if (c->inlen < FRAME_HDR || (n = head_len(c)) == 0 || n > AGENT_MAX_FRAME ||
+	    FRAME_HDR + (size_t)n <= c->incap)
+		return 0;
+	return FRAME_HDR + (size_t)n;
+}
+
+int
+client_grow(struct client *c)
+{
+	size_t need = client_need(c);
+	uint8_t *n;
+
+	if (need == 0)
+		return 0;
+	if ((n = malloc(need)) == NULL)
+		return -1;
+	memcpy(n, c->in, c->inlen);
+	if (c->big != NULL)
+		big_free(c);
+	else
+		wipe(c->inline_in, sizeof(c->inline_in));
+	c->big = c->in = n;
+	c->incap = need;
+	return 0;
 }
 
 void
@@ -117,6 +136,12 @@ client_consume(struct client *c, size_t len)
 	memmove(c->in, c->in + used, c->inlen - used);
 	wipe(c->in + c->inlen - used, used);
 	c->inlen -= used;
+	if (c->big != NULL && c->inlen <= sizeof(c->inline_in)) {
+		memcpy(c->inline_in, c->in, c->inlen);
+		big_free(c);
+		c->in = c->inline_in;
+		c->incap = sizeof(c->inline_in);
+	}
 }
 
 struct slot *
@@ -130,6 +155,7 @@ client_slot(struct client *c, uint32_t req)
 	c->count++;
 	s->req = req;
 	s->done = 0;
+	s->fence = 0;
 	wb_reset(&s->reply);
 	return s;
 }
@@ -145,21 +171,54 @@ client_find_slot(struct client *c, uint32_t req)
 	return NULL;
 }
 
+void
+client_done(struct client *c, struct slot *s)
+{
+	s->done = 1;
+	if (s->fence) {
+		s->fence = 0;
+		c->fences--;
+	}
+}
+
+size_t
+client_unsent(const struct client *c)
+{
+	return c->out.len - c->outoff;
+}
+
+size_t
+client_held(const struct client *c)
+{
+	size_t n = (c->big != NULL ? c->incap : 0) + c->out.cap;
+
+	for (unsigned i = 0; i < c->count; i++)
+		n += c->slots[(c->head + i) % AGENT_MAX_INFLIGHT].reply.cap;
+	return n;
+}
+
 int
-client_flush(struct client *c)
+client_flush(struct client *c, uint64_t now_ms)
 {
 	ssize_t r;
 
-	while (c->count > 0 && c->slots[c->head].done) {
-		struct slot *s = &c->slots[c->head];
-		wb_u32(&c->out, (uint32_t)s->reply.len);
-		wb_bytes(&c->out, s->reply.p, s->reply.len);
-		wb_reset(&s->reply);
-		c->head = (c->head + 1) % AGENT_MAX_INFLIGHT;
-		c->count--;
+	/* One batch at a time: replies join the output only once the last
+	 * batch is written, so a client that does not read holds at most
+	 * its pipeline's replies. */
+	if (c->outoff == c->out.len) {
+		wb_reset(&c->out);
+		c->outoff = 0;
+		while (c->count > 0 && c->slots[c->head].done) {
+			struct slot *s = &c->slots[c->head];
+			wb_u32(&c->out, (uint32_t)s->reply.len);
+			wb_bytes(&c->out, s->reply.p, s->reply.len);
+			wb_free(&s->reply);
+			c->head = (c->head + 1) % AGENT_MAX_INFLIGHT;
+			c->count--;
+		}
+		if (c->out.err)
+			return -1;
 	}
-	if (c->out.err)
-		return -1;
 	while (c->outoff < c->out.len) {
 		r = write(c->fd, c->out.p + c->outoff, c->out.len - c->outoff);
 		if (r < 0 && errno == EINTR)
@@ -167,8 +226,9 @@ client_flush(struct client *c)
 		if (r < 0)
 			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
 		c->outoff += (size_t)r;
+		c->last_ms = now_ms;
 	}
-	wb_reset(&c->out);
+	wb_free(&c->out);       /* an idle client keeps no output buffer */
 	c->outoff = 0;
 	return 0;
 }
@@ -177,12 +237,10 @@ short
 client_events(const struct client *c)
 {
 	short ev = 0;
-	int pending_out = c->outoff < c->out.len;
 
-	/* Stop reading while the pipeline is full or replies pile up. */
-	if (c->count < AGENT_MAX_INFLIGHT && c->out.len - c->outoff < AGENT_MAX_FRAME)
+	if (c->inlen < c->incap)
 		ev |= POLLIN;
-	if (pending_out)
+	if (client_unsent(c) > 0)
 		ev |= POLLOUT;
 	return ev;
 }

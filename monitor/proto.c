@@ -150,7 +150,10 @@ req_lock_common(struct req_ctx *c, uint8_t type)
 
 	/* Unlike the reference, a garbled lock request is refused, never a
 	 * reason for the agent to exit (spec §5.8). */
-	if (rd_text(&c->r, &m.blob) != 0 || rd_done(&c->r) != 0) {
+	/* A text string, but hashed whole: a trailing NUL is part of the
+	 * passphrase ("pw\0" is not "pw", spec §2), as in the reference. */
+	if (rd_string(&c->r, &m.blob) != 0 || rd_done(&c->r) != 0 ||
+	    (m.blob.len > 1 && memchr(m.blob.p, '\0', m.blob.len - 1) != NULL)) {
 		log_info("refused malformed lock/unlock request");
 		return REFUSE;
 	}

@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -146,75 +145,33 @@ spawn_children(struct children *c, int relay_log, const struct policy_args *a)
 	c->log_fd = lp[0];
 }
 
-/* The directory a path is in ("/" for a top-level name). */
-static void
-parent_dir(const char *path, char *out, size_t n)
+/* Which of ours pid was ("keyward-policy", ...), now reaped; NULL if it
+ * was none of ours. */
+const char *
+spawn_reaped(struct children *c, pid_t pid)
 {
-	char *slash;
-
-	snprintf(out, n, "%s", path);
-	if ((slash = strrchr(out, '/')) == NULL)
-		snprintf(out, n, ".");
-	else if (slash == out)
-		out[1] = '\0';
-	else
-		*slash = '\0';
-}
-
-/* The reaper holds no secret and reads no client byte: it waits for the
- * monitor's end of a pipe to close, then removes what the monitor made.
- * It checks the inode first so it never removes a socket another agent
- * created at the same path after this one died. */
-static void
-reap(int fd, const char *path, const char *dir, struct stat *made)
-{
-	struct stat now;
-	char sockdir[PATH_MAX], parent[PATH_MAX];
-	char b;
-
-	/* It may remove the socket, and the -T directory; nothing else. */
-	parent_dir(path, sockdir, sizeof(sockdir));
-	if (dir != NULL)
-		parent_dir(dir, parent, sizeof(parent));
-	sandbox_harden();
-	sandbox_landlock("reaper", sockdir, dir != NULL ? parent : NULL);
-	sandbox_reaper();
-	while (read(fd, &b, 1) != 0 && errno == EINTR)
-		;
-	if (lstat(path, &now) == 0 && now.st_ino == made->st_ino &&
-	    now.st_dev == made->st_dev)
-		unlink(path);
-	if (dir != NULL)
-		rmdir(dir);
-	_exit(0);
-}
-
-void
-spawn_reaper(struct children *c, const char *path, const char *dir)
-{
-	struct stat made;
-	int p[2];
-	pid_t pid;
-
-	if (lstat(path, &made) != 0)
-		fatal("stat %s: %m", path);
-	if (pipe2(p, O_CLOEXEC) != 0)
-		fatal("pipe: %m");
-	if ((pid = fork()) < 0)
-		fatal("fork: %m");
-	if (pid == 0) {
-		/* Own process group: a ^C to the monitor's group with -d must
-		 * not end the reaper before the monitor has gone. */
-		setpgid(0, 0);
-		signal(SIGINT, SIG_IGN);
-		signal(SIGTERM, SIG_IGN);
-		signal(SIGHUP, SIG_IGN);
-		close(p[1]);
-		close_range(3, (unsigned)p[0] - 1, 0);
-		close_range((unsigned)p[0] + 1, ~0U, 0);
-		reap(p[0], path, dir, &made);
+	if (pid == c->policy) {
+		c->policy = 0;
+		return "keyward-policy";
 	}
-	close(p[0]);
-	c->reaper = pid;
-	c->reaper_fd = p[1];
+	if (pid == c->keyholder) {
+		c->keyholder = 0;
+		return "keyward-keyholder";
+	}
+	for (int i = 0; i < SPAWN_REAPERS; i++)
+		if (pid == c->reaper[i]) {
+			c->reaper[i] = 0;
+			return "a reaper";
+		}
+	return NULL;
+}
+
+int
+spawn_reapers_left(const struct children *c)
+{
+	int n = 0;
+
+	for (int i = 0; i < SPAWN_REAPERS; i++)
+		n += c->reaper[i] > 0;
+	return n;
 }

@@ -9,11 +9,13 @@
 
 #include <sys/types.h>
 
+#define SPAWN_REAPERS 2      /* the socket goes even if one is killed */
+
 struct children {
-	pid_t policy, keyholder, reaper;
+	pid_t policy, keyholder, reaper[SPAWN_REAPERS];
 	int policy_fd;          /* monitor's end of the monitor<->policy pair */
 	int log_fd;             /* read end of the children's stderr, or -1 */
-	int reaper_fd;          /* closing it tells the reaper to clean up */
+	int reaper_fd[SPAWN_REAPERS];   /* closing them tells the reapers */
 };
 
 /* Full path of a helper binary: beside this program, else LIBEXECDIR. */
@@ -31,7 +33,11 @@ struct policy_args {
 
 /* Start policy and keyholder. relay_log: give them a pipe as stderr. */
 void spawn_children(struct children *c, int relay_log, const struct policy_args *a);
-/* Fork the reaper for path (and dir, if the monitor made it, else NULL). */
-void spawn_reaper(struct children *c, const char *path, const char *dir);
+/* reaper.c: fork the reapers for path (and dir, if the monitor made it,
+ * else NULL). */
+void spawn_reapers(struct children *c, const char *path, const char *dir);
+/* Which of ours pid was, now reaped (its pid cleared); NULL if none. */
+const char *spawn_reaped(struct children *c, pid_t pid);
+int spawn_reapers_left(const struct children *c);
 
 #endif

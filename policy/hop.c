@@ -229,13 +229,10 @@ sign_permitted(const struct dest_set *I, struct slice key_blob,
     const struct bindings *b, struct slice data, time_t now, size_t *hop,
     char *user, size_t ulen)
 {
-	const struct binding *last;
 	struct userauth ua;
 	struct verdict v;
-	struct pubkey hk;
-	struct wb canon;
 	char *uname;
-	int same, permitted;
+	int permitted;
 
 	*hop = b->n ? b->n - 1 : 0;
 	snprintf(user, ulen, "(unknown)");
@@ -257,15 +254,30 @@ sign_permitted(const struct dest_set *I, struct slice key_blob,
 		*hop = v.hop;
 		return v.rule;
 	}
+	return login_bound(b, &ua);
+}
+
+/* §8.6 step 3.4-3.6: a login is for the host the connection is bound to
+ * last, in the session that binding names. */
+const char *
+login_bound(const struct bindings *b, const struct userauth *ua)
+{
+	const struct binding *last;
+	struct pubkey hk;
+	struct wb canon;
+	int same;
+
+	if (b->n == 0)
+		return "the connection is not bound to any host";
 	last = &b->b[b->n - 1];
-	if (ua.session_id.len != last->sidlen ||                        /* 3.4 */
-	    CRYPTO_memcmp(ua.session_id.p, last->sid, last->sidlen) != 0)
+	if (ua->session_id.len != last->sidlen ||                       /* 3.4 */
+	    CRYPTO_memcmp(ua->session_id.p, last->sid, last->sidlen) != 0)
 		return "the session id does not match the connection's last binding";
-	if (b->n > 1 && !ua.hostbound)                                  /* 3.5 */
+	if (b->n > 1 && !ua->hostbound)                                 /* 3.5 */
 		return "after a forwarding hop the server must support "
 		    "publickey-hostbound (OpenSSH 8.9 or later)";
-	if (ua.hostbound) {                                             /* 3.6 */
-		if (key_parse_public(ua.hostkey, &hk, NULL) != 0)
+	if (ua->hostbound) {                                            /* 3.6 */
+		if (key_parse_public(ua->hostkey, &hk, NULL) != 0)
 			return "the request's host key does not decode";
 		wb_init(&canon);
 		key_write_public(&canon, &hk);

@@ -77,6 +77,11 @@ const char *sign_permitted(const struct dest_set *I, struct slice key_blob,
     const struct bindings *C, struct slice data, time_t now, size_t *hop,
     char *user, size_t ulen);
 
+struct userauth;
+/* §8.6 steps 3.4-3.6: is the login request ua for the last host the
+ * connection is bound to? NULL if so, else why not. */
+const char *login_bound(const struct bindings *b, const struct userauth *ua);
+
 /* §7.2 steps 2-7 (the caller sets attempted first): verify and append a
  * session-bind. NULL on success (a duplicate adds nothing), else why. */
 const char *bind_add(struct bindings *C, struct slice hostkey,

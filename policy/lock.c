@@ -1,8 +1,10 @@
 /*
- * lock.c - the lock passphrase is never kept, only a salted PBKDF2 hash
- * of it, compared in constant time.
+ * lock.c - lock and unlock. The passphrase is never kept, only a salted
+ * PBKDF2 hash of it, compared in constant time; guesses from every
+ * connection wait in one queue and are judged one at a time (spec §5.8).
  */
-#include "policy/policy.h"
+#include "ipc/log.h"
+#include "policy/dispatch.h"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -37,4 +39,139 @@ lock_check(const struct lockstate *l, struct slice pass)
 	r = CRYPTO_memcmp(h, l->hash, LOCK_HASH_LEN) == 0 ? 0 : -1;
 	OPENSSL_cleanse(h, sizeof(h));
 	return r;
+}
+
+/* ---------------------------------------------------------------- requests */
+
+static void
+kh_lock(struct policy *P, struct pending *p, uint8_t type, struct slice pass)
+{
+	P->barrier = p->id;     /* the lock state is known once it answers */
+	pending_keep(P, p);
+	msg_begin(&P->out, type, p->id, 0);
+	msg_blob_encode(&P->out, &(struct msg_blob){ pass });
+	send_to(&P->kh, &P->out, "keyholder");
+	wipe(P->out.p, P->out.len);     /* the passphrase */
+}
+
+int
+h_lock(struct ctx *c)
+{
+	struct policy *P = c->P;
+	struct msg_blob m;
+
+	if (msg_blob_decode(&c->r, &m) != 0)
+		return -1;
+	/* Hashed as the bytes sent, a trailing NUL included (spec §2). */
+	if (m.blob.len == 0 || lock_set(&P->lock, m.blob) != 0) {
+		ctx_reply(c, ST_FAIL);
+		return 0;
+	}
+	/* Locked from now on; the answer waits until the keyholder has
+	 * sealed every key under the passphrase. */
+	kh_lock(P, pending_new(P, P_LOCK, c->h.conn, c->h.req), MSG_KH_LOCK, m.blob);
+	return 0;
+}
+
+/* An unlock joins the one agent-wide queue of guesses (spec §5.8): more
+ * connections or a deeper pipeline buy no extra guesses. */
+int
+h_unlock(struct ctx *c)
+{
+	struct policy *P = c->P;
+	struct msg_blob m;
+	struct pending *p;
+
+	if (msg_blob_decode(&c->r, &m) != 0)
+		return -1;
+	if (!P->lock.locked || m.blob.len == 0) {
+		ctx_reply(c, ST_FAIL);          /* at once, and not counted */
+		return 0;
+	}
+	p = pending_new(P, P_UNLOCK_QUEUED, c->h.conn, c->h.req);
+	wb_bytes(&p->data, m.blob.p, m.blob.len);
+	if (P->lock.queue_tail != NULL)
+		P->lock.queue_tail->next = p;
+	else
+		P->lock.queue = p;
+	P->lock.queue_tail = p;
+	lock_judge(P, now_ms());
+	return 0;
+}
+
+/* The first guess in the queue is judged once the delay earned by the
+ * failures before it has passed, and only between barriers. */
+int
+lock_judge(struct policy *P, uint64_t now)
+{
+	struct lockstate *l = &P->lock;
+	struct pending *p;
+
+	while ((p = l->queue) != NULL) {
+		if (P->barrier != 0)
+			return -1;      /* judged when the barrier lifts */
+		if (now < l->gate_ms)
+			return (int)(l->gate_ms - now);
+		if ((l->queue = p->next) == NULL)
+			l->queue_tail = NULL;
+		p->next = NULL;
+		if (!l->locked) {
+			reply_status(P, p->conn, p->req, ST_FAIL);
+			pending_free(P, p);
+			continue;
+		}
+		if (lock_check(l, wb_slice_of(&p->data)) == 0) {
+			/* Still locked until the keyholder has opened every key. */
+			p->state = P_UNLOCK;
+			kh_lock(P, p, MSG_KH_UNLOCK, wb_slice_of(&p->data));
+			wipe(p->data.p, p->data.len);
+			continue;
+		}
+		/* Wrong: 0.1 s more per failure so far, up to 10 s, before
+		 * this answer and before the next guess is judged. */
+		if (l->failures < LOCK_FAIL_MAX)
+			l->failures++;
+		l->gate_ms = now + (uint64_t)l->failures * LOCK_FAIL_STEP_MS;
+		p->state = P_UNLOCK_DELAY;
+		p->due_ms = l->gate_ms;
+		wipe(p->data.p, p->data.len);
+		pending_keep(P, p);
+		audit_simple(P, "unlock", "refuse", "wrong passphrase",
+		    conn_find(P, p->conn), NULL);
+		log_info("failed unlock attempt %u; answering in %u ms", l->failures,
+		    l->failures * LOCK_FAIL_STEP_MS);
+	}
+	return -1;
+}
+
+/* The keyholder has (un)sealed the keys: now the lock state changes. */
+void
+lock_done(struct policy *P, struct pending *p, int ok)
+{
+	int lock = p->state == P_LOCK;
+
+	P->barrier = 0;
+	audit_simple(P, lock ? "lock" : "unlock", ok ? "allow" : "refuse",
+	    ok ? NULL : "the keyholder could not re-seal the keys",
+	    conn_find(P, p->conn), NULL);
+	if (lock && ok) {
+		log_info("agent locked: private keys sealed under the passphrase");
+	} else if (lock) {
+		wipe(&P->lock.hash, sizeof(P->lock.hash));
+		P->lock.locked = 0;
+		log_error("lock failed: the keyholder could not seal the keys");
+	} else if (ok) {
+		/* The hash goes and failures reset; the queue stays. */
+		wipe(P->lock.hash, sizeof(P->lock.hash));
+		wipe(P->lock.salt, sizeof(P->lock.salt));
+		P->lock.locked = 0;
+		P->lock.failures = 0;
+		P->lock.gate_ms = 0;
+		log_info("agent unlocked");
+	} else {
+		log_error("unlock failed: the keyholder could not open the keys");
+	}
+	reply_status(P, p->conn, p->req, ok ? ST_OK : ST_FAIL);
+	pending_free(P, p);
+	lock_judge(P, now_ms());
 }

@@ -25,12 +25,14 @@ static struct policy P;
 
 static void
 drain(struct chan *c, const char *peer,
-    void (*fn)(struct policy *, const uint8_t *, size_t))
+    void (*fn)(struct policy *, const uint8_t *, size_t),
+    int (*more)(const struct policy *))
 {
 	size_t n;
-	int r;
+	int r = 0;
 
-	while ((r = chan_recv(c, P.rbuf, sizeof(P.rbuf), &n)) > 0) {
+	while ((more == NULL || more(&P)) &&
+	    (r = chan_recv(c, P.rbuf, sizeof(P.rbuf), &n)) > 0) {
 		fn(&P, P.rbuf, n);
 		wipe(P.rbuf, n);        /* an ADD carried a private key */
 	}
@@ -126,6 +128,10 @@ main(int argc, char **argv)
 		int timeout = policy_timers(&P);
 		for (int i = 0; i < 4; i++)
 			pfd[i] = (struct pollfd){ chans[i]->fd, chan_events(chans[i]), 0 };
+		/* Back-pressure and barriers: the monitor's next request waits
+		 * in its queue until policy may judge it (dispatch.c). */
+		if (!policy_may_read_monitor(&P))
+			pfd[0].events &= (short)~POLLIN;
 		if (poll(pfd, 4, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -134,13 +140,16 @@ main(int argc, char **argv)
 		for (int i = 0; i < 4; i++)
 			if ((pfd[i].revents & POLLOUT) && chan_flush(chans[i]) != 0)
 				exit(0);
-		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))
-			drain(&P.mon, "monitor", policy_from_monitor);
 		if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))
-			drain(&P.kh, "keyholder", policy_from_keyholder);
+			drain(&P.kh, "keyholder", policy_from_keyholder, NULL);
 		if (pfd[2].revents & (POLLIN | POLLHUP | POLLERR))
-			drain(&P.pr, "prompter", policy_from_prompter);
+			drain(&P.pr, "prompter", policy_from_prompter, NULL);
 		if (pfd[3].revents & (POLLIN | POLLHUP | POLLERR))
-			drain(&P.au, "auditor", policy_from_auditor);
+			drain(&P.au, "auditor", policy_from_auditor, NULL);
+		if (pfd[0].revents & POLLIN)
+			drain(&P.mon, "monitor", policy_from_monitor,
+			    policy_may_read_monitor);
+		else if (pfd[0].revents & (POLLHUP | POLLERR))
+			exit(0);        /* the monitor is gone: the agent is ending */
 	}
 }

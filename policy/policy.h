@@ -11,6 +11,7 @@
 #include "ipc/limits.h"
 #include "ipc/msg.h"
 #include "policy/identity.h"
+#include "policy/pending.h"
 
 #include <stdint.h>
 #include <sys/types.h>
@@ -22,26 +23,13 @@ struct conn {
 	struct bindings bind;   /* session-bind chain (spec §7.3) */
 };
 
-enum pending_kind { P_ADD, P_CONFIRM, P_SIGN, P_UNLOCK_DELAY, P_LOCK, P_UNLOCK, P_AUDIT };
-
-/* A client request waiting for the keyholder, the prompter or a timer. */
-struct pending {
-	struct pending *next;
-	enum pending_kind kind;
-	uint32_t id;            /* request id towards keyholder / prompter */
-	uint32_t conn, req;     /* where the answer goes */
-	uint64_t key_id;
-	uint64_t due_ms;        /* P_UNLOCK_DELAY: when to answer */
-	enum sig_alg alg;
-	struct wb data;         /* P_CONFIRM: data to sign once allowed */
-	struct identity *add;   /* P_ADD: the identity to insert on success */
-};
-
 struct lockstate {
 	int locked;
 	uint8_t salt[LOCK_SALT_LEN];
 	uint8_t hash[LOCK_HASH_LEN];
 	unsigned failures;      /* survives lock/unlock until a good unlock */
+	uint64_t gate_ms;       /* no guess is judged before (spec §5.8) */
+	struct pending *queue, *queue_tail;     /* guesses waiting, all clients */
 };
 
 struct policy {
@@ -52,6 +40,11 @@ struct policy {
 	struct idtable ids;
 	struct conn *conns;
 	struct pending *pending;
+	size_t npending;
+	/* A request whose effect is not known until the keyholder answers
+	 * (add, lock, unlock): nothing from the monitor is judged before it
+	 * (dispatch.c). */
+	uint32_t barrier;
 	struct lockstate lock;
 	uint32_t next_req;
 	uint64_t next_key_id;
@@ -62,17 +55,42 @@ struct policy {
 
 uint64_t now_ms(void);          /* CLOCK_BOOTTIME, as the reference (§6.2) */
 
-/* requests.c: handle one datagram from each peer. */
+/* dispatch.c: one datagram from each peer; may policy take the next
+ * message from the monitor now (no barrier, no peer over its queue)? */
 void policy_from_monitor(struct policy *P, const uint8_t *p, size_t n);
 void policy_from_keyholder(struct policy *P, const uint8_t *p, size_t n);
 void policy_from_prompter(struct policy *P, const uint8_t *p, size_t n);
 void policy_from_auditor(struct policy *P, const uint8_t *p, size_t n);
-/* Expire identities and answer delayed replies; returns the poll timeout. */
+int policy_may_read_monitor(const struct policy *P);
+/* Expire identities, judge queued unlocks, answer delayed replies;
+ * returns the poll timeout. */
 int policy_timers(struct policy *P);
+
+/* Replies and sends to the other processes (dispatch.c). A peer that is
+ * gone ends policy: the agent fails closed. */
+void send_to(struct chan *c, struct wb *w, const char *peer);
+void reply_status(struct policy *P, uint32_t conn, uint32_t req, uint8_t st);
+struct conn *conn_find(struct policy *P, uint32_t id);
+void audit_simple(struct policy *P, const char *event, const char *decision,
+    const char *reason, const struct conn *c, const struct identity *id);
 
 /* lock.c */
 int lock_set(struct lockstate *l, struct slice pass);
 int lock_check(const struct lockstate *l, struct slice pass);
+/* Judge the first queued unlock if its time has come; the poll timeout
+ * until the next one, or -1. */
+int lock_judge(struct policy *P, uint64_t now);
+void lock_done(struct policy *P, struct pending *p, int ok);
+
+/* keys.c */
+void keys_expire(struct policy *P);
+void keys_add_done(struct policy *P, struct pending *p, int ok);
+
+/* sign.c: the next step of a signature once the prompter, the auditor or
+ * the keyholder has answered. */
+void sign_confirmed(struct policy *P, struct pending *p, int yes);
+void sign_audited(struct policy *P, struct pending *p, int ok);
+void sign_signed(struct policy *P, struct pending *p, struct slice sig);
 
 /* prompter.c: fork the prompter; returns policy's end of its channel.
  * A prompt unanswered for prompt_timeout_s seconds is a refusal. */

@@ -3,7 +3,7 @@
  * (monitor/client.c): a struct client reads a byte stream from a real
  * socket (client_read), hands out frames (client_frame), drops them
  * (client_consume) and pipelines replies (client_slot, client_find_slot,
- * client_flush), exactly as monitor/main.c drives it.
+ * client_flush), as monitor/loop.c drives it.
  *
  * Input: byte 0 picks the write size (1 << (b % 18) bytes, at least a
  * 64th of the stream) and, with bit 7 set, the compact form of the rest:
@@ -148,7 +148,7 @@ complete(struct run *R, uint32_t req)
 	CHECK(s != NULL && s->req == req && !s->done && req < R->nreq);
 	e = R->expect.p + R->off[req];
 	wb_bytes(&s->reply, e + 4, be32(e));
-	s->done = 1;
+	client_done(R->c, s);
 	CHECK(client_find_slot(R->c, req) == NULL);
 }
 
@@ -214,7 +214,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(shutdown(sv[1], SHUT_WR) == 0);
 			eof_sent = 1;
 		}
-		/* as the monitor's poll loop: read only when it wants POLLIN */
+		/* as the monitor's loop: a frame over the inline buffer gets
+		 * a buffer of its own (the budget always allows it here) */
+		if (client_need(R.c) > 0) {
+			CHECK(client_grow(R.c) == 0);
+			CHECK(client_need(R.c) == 0 && R.c->big != NULL);
+		}
+		/* read only when it wants POLLIN */
 		if (!eof_seen && (client_events(R.c) & POLLIN)) {
 			rd = client_read(R.c);
 			CHECK(R.c->inlen <= R.c->incap && R.c->incap <= 4 + AGENT_MAX_FRAME);
@@ -226,7 +232,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		CHECK(model + R.c->inlen <= off);
 
-		/* monitor/main.c client_requests */
+		/* monitor/loop.c dispatch_one */
 		while (R.c->count < AGENT_MAX_INFLIGHT &&
 		    (f = client_frame(R.c, &fp, &flen)) == 1) {
 			uint32_t want;
@@ -263,7 +269,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(4 + (size_t)n > R.c->inlen);
 		}
 		answer(&R, turn);
-		CHECK(client_flush(R.c) == 0);
+		CHECK(client_flush(R.c, turn) == 0);
 		if (turn & 1)
 			drain(&R);      /* a client slow to read its replies */
 		if (eof_seen && R.c->count < AGENT_MAX_INFLIGHT) {
@@ -283,7 +289,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (R.c->count > 0 || (client_events(R.c) & POLLOUT)) {
 		if (R.c->count > 0 && !R.c->slots[R.c->head].done)
 			complete(&R, R.c->slots[R.c->head].req);
-		CHECK(client_flush(R.c) == 0);
+		CHECK(client_flush(R.c, turn) == 0);
 		drain(&R);
 	}
 	drain(&R);

@@ -1,13 +1,14 @@
 #!/bin/bash
 # keyward's confirm prompt says where a key is going: which key, for which
 # user, to which host, through which hops (names from the key's own -h
-# constraints), or that a local program asks; a prompt left unanswered
-# past -O confirm-timeout is a refusal, and other clients are served
+# constraints), or that it cannot tell where an unbound request comes
+# from, and only what it verified; a prompt left unanswered past
+# -O confirm-timeout is a refusal, and other clients are served
 # meanwhile. (keyward only: ssh-agent's prompt names the key alone.)
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-dest.sh"
 
-NTESTS=23
+NTESTS=25
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
@@ -54,8 +55,10 @@ rm -f "$T/askpass.prompt"
 echo "data" >"$T/data"
 run ssh-keygen -Y sign -f "$T/keys/local.pub" -n file "$T/data"
 ok $RC "a local ssh-keygen -Y sign with a confirm key is confirmed and signs"
-contains "$(prompt)" "Requested by a local program: the connection is not bound to any host." \
-	"the prompt says a local program asks"
+contains "$(prompt)" "No session-bind: keyward cannot tell where this request comes from." \
+	"the prompt says it cannot tell where an unbound request comes from"
+unlike "$(prompt)" "local program" "and does not claim a local program asks"
+contains "$(prompt)" 'An SSHSIG signature (namespace "file")' "the prompt names the SSHSIG namespace"
 
 # An unanswered prompt: refused after the timeout, nobody else waits.
 echo block >"$T/askpass.mode"

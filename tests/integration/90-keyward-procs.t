@@ -3,10 +3,11 @@
 # the monitor ($SSH_AGENT_PID, binary keyward) and its children
 # keyward-policy and keyward-keyholder are each sandboxed (seccomp filter,
 # no_new_privs, no capabilities); the monitor maps no libcrypto; killing any
-# one of them takes the whole set down and removes the socket.
+# one of them, or one of the two reapers, takes the whole set down and
+# removes the socket.
 . "$(dirname "$0")/lib.sh"
 
-NTESTS=39
+NTESTS=42
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
@@ -19,16 +20,18 @@ exe_of() { # PID: basename of the executable (falls back to argv[0])
 	[ -n "$e" ] && basename "$e"
 }
 
-# find_procs: sets MONITOR POLICY KEYHOLDER (empty when not found) and ALL
+# find_procs: sets MONITOR POLICY KEYHOLDER REAPER (one of the two; empty
+# when not found) and ALL
 # (the monitor and every descendant) for the agent in $SSH_AGENT_PID.
 find_procs() {
 	local c n
-	MONITOR=${SSH_AGENT_PID:-} POLICY="" KEYHOLDER=""
+	MONITOR=${SSH_AGENT_PID:-} POLICY="" KEYHOLDER="" REAPER=""
 	for c in $(children "$MONITOR"); do
 		n=$(exe_of "$c")
 		case $n in
 		keyward-policy) [ -z "$POLICY" ] && POLICY=$c ;;
 		keyward-keyholder) [ -z "$KEYHOLDER" ] && KEYHOLDER=$c ;;
+		keyward) [ -z "$REAPER" ] && REAPER=$c ;;       # forked, not exec'd
 		esac
 	done
 	ALL="$MONITOR $(descendants "$MONITOR" | tr '\n' ' ')"
@@ -83,7 +86,8 @@ stop_agent
 
 # ------------------------------------------------------------ fail closed
 n=0
-for victim in MONITOR POLICY KEYHOLDER; do
+# A reaper too: the other one still removes the socket.
+for victim in MONITOR POLICY KEYHOLDER REAPER; do
 	n=$((n + 1))
 	sock=$T/kill$n.sock
 	AGENT_SOCK=$sock start_agent

@@ -174,11 +174,11 @@ pid_alive() {
 
 # children PID: pids whose PPid is PID (live ones only).
 children() {
-	local f pid
+	local pid
 	[ -n "${1:-}" ] || return 0
-	for f in $(awk -v p="$1" '$1 == "PPid:" && $2 == p {print FILENAME; nextfile}' \
-		/proc/[0-9]*/status 2>/dev/null); do
-		pid=${f#/proc/}; pid=${pid%/status}
+	# ps reads /proc as it goes and skips a process that exits meanwhile
+	# (mawk, given a vanished /proc/PID/status, stops reading the rest).
+	for pid in $(ps -o pid= --ppid "$1" 2>/dev/null); do
 		pid_alive "$pid" && echo "$pid"
 	done
 }

@@ -329,8 +329,8 @@ test_writer(void)
 	/* errors stick: one check at the end of an encoder is enough */
 	wb_reset(&w);
 	wb_u8(&w, 1);
-	wb_bytes(&w, "", (size_t)IPC_MAX_QUEUED + 1);
-	ok(w.err && w.len == 1, "writing more than IPC_MAX_QUEUED sets the error");
+	wb_bytes(&w, "", (size_t)WB_MAX_LEN + 1);
+	ok(w.err && w.len == 1, "writing more than WB_MAX_LEN sets the error");
 	wb_u8(&w, 2);
 	wb_cstring(&w, "lost");
 	ok(w.err && w.len == 1, "after an error, writes are dropped");

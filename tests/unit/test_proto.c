@@ -138,7 +138,7 @@ static const struct prow {
 	{ "23 unlock: forwarded as MSG_UNLOCK", RQ_PASS, 23, 0, 0, 0, "andromeda", MSG_UNLOCK, 0 },
 	{ "22 lock, empty passphrase: passed to policy (which refuses it)", RQ_PASS, 22, 0, 0,
 	  0, "", MSG_LOCK, 0 },
-	{ "22 lock, passphrase with one trailing NUL: NUL dropped", RQ_PASS_TRAILING_NUL, 22,
+	{ "22 lock, passphrase with one trailing NUL: kept, hashed as sent (§2)", RQ_PASS_TRAILING_NUL, 22,
 	  0, 0, 0, "andromeda", MSG_LOCK, 0 },
 	{ "22 lock, passphrase with NUL inside: FAILURE", RQ_PASS_NUL, 22, 0, 0, 0, NULL, 0, 0 },
 	{ "22 lock without a passphrase: FAILURE, agent keeps running", RQ_PASS_NONE, 22, 0, 0,
@@ -392,7 +392,8 @@ build(struct tb *t, const struct prow *r, struct expect *e)
 			tb_string(t, r->s, strlen(r->s) + 1);
 		else
 			tb_cstring(t, r->s);
-		e->blob.blob = sl((const void *)(uintptr_t)at, strlen(r->s));
+		e->blob.blob = sl((const void *)(uintptr_t)at, strlen(r->s) +
+		    (r->rq == RQ_PASS_TRAILING_NUL));
 		if (r->rq == RQ_PASS_TRAILING)
 			tb_u8(t, 0);
 		break;

@@ -1,0 +1,48 @@
+/*
+ * monitor.h - the monitor's one state struct, shared by its set-up
+ * (setup.c), its loop (loop.c) and main.c. It holds no key.
+ */
+#ifndef KEYWARD_MONITOR_H
+#define KEYWARD_MONITOR_H
+
+#include "ipc/buf.h"
+#include "ipc/chan.h"
+#include "ipc/limits.h"
+#include "monitor/client.h"
+#include "monitor/options.h"
+#include "monitor/spawn.h"
+
+#include <sys/types.h>
+
+struct monitor {
+	struct options opt;
+	int listen_fd, activated, sig_fd;
+	struct chan policy;
+	struct children kids;
+	struct client **clients;
+	size_t nclients, maxclients;
+	size_t rr;              /* where the next dispatch round starts */
+	size_t inflight;        /* requests at policy, all clients */
+	size_t big_in;          /* bytes of granted large input buffers */
+	size_t held;            /* client_held() summed over all clients */
+	int watch;              /* some client may stall: check every second */
+	int evictable;          /* an idle client may make room for a new one */
+	uint64_t next_scan_ms;
+	uint32_t next_conn, next_req;
+	pid_t command_parent;
+	uid_t uid;              /* ours: peers must be this uid or root */
+	int quit, exit_status;
+	struct wb ipc, reply;
+	uint8_t rbuf[IPC_MAX_MSG + 1];
+	char log_line[LOG_LINE_MAX];
+	size_t log_len;
+};
+
+extern struct monitor M;
+
+/* loop.c: serve clients until a signal or a dead child ends it, then
+ * stop the children (the reapers remove the socket). */
+void monitor_loop(void);
+void monitor_shutdown(void);
+
+#endif

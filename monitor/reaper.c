@@ -1,0 +1,103 @@
+/*
+ * reaper.c - the reapers remove the socket (and the -T directory) when
+ * the monitor is gone, however it went. There are SPAWN_REAPERS of them,
+ * each watching the monitor alone: if one is killed the monitor shuts
+ * down and another still removes the socket, since the monitor itself
+ * may not (its Landlock rules name no file).
+ */
+#include "ipc/log.h"
+#include "monitor/spawn.h"
+#include "seccomp/sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The directory a path is in ("/" for a top-level name). */
+static void
+parent_dir(const char *path, char *out, size_t n)
+{
+	char *slash;
+
+	snprintf(out, n, "%s", path);
+	if ((slash = strrchr(out, '/')) == NULL)
+		snprintf(out, n, ".");
+	else if (slash == out)
+		out[1] = '\0';
+	else
+		*slash = '\0';
+}
+
+/* The reaper holds no secret and reads no client byte: it waits for the
+ * monitor's end of a pipe to close, then removes what the monitor made.
+ * It checks the inode first so it never removes a socket another agent
+ * created at the same path after this one died. */
+static void
+reap(int fd, const char *path, const char *dir, struct stat *made)
+{
+	struct stat now;
+	char sockdir[PATH_MAX], parent[PATH_MAX];
+	char b;
+
+	/* It may remove the socket, and the -T directory; nothing else. */
+	parent_dir(path, sockdir, sizeof(sockdir));
+	if (dir != NULL)
+		parent_dir(dir, parent, sizeof(parent));
+	sandbox_harden();
+	sandbox_landlock("reaper", sockdir, dir != NULL ? parent : NULL);
+	sandbox_reaper();
+	while (read(fd, &b, 1) != 0 && errno == EINTR)
+		;
+	if (lstat(path, &now) == 0 && now.st_ino == made->st_ino &&
+	    now.st_dev == made->st_dev)
+		unlink(path);
+	if (dir != NULL)
+		rmdir(dir);
+	_exit(0);
+}
+
+static void
+spawn_reaper(struct children *c, int i, const char *path, const char *dir,
+    struct stat *made)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) != 0)
+		fatal("pipe: %m");
+	if ((pid = fork()) < 0)
+		fatal("fork: %m");
+	if (pid == 0) {
+		/* Own process group: a ^C to the monitor's group with -d must
+		 * not end the reaper before the monitor has gone. */
+		setpgid(0, 0);
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		close(p[1]);
+		/* every fd but the pipe's read end: the other reapers'
+		 * write ends included, or they would never see EOF */
+		close_range(3, (unsigned)p[0] - 1, 0);
+		close_range((unsigned)p[0] + 1, ~0U, 0);
+		reap(p[0], path, dir, made);
+	}
+	close(p[0]);
+	c->reaper[i] = pid;
+	c->reaper_fd[i] = p[1];
+}
+
+void
+spawn_reapers(struct children *c, const char *path, const char *dir)
+{
+	struct stat made;
+
+	if (lstat(path, &made) != 0)
+		fatal("stat %s: %m", path);
+	for (int i = 0; i < SPAWN_REAPERS; i++)
+		spawn_reaper(c, i, path, dir, &made);
+}

@@ -1,0 +1,308 @@
+/*
+ * setup.c - everything the monitor does before its sandbox closes: the
+ * command line, the socket (or the one systemd passed), daemonising or
+ * running a command, signals, the audit trail's fd and the children.
+ */
+#include "ipc/log.h"
+#include "monitor/monitor.h"
+#include "monitor/setup.h"
+#include "monitor/sockpath.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+static struct policy_args pargs;
+
+static void
+print_env(const char *path, pid_t pid, int with_pid)
+{
+	char q[8192];
+
+	sock_quote(path, q, sizeof(q));
+	if (M.opt.shell == SHELL_CSH) {
+		printf("setenv SSH_AUTH_SOCK %s;\n", q);
+		if (with_pid)
+			printf("setenv SSH_AGENT_PID %ld;\n", (long)pid);
+	} else {
+		printf("SSH_AUTH_SOCK=%s; export SSH_AUTH_SOCK;\n", q);
+		if (with_pid)
+			printf("SSH_AGENT_PID=%ld; export SSH_AGENT_PID;\n", (long)pid);
+	}
+	printf("echo Agent pid %ld;\n", (long)pid);
+	fflush(stdout);
+}
+
+static int
+kill_agent(void)
+{
+	const char *s = getenv("SSH_AGENT_PID");
+	char *end;
+	long pid;
+
+	if (s == NULL) {
+		fprintf(stderr, "SSH_AGENT_PID not set, cannot kill agent\n");
+		return 1;
+	}
+	errno = 0;
+	pid = strtol(s, &end, 10);
+	if (errno != 0 || *end != '\0' || pid < 2 || pid > INT_MAX) {
+		fprintf(stderr, "SSH_AGENT_PID=\"%s\", which is not a good PID\n", s);
+		return 1;
+	}
+	if (kill((pid_t)pid, SIGTERM) != 0) {
+		perror("kill");
+		return 1;
+	}
+	if (M.opt.shell == SHELL_CSH)
+		printf("unsetenv SSH_AUTH_SOCK;\nunsetenv SSH_AGENT_PID;\n");
+	else
+		printf("unset SSH_AUTH_SOCK;\nunset SSH_AGENT_PID;\n");
+	printf("echo Agent pid %ld killed;\n", pid);
+	return 0;
+}
+
+static void
+sanitise_fds(int keep3)
+{
+	int fd;
+
+	while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= 2)
+		;
+	if (fd > 2)
+		close(fd);
+	close_range(keep3 ? 4 : 3, ~0U, 0);
+}
+
+static int
+activation(void)
+{
+	const char *lpid = getenv("LISTEN_PID"), *lfds = getenv("LISTEN_FDS");
+
+	if (M.opt.fg == FG_NONE || M.opt.bind_address != NULL ||
+	    M.opt.command != NULL || lpid == NULL || lfds == NULL)
+		return 0;
+	if (strcmp(lfds, "1") != 0)
+		fatal("socket activation: LISTEN_FDS=%s, expected 1", lfds);
+	if (fcntl(3, F_GETFD) < 0)
+		fatal("socket activation: fd 3 is not open");
+	if (strtol(lpid, NULL, 10) != (long)getpid())
+		fatal("socket activation: LISTEN_PID=%s is not our pid", lpid);
+	return 1;
+}
+
+static void
+daemonise(void)
+{
+	int fd;
+
+	if (setsid() < 0)
+		fatal("setsid: %m");
+	(void)!chdir("/");
+	if ((fd = open("/dev/null", O_RDWR)) >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
+	}
+}
+
+static int
+open_audit(struct policy_args *a)
+{
+	a->audit = "none";
+	a->audit_fd = -1;
+	if (M.opt.audit == NULL)
+		return 0;
+	if (strcmp(M.opt.audit, "syslog") == 0) {
+		a->audit = "syslog";
+		return 0;
+	}
+	a->audit = "fd";
+	if (strcmp(M.opt.audit, "-") == 0)
+		a->audit_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	else
+		a->audit_fd = open(M.opt.audit, O_WRONLY | O_APPEND | O_CREAT |
+		    O_CLOEXEC | O_NOCTTY, 0600);
+	if (a->audit_fd < 0) {
+		fprintf(stderr, "keyward: cannot open the audit trail %s: %s\n",
+		    M.opt.audit, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
+setup_options(int argc, char **argv)
+{
+	char tag[64], agentdir[4096];
+	struct rlimit nofile;
+	int r;
+
+	if ((r = options_parse(argc, argv, &M.opt)) >= 0)
+		return r;
+	if (M.opt.version) {
+		fprintf(stderr, "keyward %s\n", KEYWARD_VERSION);
+		return 0;
+	}
+	if (M.opt.kill)
+		return kill_agent();
+	M.uid = getuid();
+	if (getegid() != getgid() && setgid(getgid()) != 0)
+		fatal("cannot drop set-group-id privileges");
+	log_init("keyward", M.opt.fg == FG_DEBUG ? LOG_LVL_DEBUG : LOG_LVL_INFO, 0);
+
+	if (M.opt.cleanup_only || !M.opt.no_cleanup) {
+		if (host_tag(tag, sizeof(tag)) != 0 ||
+		    sock_agent_dir(agentdir, sizeof(agentdir)) != 0) {
+			if (M.opt.cleanup_only)
+				fatal("cannot clean up stale agent sockets");
+		} else {
+			sock_cleanup_stale(agentdir, tag, M.opt.cleanup_only > 1);
+			if (M.opt.cleanup_only) {
+				printf("Deleted stale agent sockets in ~/.ssh/agent\n");
+				return 0;
+			}
+		}
+	}
+	M.activated = activation();
+	sanitise_fds(M.activated);
+	/* The audit trail is opened now, before the daemon changes to / and
+	 * before any sandbox closes; only policy's auditor will hold it. */
+	if (open_audit(&pargs) != 0)
+		return 1;
+	signal(SIGPIPE, SIG_IGN);
+	if (getrlimit(RLIMIT_NOFILE, &nofile) != 0 || nofile.rlim_cur < MONITOR_MIN_NOFILE)
+		fatal("%s: file descriptor limit is too low", argv[0]);
+	M.maxclients = nofile.rlim_cur - MONITOR_FD_RESERVE;
+	return -1;
+}
+
+int
+setup_socket(char *path, size_t n, const char **made_dir)
+{
+	static char dir[4096];
+	char tag[64], agentdir[4096];
+
+	if (M.activated) {
+		M.listen_fd = 3;
+		fcntl(3, F_SETFD, FD_CLOEXEC);
+		snprintf(path, n, "the activated socket");
+		return -1;
+	}
+	if (M.opt.tempdir) {
+		if (sock_tempdir_path(dir, sizeof(dir), path, n) != 0) {
+			perror("keyward: cannot create socket directory");
+			return 1;
+		}
+		*made_dir = dir;
+	} else if (M.opt.bind_address != NULL) {
+		if (strlen(M.opt.bind_address) >= n) {
+			fprintf(stderr, "keyward: socket path too long\n");
+			return 1;
+		}
+		strcpy(path, M.opt.bind_address);
+	} else {
+		if (host_tag(tag, sizeof(tag)) != 0 ||
+		    sock_agent_dir(agentdir, sizeof(agentdir)) != 0 ||
+		    sock_default_path(agentdir, tag, path, n) != 0)
+			fatal("cannot create the agent socket directory");
+	}
+	if ((M.listen_fd = sock_listen(path)) < 0) {
+		fprintf(stderr, "keyward: bind %s: %s\n", path, strerror(errno));
+		if (*made_dir != NULL)
+			rmdir(*made_dir);
+		return M.opt.tempdir || M.opt.bind_address ? 1 : 255;
+	}
+	return -1;
+}
+
+int
+setup_detach(const char *path)
+{
+	char pidstr[32];
+	pid_t pid;
+
+	if (M.opt.fg != FG_NONE) {
+		if (!M.activated)
+			print_env(path, getpid(), 0);
+		return -1;
+	}
+	fflush(stdout);
+	if ((pid = fork()) < 0)
+		fatal("fork: %m");
+	if (pid > 0) {
+		close(M.listen_fd);
+		if (M.opt.command == NULL) {
+			print_env(path, pid, 1);
+			return 0;
+		}
+		setenv("SSH_AUTH_SOCK", path, 1);
+		snprintf(pidstr, sizeof(pidstr), "%ld", (long)pid);
+		setenv("SSH_AGENT_PID", pidstr, 1);
+		execvp(M.opt.command[0], M.opt.command);
+		perror(M.opt.command[0]);
+		return 1;
+	}
+	if (M.opt.command != NULL)
+		M.command_parent = getppid();
+	daemonise();
+	log_init("keyward", LOG_LVL_INFO, 1);
+	return -1;
+}
+
+void
+setup_signals(void)
+{
+	sigset_t mask;
+
+	/* Block the signals we act on; they arrive through signalfd. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGUSR1);
+	sigaddset(&mask, SIGCHLD);
+	if (M.opt.fg != FG_NONE)
+		sigaddset(&mask, SIGINT);
+	else
+		signal(SIGINT, SIG_IGN);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) != 0 ||
+	    (M.sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
+		fatal("signalfd: %m");
+}
+
+void
+setup_children(const char *path, const char *made_dir)
+{
+	/* Orphans of our children (the prompter, if policy dies first) come
+	 * to us, so nothing the agent started outlives it. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+		fatal("prctl(PR_SET_CHILD_SUBREAPER): %m");
+	for (int i = 0; i < SPAWN_REAPERS; i++)
+		M.kids.reaper_fd[i] = -1;
+	if (!M.activated)
+		spawn_reapers(&M.kids, path, made_dir);
+	pargs.loglevel = M.opt.fg == FG_DEBUG ? "debug" : "info";
+	pargs.fp_hash = M.opt.fp_hash;
+	pargs.default_lifetime = M.opt.default_lifetime;
+	pargs.confirm_timeout = M.opt.confirm_timeout;
+	pargs.audit_sync = M.opt.audit_sync;
+	spawn_children(&M.kids, M.opt.fg == FG_NONE, &pargs);
+	if (pargs.audit_fd >= 0)
+		close(pargs.audit_fd);  /* only the auditor keeps it */
+	chan_init(&M.policy, M.kids.policy_fd);
+	if ((M.clients = calloc(M.maxclients, sizeof(*M.clients))) == NULL)
+		fatal("out of memory");
+	wb_init(&M.ipc);
+	wb_init(&M.reply);
+	log_info("keyward %s listening on %s", KEYWARD_VERSION, path);
+}

@@ -1,0 +1,86 @@
+/*
+ * conn.c - client connections as policy sees them: opened and closed by
+ * the monitor, bound to hosts by session-bind (spec §7.2), which is
+ * verified here, never in the monitor.
+ */
+#include "ipc/log.h"
+#include "policy/dispatch.h"
+
+#include <stdlib.h>
+
+int
+h_open(struct ctx *c)
+{
+	struct msg_open m;
+	struct conn *n;
+
+	if (msg_open_decode(&c->r, &m) != 0 || c->h.conn == 0 ||
+	    conn_find(c->P, c->h.conn) != NULL)
+		return -1;
+	if ((n = calloc(1, sizeof(*n))) == NULL)
+		fatal("out of memory");
+	n->id = c->h.conn;
+	n->uid = m.uid;
+	n->pid = m.pid;
+	n->next = c->P->conns;
+	c->P->conns = n;
+	return 0;
+}
+
+int
+h_close(struct ctx *c)
+{
+	struct policy *P = c->P;
+
+	if (msg_empty_decode(&c->r) != 0)
+		return -1;
+	for (struct conn **pp = &P->conns; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == c->conn) {
+			*pp = c->conn->next;
+			break;
+		}
+	bindings_free(&c->conn->bind);
+	free(c->conn);
+	c->conn = NULL;
+	/* What the client was waiting for is still answered (the monitor
+	 * counts it), but an open prompt goes away. */
+	pending_gone(P, c->h.conn);
+	return 0;
+}
+
+/* §7.2: session-bind, processed even while locked (10.5). */
+int
+h_bind(struct ctx *c)
+{
+	struct bindings *b = &c->conn->bind;
+	struct msg_bind m;
+	const char *why;
+
+	b->attempted = 1;               /* before parsing (§7.2 step 1) */
+	if (msg_bind_decode(&c->r, &m) != 0)
+		why = "malformed session-bind";
+	else
+		why = bind_add(b, m.hostkey, m.session_id, m.signature, m.forwarding);
+	if (why != NULL) {
+		log_info("connection %u: session-bind refused: %s", c->h.conn, why);
+		audit_simple(c->P, "bind", "refuse", why, c->conn, NULL);
+		ctx_reply(c, ST_EXT_FAIL);
+		return 0;
+	}
+	log_debug("connection %u: %zu binding(s), the last one %s", c->h.conn,
+	    b->n, b->b[b->n - 1].forwarding ? "forwarding" : "authentication");
+	audit_simple(c->P, "bind", "allow", NULL, c->conn, NULL);
+	ctx_reply(c, ST_OK);
+	return 0;
+}
+
+int
+h_bind_bad(struct ctx *c)
+{
+	c->conn->bind.attempted = 1;
+	(void)msg_empty_decode(&c->r);  /* refused whatever it carries */
+	log_info("connection %u: malformed session-bind refused", c->h.conn);
+	audit_simple(c->P, "bind", "refuse", "malformed session-bind", c->conn, NULL);
+	ctx_reply(c, ST_EXT_FAIL);
+	return 0;
+}

@@ -1,0 +1,278 @@
+/*
+ * dispatch.c - everything the other processes can ask of policy, as
+ * tables. The monitor may be compromised, so each message is decoded
+ * again from scratch, and the rules that hold for many requests (needs
+ * an open connection, refused while locked, refused where a session-bind
+ * was attempted) are flags the dispatcher enforces: no handler repeats
+ * them, and a new row cannot forget them.
+ */
+#include "ipc/log.h"
+#include "policy/audit.h"
+#include "policy/dispatch.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+enum {
+	F_CONN = 1 << 0,        /* names an open client connection */
+	F_LOCKED = 1 << 1,      /* served while locked (spec §5.11) */
+	F_OWNER = 1 << 2,       /* refused where a session-bind was attempted:
+	                         * for the key's owner, not for forwarded hosts */
+	F_BOOK = 1 << 3,        /* connection bookkeeping: never answered */
+};
+
+/* While locked, a request without F_LOCKED gets FAILURE, except a list,
+ * which is answered with no keys (§5.11). */
+enum when_locked { L_FAIL, L_EMPTY_LIST };
+
+static const struct {
+	uint8_t type;
+	int flags;
+	enum when_locked locked;
+	const char *event;      /* audit event of a refusal while locked */
+	int (*fn)(struct ctx *);
+} from_monitor[] = {
+	{ MSG_OPEN,       F_LOCKED | F_BOOK,   L_FAIL,       NULL,   h_open },
+	{ MSG_CLOSE,      F_CONN | F_LOCKED | F_BOOK, L_FAIL, NULL,  h_close },
+	{ MSG_LIST,       F_CONN,              L_EMPTY_LIST, "list", h_list },
+	{ MSG_SIGN,       F_CONN,              L_FAIL,       "sign", h_sign },
+	{ MSG_ADD,        F_CONN,              L_FAIL,       "add",  h_add },
+	{ MSG_REMOVE,     F_CONN,              L_FAIL,       NULL,   h_remove },
+	{ MSG_REMOVE_ALL, 0 /* conn 0: SIGUSR1 */, L_FAIL,   NULL,   h_remove_all },
+	{ MSG_LOCK,       F_CONN,              L_FAIL,       NULL,   h_lock },
+	{ MSG_UNLOCK,     F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_unlock },
+	{ MSG_QUERY,      F_CONN,              L_FAIL,       NULL,   h_query },
+	{ MSG_BIND,       F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_bind },
+	{ MSG_BIND_BAD,   F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_bind_bad },
+	{ MSG_INSPECT,    F_CONN | F_OWNER,    L_FAIL,       NULL,   h_inspect },
+};
+
+#define NROWS(t) (sizeof(t) / sizeof((t)[0]))
+
+void
+send_to(struct chan *c, struct wb *w, const char *peer)
+{
+	if (chan_send(c, w) != 0)
+		fatal("%s is gone; shutting down", peer);
+}
+
+void
+reply_status(struct policy *P, uint32_t conn, uint32_t req, uint8_t st)
+{
+	struct msg_status m = { st };
+
+	msg_begin(&P->out, MSG_R_STATUS, req, conn);
+	msg_status_encode(&P->out, &m);
+	send_to(&P->mon, &P->out, "monitor");
+}
+
+void
+ctx_reply(struct ctx *c, uint8_t st)
+{
+	reply_status(c->P, c->h.conn, c->h.req, st);
+}
+
+struct conn *
+conn_find(struct policy *P, uint32_t id)
+{
+	for (struct conn *c = P->conns; c != NULL; c = c->next)
+		if (c->id == id)
+			return c;
+	return NULL;
+}
+
+void
+audit_simple(struct policy *P, const char *event, const char *decision,
+    const char *reason, const struct conn *c, const struct identity *id)
+{
+	struct audit_rec r = { event, decision, reason, c, id, SIG_NONE,
+	    { NULL, 0 }, -1 };
+
+	audit_emit(P, &r, 0);
+}
+
+int
+policy_may_read_monitor(const struct policy *P)
+{
+	return P->barrier == 0 && P->npending < POLICY_MAX_PENDING &&
+	    !chan_busy(&P->mon) && !chan_busy(&P->kh) && !chan_busy(&P->pr) &&
+	    !chan_busy(&P->au);
+}
+
+static void
+refuse_locked(struct ctx *c, enum when_locked how, const char *event)
+{
+	struct msg_identities none = { 0, { NULL, 0 } };
+
+	if (event != NULL)
+		audit_simple(c->P, event, how == L_EMPTY_LIST ? "allow" : "refuse",
+		    how == L_EMPTY_LIST ? NULL : "the agent is locked", c->conn, NULL);
+	if (how == L_FAIL) {
+		ctx_reply(c, ST_FAIL);
+		return;
+	}
+	msg_begin(&c->P->out, MSG_R_IDENTITIES, c->h.req, c->h.conn);
+	msg_identities_encode(&c->P->out, &none);
+	send_to(&c->P->mon, &c->P->out, "monitor");
+}
+
+void
+policy_from_monitor(struct policy *P, const uint8_t *p, size_t n)
+{
+	struct ctx c = { .P = P };
+	size_t i;
+	int f;
+
+	keys_expire(P);
+	rd_init(&c.r, p, n);
+	if (msg_hdr_decode(&c.r, &c.h) != 0)
+		fatal("undecodable message from the monitor");
+	for (i = 0; i < NROWS(from_monitor) && from_monitor[i].type != c.h.type; i++)
+		;
+	if (i == NROWS(from_monitor)) {
+		log_error("monitor sent unknown message type %u; ignored", c.h.type);
+		return;
+	}
+	f = from_monitor[i].flags;
+	c.conn = conn_find(P, c.h.conn);
+	/* Only SIGUSR1's remove-all names no connection; a request that
+	 * names one names an open one. */
+	if (((f & F_CONN) || c.h.conn != 0) && c.conn == NULL &&
+	    !(f & F_BOOK && c.h.type == MSG_OPEN)) {
+		log_error("monitor named connection %u, which is not open; refused",
+		    c.h.conn);
+		if (!(f & F_BOOK))
+			ctx_reply(&c, ST_FAIL);
+		return;
+	}
+	if ((f & F_OWNER) && c.conn->bind.attempted) {
+		log_info("connection %u: %s refused: the connection attempted a "
+		    "session-bind, so it may come from a forwarded host", c.h.conn,
+		    INSPECT_EXTENSION);
+		ctx_reply(&c, ST_EXT_FAIL);
+		return;
+	}
+	if (P->lock.locked && !(f & F_LOCKED) && c.h.conn != 0) {
+		refuse_locked(&c, from_monitor[i].locked, from_monitor[i].event);
+		return;
+	}
+	if (from_monitor[i].fn(&c) != 0) {
+		log_error("malformed message type %u from the monitor; refused",
+		    c.h.type);
+		if (!(f & F_BOOK))
+			ctx_reply(&c, ST_FAIL);
+	}
+}
+
+/* ---------------------------------------------------------------- answers */
+
+void
+policy_from_keyholder(struct policy *P, const uint8_t *p, size_t n)
+{
+	struct msg_hdr h;
+	struct msg_status st;
+	struct msg_blob sig;
+	struct pending *pd;
+	struct rd r;
+
+	rd_init(&r, p, n);
+	if (msg_hdr_decode(&r, &h) != 0)
+		fatal("undecodable message from the keyholder");
+	if (h.req == 0)
+		return;                 /* answer to a delete or wipe */
+	if ((pd = pending_take(P, h.req, P_SIGN)) == NULL)
+		fatal("keyholder answered request %u, which nobody asked", h.req);
+	if (h.type == MSG_R_SIGNATURE && pd->state == P_SIGN &&
+	    msg_blob_decode(&r, &sig) == 0) {
+		sign_signed(P, pd, sig.blob);
+		return;
+	}
+	if (h.type != MSG_R_STATUS || msg_status_decode(&r, &st) != 0)
+		fatal("malformed reply from the keyholder");
+	switch (pd->state) {
+	case P_LOCK:
+	case P_UNLOCK:
+		lock_done(P, pd, st.status == ST_OK);
+		break;
+	case P_ADD:
+		keys_add_done(P, pd, st.status == ST_OK);
+		break;
+	case P_SIGN:
+		sign_signed(P, pd, (struct slice){ NULL, 0 });
+		break;
+	default:
+		fatal("keyholder answered a request in state %d", (int)pd->state);
+	}
+}
+
+/* The prompter and the auditor answer with a status alone. */
+static void
+status_reply(const uint8_t *p, size_t n, const char *peer, struct msg_hdr *h,
+    struct msg_status *st)
+{
+	struct rd r;
+
+	rd_init(&r, p, n);
+	if (msg_hdr_decode(&r, h) != 0 || h->type != MSG_R_STATUS ||
+	    msg_status_decode(&r, st) != 0)
+		fatal("malformed message from the %s", peer);
+}
+
+void
+policy_from_prompter(struct policy *P, const uint8_t *p, size_t n)
+{
+	struct msg_hdr h;
+	struct msg_status st;
+	struct pending *pd;
+
+	status_reply(p, n, "prompter", &h, &st);
+	if ((pd = pending_take(P, h.req, P_CONFIRM)) == NULL)
+		return;                 /* cancelled meanwhile */
+	sign_confirmed(P, pd, st.status == ST_OK);
+}
+
+void
+policy_from_auditor(struct policy *P, const uint8_t *p, size_t n)
+{
+	struct msg_hdr h;
+	struct msg_status st;
+	struct pending *pd;
+
+	status_reply(p, n, "auditor", &h, &st);
+	if ((pd = pending_take(P, h.req, P_AUDIT)) == NULL)
+		fatal("the auditor answered request %u, which nobody asked", h.req);
+	sign_audited(P, pd, st.status == ST_OK);
+}
+
+/* ---------------------------------------------------------------- timers */
+
+int
+policy_timers(struct policy *P)
+{
+	uint64_t now, next = 0;
+	struct pending **pp;
+	int t;
+
+	keys_expire(P);
+	now = now_ms();
+	for (pp = &P->pending; *pp != NULL;) {
+		struct pending *p = *pp;
+		if (p->state == P_UNLOCK_DELAY && p->due_ms <= now) {
+			*pp = p->next;
+			reply_status(P, p->conn, p->req, ST_FAIL);
+			pending_free(P, p);
+			continue;
+		}
+		if (p->state == P_UNLOCK_DELAY && (next == 0 || p->due_ms < next))
+			next = p->due_ms;
+		pp = &p->next;
+	}
+	if (P->next_expiry_ms != 0 && (next == 0 || P->next_expiry_ms < next))
+		next = P->next_expiry_ms;
+	t = lock_judge(P, now);
+	if (next == 0)
+		return t;
+	next = next <= now ? 0 : next - now > 60000 ? 60000 : next - now;
+	return t >= 0 && (uint64_t)t < next ? t : (int)next;
+}

@@ -1,0 +1,313 @@
+/*
+ * keys.c - the identity table's requests: list, add, remove, remove all,
+ * and expiry. An ADD takes effect only when the keyholder has accepted
+ * the private half; until then it is a barrier (pending.h).
+ */
+#include "crypto/crypto.h"
+#include "ipc/log.h"
+#include "policy/audit.h"
+#include "policy/describe.h"
+#include "policy/dispatch.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Is identity I usable at all on connection C (§8.4 with u = ANY)? */
+static int
+visible(const struct identity *id, const struct conn *c, struct verdict *v)
+{
+	return path_permitted(&id->dest, &c->bind, NULL, time(NULL), v);
+}
+
+static void
+kh_delete(struct policy *P, uint64_t key_id)
+{
+	struct msg_kh_delete m = { key_id };
+
+	msg_begin(&P->out, MSG_KH_DELETE, 0, 0);
+	msg_kh_delete_encode(&P->out, &m);
+	send_to(&P->kh, &P->out, "keyholder");
+}
+
+static void
+recompute_next_expiry(struct policy *P)
+{
+	P->next_expiry_ms = 0;
+	for (size_t i = 0; i < P->ids.n; i++) {
+		uint64_t e = P->ids.order[i]->expiry_ms;
+		if (e != 0 && (P->next_expiry_ms == 0 || e < P->next_expiry_ms))
+			P->next_expiry_ms = e;
+	}
+}
+
+static void
+drop_identity(struct policy *P, struct identity *id, const char *why,
+    const struct conn *c)
+{
+	log_info("%s: %s %s \"%s\"", why, key_kind_name(id->kind), id->fp,
+	    id->comment);
+	audit_simple(P, c != NULL ? "remove" : "expire", "allow",
+	    c != NULL ? NULL : why, c, id);
+	kh_delete(P, id->key_id);
+	idt_remove(&P->ids, id);
+	identity_free(id);
+}
+
+void
+keys_expire(struct policy *P)
+{
+	uint64_t now = now_ms();
+
+	if (P->next_expiry_ms == 0 || now < P->next_expiry_ms)
+		return;
+	for (size_t i = P->ids.n; i-- > 0;) {
+		struct identity *id = P->ids.order[i];
+		if (id->expiry_ms != 0 && id->expiry_ms <= now)
+			drop_identity(P, id, "lifetime expired, removed", NULL);
+	}
+	recompute_next_expiry(P);
+}
+
+int
+h_list(struct ctx *c)
+{
+	struct policy *P = c->P;
+	struct msg_identities m = { 0, { NULL, 0 } };
+	struct wb e;
+
+	if (msg_empty_decode(&c->r) != 0)
+		return -1;
+	wb_init(&e);
+	for (size_t i = 0; i < P->ids.n; i++) {
+		struct identity *id = P->ids.order[i];
+		size_t need = 8 + id->blob_len + strlen(id->comment);
+		struct verdict v;
+		if (!visible(id, c->conn, &v)) {        /* §8.5 */
+			char path[1024];
+			describe_path(P, id, &c->conn->bind, path, sizeof(path));
+			log_info("connection %u: %s %s \"%s\" not listed: %s (hop %zu "
+			    "of path %s)", c->h.conn, key_kind_name(id->kind), id->fp,
+			    id->comment, v.rule, v.hop + 1, path);
+			continue;
+		}
+		/* Clients refuse answers over 256 KiB; send what they accept. */
+		if (e.len + need + 16 > AGENT_MAX_FRAME) {
+			log_error("identity list cut at %u of %zu keys: clients refuse "
+			    "answers over 256 KiB", m.n, P->ids.n);
+			break;
+		}
+		wb_string(&e, id->blob, id->blob_len);
+		wb_cstring(&e, id->comment);
+		m.n++;
+	}
+	m.entries = wb_slice_of(&e);
+	struct audit_rec r = { "list", "allow", NULL, c->conn, NULL, SIG_NONE,
+	    { NULL, 0 }, m.n };
+	audit_emit(P, &r, 0);
+	msg_begin(&P->out, MSG_R_IDENTITIES, c->h.req, c->h.conn);
+	msg_identities_encode(&P->out, &m);
+	wb_free(&e);
+	send_to(&P->mon, &P->out, "monitor");
+	return 0;
+}
+
+static void
+refuse_add(struct ctx *c, const char *why, struct identity *id)
+{
+	log_info("refused add: %s", why);
+	audit_simple(c->P, "add", "refuse", why, c->conn, NULL);
+	identity_free(id);
+	ctx_reply(c, ST_FAIL);
+}
+
+/* The identity an ADD would make, from its decoded key and constraints:
+ * NULL (and *why) when the request must be refused. */
+static struct identity *
+identity_of(struct ctx *c, const struct privkey *k, const struct msg_add *m,
+    const char **why)
+{
+	struct policy *P = c->P;
+	struct identity *id, *held;
+	struct wb blob;
+
+	if (k->pub.is_cert && cert_verify(&k->pub) != 0) {
+		*why = "certificate signature does not verify";
+		return NULL;
+	}
+	if ((id = calloc(1, sizeof(*id))) == NULL ||
+	    (id->comment = slice_strdup(m->comment)) == NULL)
+		fatal("out of memory");
+	/* A certificate's fingerprint is its plain key's, as OpenSSH makes
+	 * it: ssh-add -l, the logs and keyward-ctl then agree. */
+	struct pubkey plain = k->pub;
+	plain.is_cert = 0;
+	wb_init(&blob);
+	key_write_public(&blob, &plain);
+	if (blob.err || fingerprint(wb_slice_of(&blob), P->fp_hash, id->fp,
+	    sizeof(id->fp)) != 0)
+		fatal("cannot encode a parsed key");
+	wb_free(&blob);
+	key_write_public(&blob, &k->pub);
+	if (blob.err)
+		fatal("cannot encode a parsed key");
+	id->blob = blob.p;      /* the identity takes the buffer */
+	id->blob_len = blob.len;
+	id->kind = k->pub.kind;
+	id->is_cert = k->pub.is_cert;
+	id->confirm = m->c.confirm;
+	/* Re-adding replaces an identity: only one this connection may see
+	 * (§8.10), judged against the table as every request before left it. */
+	struct verdict v;
+	if ((held = idt_find(&P->ids, (struct slice){ id->blob, id->blob_len })) != NULL &&
+	    !visible(held, c->conn, &v)) {
+		*why = "the key is already held and not visible on this connection";
+		identity_free(id);
+		return NULL;
+	}
+	if (m->c.has_dest && dest_set_build(&id->dest, m->c.dest, why) != 0) {
+		if (*why == NULL)
+			*why = "invalid destination constraint";
+		identity_free(id);
+		return NULL;
+	}
+	if (m->c.has_lifetime)
+		id->expiry_ms = now_ms() + (uint64_t)m->c.lifetime * 1000;
+	else if (P->default_lifetime > 0)
+		id->expiry_ms = now_ms() + (uint64_t)P->default_lifetime * 1000;
+	/* lifetime 0 means "expire now": keep it non-zero so it is swept */
+	if (m->c.has_lifetime && m->c.lifetime == 0)
+		id->expiry_ms = id->expiry_ms ? id->expiry_ms : 1;
+	return id;
+}
+
+int
+h_add(struct ctx *c)
+{
+	struct policy *P = c->P;
+	struct msg_add m;
+	struct privkey k;
+	struct identity *id;
+	struct pending *p;
+	struct rd kr;
+	const char *why = NULL;
+
+	if (msg_add_decode(&c->r, &m) != 0)
+		return -1;
+	rd_init(&kr, m.key.p, m.key.len);
+	if (key_parse_private(&kr, &k, &why) != 0 || rd_done(&kr) != 0) {
+		refuse_add(c, why ? why : "bytes after the key", NULL);
+		return 0;
+	}
+	if ((id = identity_of(c, &k, &m, &why)) == NULL) {
+		refuse_add(c, why, NULL);
+		return 0;
+	}
+	p = pending_new(P, P_ADD, c->h.conn, c->h.req);
+	p->add = id;
+	p->key_id = id->key_id = ++P->next_key_id;
+	P->barrier = p->id;
+	pending_keep(P, p);
+	wb_reset(&P->secret);
+	key_write_private_plain(&P->secret, &k);
+	msg_begin(&P->out, MSG_KH_ADD, p->id, c->h.conn);
+	msg_kh_add_encode(&P->out, &(struct msg_kh_add){ p->key_id,
+	    wb_slice_of(&P->secret) });
+	wipe(P->secret.p, P->secret.len);
+	send_to(&P->kh, &P->out, "keyholder");
+	wipe(P->out.p, P->out.len);
+	return 0;
+}
+
+/* The keyholder has judged the private half. Accepted, the identity goes
+ * live; an existing one keeps its list position and takes every new
+ * attribute (spec §5.4). */
+void
+keys_add_done(struct policy *P, struct pending *p, int ok)
+{
+	struct identity *id = p->add, *old;
+	const struct conn *c = conn_find(P, p->conn);
+
+	P->barrier = 0;
+	if (!ok) {
+		log_info("refused add: the keyholder rejected the private key");
+		audit_simple(P, "add", "refuse", "the private key does not match "
+		    "its public key", c, NULL);
+		reply_status(P, p->conn, p->req, ST_FAIL);
+		pending_free(P, p);
+		return;
+	}
+	old = idt_find(&P->ids, (struct slice){ id->blob, id->blob_len });
+	if (old != NULL) {
+		uint64_t stale = old->key_id;
+		free(old->comment);
+		old->comment = id->comment;
+		id->comment = NULL;
+		old->key_id = id->key_id;
+		old->expiry_ms = id->expiry_ms;
+		old->confirm = id->confirm;
+		dest_set_free(&old->dest);      /* re-adding replaces every constraint */
+		old->dest = id->dest;
+		memset(&id->dest, 0, sizeof(id->dest));
+		kh_delete(P, stale);
+		log_info("replaced %s %s \"%s\"", key_kind_name(old->kind), old->fp,
+		    old->comment);
+		audit_simple(P, "add", "allow", "replaced an identity already held",
+		    c, old);
+	} else {
+		if (idt_insert(&P->ids, id) != 0)
+			fatal("out of memory");
+		p->add = NULL;
+		log_info("added %s%s %s \"%s\"%s", key_kind_name(id->kind),
+		    id->is_cert ? " certificate" : "", id->fp, id->comment,
+		    id->dest.n ? " with destination constraints" : "");
+		audit_simple(P, "add", "allow", NULL, c, id);
+	}
+	recompute_next_expiry(P);
+	reply_status(P, p->conn, p->req, ST_OK);
+	pending_free(P, p);
+}
+
+int
+h_remove(struct ctx *c)
+{
+	struct policy *P = c->P;
+	struct msg_blob m;
+	struct identity *id;
+	struct verdict v;
+
+	if (msg_blob_decode(&c->r, &m) != 0)
+		return -1;
+	id = identity_by_blob(P, m.blob);
+	if (id == NULL || !visible(id, c->conn, &v)) {
+		ctx_reply(c, ST_FAIL);
+		return 0;
+	}
+	drop_identity(P, id, "removed", c->conn);
+	recompute_next_expiry(P);
+	ctx_reply(c, ST_OK);
+	return 0;
+}
+
+int
+h_remove_all(struct ctx *c)
+{
+	struct policy *P = c->P;
+
+	if (msg_empty_decode(&c->r) != 0)
+		return -1;
+	while (P->ids.n > 0) {
+		struct identity *id = P->ids.order[P->ids.n - 1];
+		idt_remove(&P->ids, id);
+		identity_free(id);
+	}
+	msg_begin(&P->out, MSG_KH_WIPE, 0, 0);
+	send_to(&P->kh, &P->out, "keyholder");
+	P->next_expiry_ms = 0;
+	log_info("all identities removed");
+	audit_simple(P, "remove-all", "allow", c->h.conn == 0 ? "SIGUSR1" : NULL,
+	    c->conn, NULL);
+	if (c->h.conn != 0)
+		ctx_reply(c, ST_OK);
+	return 0;
+}

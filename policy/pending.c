@@ -1,0 +1,107 @@
+/*
+ * pending.c - the list of requests waiting for another process or for
+ * time (the states and their transitions are drawn in pending.h).
+ */
+#include "ipc/log.h"
+#include "policy/policy.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+uint32_t
+pending_new_id(struct policy *P)
+{
+	if (++P->next_req == 0)
+		P->next_req = 1;        /* 0 marks fire-and-forget requests */
+	return P->next_req;
+}
+
+struct pending *
+pending_new(struct policy *P, enum pending_state s, uint32_t conn, uint32_t req)
+{
+	struct pending *p = calloc(1, sizeof(*p));
+
+	if (p == NULL)
+		fatal("out of memory");
+	p->state = s;
+	p->conn = conn;
+	p->req = req;
+	p->id = pending_new_id(P);
+	wb_init(&p->data);
+	P->npending++;
+	return p;
+}
+
+static int
+answers(enum pending_state s, enum pending_state from)
+{
+	if (from == P_CONFIRM || from == P_AUDIT)
+		return s == from;
+	return s == P_SIGN || s == P_ADD || s == P_LOCK || s == P_UNLOCK;
+}
+
+struct pending *
+pending_take(struct policy *P, uint32_t id, enum pending_state from)
+{
+	for (struct pending **pp = &P->pending; *pp != NULL; pp = &(*pp)->next) {
+		struct pending *p = *pp;
+		if (p->id == id && answers(p->state, from)) {
+			*pp = p->next;
+			p->next = NULL;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+void
+pending_keep(struct policy *P, struct pending *p)
+{
+	p->next = P->pending;
+	P->pending = p;
+}
+
+void
+pending_free(struct policy *P, struct pending *p)
+{
+	wb_free_secret(&p->data);       /* a passphrase, or data to sign */
+	identity_free(p->add);
+	free(p);
+	P->npending--;
+}
+
+void
+pending_gone(struct policy *P, uint32_t conn)
+{
+	struct pending **pp = &P->pending, *p;
+
+	while ((p = *pp) != NULL) {
+		if (p->conn != conn) {
+			pp = &p->next;
+			continue;
+		}
+		p->gone = 1;
+		if (p->state != P_CONFIRM) {
+			pp = &p->next;
+			continue;
+		}
+		/* A cancelled prompt is never answered: end the request now. */
+		*pp = p->next;
+		msg_begin(&P->out, MSG_PROMPT_CANCEL, p->id, 0);
+		send_to(&P->pr, &P->out, "prompter");
+		reply_status(P, p->conn, p->req, ST_FAIL);
+		pending_free(P, p);
+	}
+	for (p = P->lock.queue; p != NULL; p = p->next)
+		if (p->conn == conn)
+			p->gone = 1;
+}

@@ -1,0 +1,70 @@
+/*
+ * pending.h - a client request that waits for another process or for
+ * time. Every state a request can be in, and every way out of it:
+ *
+ *   sign:    h_sign --(confirm key)--> CONFIRM --yes--> AUDIT? --> SIGN --> reply
+ *                   \--(no confirm)------------------/ (audit trail on)
+ *            CONFIRM --no/timeout--> refuse;  AUDIT --not written--> refuse
+ *   add:     h_add --> ADD --keyholder ok--> identity live, reply OK
+ *                          \-keyholder no--> reply FAIL                 [barrier]
+ *   lock:    h_lock --> LOCK --keyholder--> reply                       [barrier]
+ *   unlock:  h_unlock --> UNLOCK_QUEUED --judged: right--> UNLOCK --> reply [barrier]
+ *                                      \--judged: wrong--> UNLOCK_DELAY --due--> FAIL
+ *
+ * A barrier request holds every later message from the monitor until
+ * the keyholder has answered, so each request is judged against the
+ * state left by all before it (spec §5, as OpenSSH's single loop does).
+ * Queued unlocks are judged one at a time, agent-wide (lock.c).
+ * A request whose client has gone is still carried to its end and
+ * answered: the monitor counts what it has in flight.
+ */
+#ifndef KEYWARD_PENDING_H
+#define KEYWARD_PENDING_H
+
+#include "crypto/crypto.h"
+#include "ipc/buf.h"
+
+#include <stdint.h>
+
+enum pending_state {
+	P_CONFIRM,              /* at the prompter */
+	P_AUDIT,                /* at the auditor: the record before the signature */
+	P_SIGN,                 /* at the keyholder */
+	P_ADD,                  /* at the keyholder */
+	P_LOCK,                 /* at the keyholder: re-sealing every key */
+	P_UNLOCK,               /* at the keyholder: opening every key */
+	P_UNLOCK_QUEUED,        /* waiting its turn to be judged (lock.c) */
+	P_UNLOCK_DELAY,         /* judged wrong: answered at due_ms */
+};
+
+struct identity;
+
+struct pending {
+	struct pending *next;
+	enum pending_state state;
+	uint32_t id;            /* request id towards keyholder / prompter / auditor */
+	uint32_t conn, req;     /* where the answer goes */
+	int gone;               /* the client closed: answer, but say nothing more */
+	uint64_t key_id;
+	uint64_t due_ms;        /* P_UNLOCK_DELAY: when to answer */
+	enum sig_alg alg;
+	struct wb data;         /* sign: the data; unlock: the passphrase (wiped) */
+	struct identity *add;   /* P_ADD: the identity to insert on success */
+};
+
+struct policy;
+
+/* A new request, on no list yet: pending_keep() when it starts to wait. */
+struct pending *pending_new(struct policy *P, enum pending_state s,
+    uint32_t conn, uint32_t req);
+/* Take the request waiting for answer id from peer (P_CONFIRM for the
+ * prompter, P_AUDIT for the auditor, the keyholder's states otherwise). */
+struct pending *pending_take(struct policy *P, uint32_t id, enum pending_state from);
+/* Back on the list for its next step. */
+void pending_keep(struct policy *P, struct pending *p);
+void pending_free(struct policy *P, struct pending *p);
+/* The client has gone: cancel its prompts, mark its requests. */
+void pending_gone(struct policy *P, uint32_t conn);
+uint32_t pending_new_id(struct policy *P);
+
+#endif

@@ -1,0 +1,214 @@
+/*
+ * sign.c - a sign request from judgement to signature: the key's
+ * destination constraints (hop.c), the confirm prompt, the audit record
+ * that must be written before the keyholder signs, and the answer. The
+ * states are drawn in pending.h.
+ */
+#include "ipc/log.h"
+#include "policy/audit.h"
+#include "policy/describe.h"
+#include "policy/dispatch.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static void
+log_refusal(const struct policy *P, const struct identity *id,
+    const struct conn *c, const char *user, const char *rule, size_t hop)
+{
+	char path[1024];
+
+	describe_path(P, id, &c->bind, path, sizeof(path));
+	log_info("refused signature with %s %s \"%s\" for user %s: %s "
+	    "(failed at hop %zu of path %s)", key_kind_name(id->kind), id->fp,
+	    id->comment, user != NULL ? user : "(any)", rule, hop + 1, path);
+}
+
+/* Refuse, with a log line (unless the caller wrote a better one) and
+ * an audit record, while the client is there to care. */
+static void
+refuse(struct policy *P, struct pending *p, const char *why,
+    const struct identity *id, int log_it)
+{
+	struct audit_rec r = { "sign", "refuse", why, conn_find(P, p->conn), id,
+	    p->alg, wb_slice_of(&p->data), -1 };
+
+	if (!p->gone) {
+		if (log_it)
+			log_info("refused signature: %s", why);
+		audit_emit(P, &r, 0);
+	}
+	reply_status(P, p->conn, p->req, ST_FAIL);
+	pending_free(P, p);
+}
+
+static struct identity *
+id_by_key(struct policy *P, uint64_t key_id)
+{
+	for (size_t i = 0; i < P->ids.n; i++)
+		if (P->ids.order[i]->key_id == key_id)
+			return P->ids.order[i];
+	return NULL;
+}
+
+/* The question a confirm prompt asks: which key, what for, where to and
+ * along which hops -- each as far as policy verified it, and saying so
+ * where it could not (spec §6.3; hop names from the key's own
+ * constraints, else fingerprints). */
+static void
+confirm_text(const struct policy *P, const struct identity *id,
+    const struct bindings *b, struct slice data, char *out, size_t n)
+{
+	struct purpose pu;
+	char path[1024], text[128], comment[256];
+	size_t o;
+
+	describe_text(comment, sizeof(comment), (struct slice){
+	    (const uint8_t *)id->comment, strlen(id->comment) });
+	o = (size_t)snprintf(out, n, "Allow use of key %s?\nKey fingerprint %s.",
+	    comment, id->fp);
+	purpose_of(data, id, b, &pu);
+	describe_path(P, id, b, path, sizeof(path));
+	if (o < n && b->n == 0)
+		o += (size_t)snprintf(out + o, n - o, "\nNo session-bind%s: keyward "
+		    "cannot tell where this request comes from.", b->attempted ?
+		    " (the connection's session-bind failed)" : "");
+	if (o < n && pu.kind == PURPOSE_LOGIN) {
+		describe_text(text, sizeof(text), pu.ua.user);
+		if (pu.unverified == NULL)
+			o += (size_t)snprintf(out + o, n - o, "\nLogin as user \"%s\" "
+			    "to %s.", text, strrchr(path, '>') ? strrchr(path, '>') + 2 :
+			    path);
+		else
+			o += (size_t)snprintf(out + o, n - o, "\nThe data is a login "
+			    "as user \"%s\", not verified: %s.", text, pu.unverified);
+	} else if (o < n && pu.kind == PURPOSE_SSHSIG) {
+		describe_text(text, sizeof(text), pu.ns);
+		o += (size_t)snprintf(out + o, n - o, "\nAn SSHSIG signature "
+		    "(namespace \"%s\"), as ssh-keygen -Y sign makes.", text);
+	} else if (o < n) {
+		o += (size_t)snprintf(out + o, n - o, "\nThe data to sign is not a "
+		    "login.");
+	}
+	if (o < n && b->n > 0)
+		snprintf(out + o, n - o, "\nPath: %s.%s", path,
+		    b->b[b->n - 1].forwarding || b->n > 1 ?
+		    "\nThe request comes through a forwarded agent." : "");
+}
+
+static void
+kh_sign(struct policy *P, struct pending *p)
+{
+	struct msg_kh_sign m = { p->key_id, (uint8_t)p->alg, wb_slice_of(&p->data) };
+
+	p->state = P_SIGN;
+	pending_keep(P, p);
+	/* The connection rides along so the keyholder can serve its
+	 * clients in turn. */
+	msg_begin(&P->out, MSG_KH_SIGN, p->id, p->conn);
+	msg_kh_sign_encode(&P->out, &m);
+	send_to(&P->kh, &P->out, "keyholder");
+}
+
+/* Every check has passed: record the signature, then make it. With an
+ * audit trail the keyholder is asked only once the auditor has written
+ * the record (fail closed: no record, no signature). */
+static void
+go_sign(struct policy *P, struct pending *p, const struct identity *id)
+{
+	struct audit_rec r = { "sign", "allow", NULL, conn_find(P, p->conn), id,
+	    p->alg, wb_slice_of(&p->data), -1 };
+
+	if (!P->audit_on) {
+		kh_sign(P, p);
+		return;
+	}
+	p->state = P_AUDIT;
+	pending_keep(P, p);
+	audit_emit(P, &r, p->id);
+}
+
+int
+h_sign(struct ctx *c)
+{
+	struct policy *P = c->P;
+	struct msg_sign m;
+	struct identity *id;
+	struct pending *p;
+	char prompt[PROMPT_MAX_TEXT];
+
+	if (msg_sign_decode(&c->r, &m) != 0)
+		return -1;
+	p = pending_new(P, P_SIGN, c->h.conn, c->h.req);
+	wb_bytes(&p->data, m.data.p, m.data.len);
+	if ((id = identity_by_blob(P, m.key)) == NULL) {
+		refuse(P, p, "the key is not in the agent", NULL, 1);
+		return 0;
+	}
+	p->key_id = id->key_id;
+	p->alg = sig_alg_for(id->kind, m.flags);
+	if (id->dest.n > 0) {
+		char user[AGENT_MAX_USER_PATTERN + 64];
+		size_t hop;
+		const char *rule = sign_permitted(&id->dest,
+		    (struct slice){ id->blob, id->blob_len }, &c->conn->bind, m.data,
+		    time(NULL), &hop, user, sizeof(user));
+		if (rule != NULL) {
+			log_refusal(P, id, c->conn, user, rule, hop);
+			refuse(P, p, rule, id, 0);
+			return 0;
+		}
+	}
+	if (!id->confirm) {
+		go_sign(P, p, id);
+		return 0;
+	}
+	p->state = P_CONFIRM;
+	pending_keep(P, p);
+	confirm_text(P, id, &c->conn->bind, m.data, prompt, sizeof(prompt));
+	msg_begin(&P->out, MSG_PROMPT, p->id, 0);
+	msg_blob_encode(&P->out, &(struct msg_blob){ { (const uint8_t *)prompt,
+	    strlen(prompt) } });
+	send_to(&P->pr, &P->out, "prompter");
+	return 0;
+}
+
+void
+sign_confirmed(struct policy *P, struct pending *p, int yes)
+{
+	struct identity *id = id_by_key(P, p->key_id);
+
+	if (!yes)
+		refuse(P, p, "the user did not confirm", id, 1);
+	else if (id == NULL)
+		refuse(P, p, "the key was removed while the prompt was open", NULL, 1);
+	else
+		go_sign(P, p, id);
+}
+
+void
+sign_audited(struct policy *P, struct pending *p, int ok)
+{
+	if (!ok) {
+		log_error("refused signature: the audit trail cannot be written");
+		reply_status(P, p->conn, p->req, ST_FAIL);
+		pending_free(P, p);
+		return;
+	}
+	kh_sign(P, p);
+}
+
+/* The keyholder's answer: a signature, or (sig.p NULL) a refusal. */
+void
+sign_signed(struct policy *P, struct pending *p, struct slice sig)
+{
+	if (sig.p == NULL) {
+		reply_status(P, p->conn, p->req, ST_FAIL);
+	} else {
+		msg_begin(&P->out, MSG_R_SIGNATURE, p->req, p->conn);
+		msg_blob_encode(&P->out, &(struct msg_blob){ sig });
+		send_to(&P->mon, &P->out, "monitor");
+	}
+	pending_free(P, p);
+}
