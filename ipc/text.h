@@ -45,9 +45,10 @@ void text_json_str(struct wb *w, const char *s);
 
 /* The terminal-safe form of n bytes at p in out (outsz > 0 bytes, always
  * NUL-terminated). Returns out, so it can be a printf argument:
- *   char c[TEXT_TERM_MAX];
+ *   char c[TEXT_TERM_MAX], q[PROMPT_MAX_TEXT];
  *   snprintf(q, sizeof(q), "Allow use of key %s?",
  *       text_term_str(c, sizeof(c), id->comment));
+ * (the confirm prompt's way; not for log_*, whose sink does it already)
  * outsz 0 writes nothing. */
 char *text_term(char *out, size_t outsz, const void *p, size_t n);
 /* The same for a NUL-terminated string; NULL gives "". */
