@@ -9,6 +9,7 @@
 #include "ctl/print.h"
 #include "ipc/limits.h"
 #include "ipc/msg.h"
+#include "ipc/text.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -37,10 +38,14 @@ static int
 agent_connect(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char shown[TEXT_TERM_MAX];
 	int fd;
 
+	/* The path is the environment's, not a client's, but it may come
+	 * from a forwarded session: shown terminal-safe all the same. */
+	text_term_str(shown, sizeof(shown), path);
 	if (strlen(path) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "keyward-ctl: socket path too long: %s\n", path);
+		fprintf(stderr, "keyward-ctl: socket path too long: %s\n", shown);
 		return -1;
 	}
 	memcpy(sa.sun_path, path, strlen(path) + 1);
@@ -50,7 +55,7 @@ agent_connect(const char *path)
 	}
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1) {
 		fprintf(stderr, "keyward-ctl: cannot connect to the agent at %s: %s\n",
-		    path, strerror(errno));
+		    shown, strerror(errno));
 		close(fd);
 		return -1;
 	}

@@ -1,16 +1,17 @@
 /*
  * print.c - the text and JSON listings. Type names and sizes are the ones
- * ssh-add -l prints (sshkey_type, sshkey_size). Strings come from the
- * agent: the text form shows control characters (C0, DEL, C1) and bytes
- * that are not UTF-8 as \xNN, so that a comment cannot drive the
- * terminal; the JSON form escapes per RFC 8259 (and C1 as \u00XX too)
- * and shows bytes that are not UTF-8 as U+FFFD, so the output always
- * parses.
+ * ssh-add -l prints (sshkey_type, sshkey_size). Every string comes from
+ * the agent, and through it from whoever added the key: the text form is
+ * ipc/text.h's terminal form, so a comment cannot drive the terminal, and
+ * the JSON form is its JSON string, so the output always parses.
  */
 #include "ctl/print.h"
+#include "ipc/limits.h"
 #include "ipc/msg.h"
+#include "ipc/text.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 
 static const struct {
 	enum key_kind kind;
@@ -36,63 +37,14 @@ key_type(const struct pubkey *k, const char **type, unsigned *bits)
 		}
 }
 
-/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
- * forms, no surrogates, nothing above U+10FFFF), or 0. */
-static size_t
-utf8_len(const uint8_t *p, size_t n)
-{
-	uint8_t lo = 0x80, hi = 0xbf;
-	size_t len;
-
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		len = 2;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		len = 3;
-		if (p[0] == 0xe0)
-			lo = 0xa0;
-		if (p[0] == 0xed)
-			hi = 0x9f;
-	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		len = 4;
-		if (p[0] == 0xf0)
-			lo = 0x90;
-		if (p[0] == 0xf4)
-			hi = 0x8f;
-	} else
-		return 0;
-	if (n < len || p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (p[i] < 0x80 || p[i] > 0xbf)
-			return 0;
-	return len;
-}
-
-/* Is the n-byte sequence at p a C1 control character (U+0080-U+009F)? */
-static int
-is_c1(const uint8_t *p, size_t n)
-{
-	return n == 2 && p[0] == 0xc2 && p[1] < 0xa0;
-}
-
 /* ------------------------------------------------------------ text */
 
 static void
 text_str(FILE *f, struct slice s)
 {
-	for (size_t i = 0; i < s.len;) {
-		uint8_t c = s.p[i];
-		size_t n = c < 0x80 ? 1 : utf8_len(s.p + i, s.len - i);
-		int shown = n > 0 && c >= 0x20 && c != 0x7f && !is_c1(s.p + i, n);
-		if (n == 0)
-			n = 1;          /* not UTF-8: this byte alone, escaped */
-		if (shown)
-			fwrite(s.p + i, 1, n, f);
-		else
-			for (size_t k = 0; k < n; k++)
-				fprintf(f, "\\x%02x", s.p[i + k]);
-		i += n;
-	}
+	char t[TEXT_TERM_MAX];
+
+	fputs(text_term(t, sizeof(t), s.p, s.len), f);
 }
 
 static void
@@ -175,24 +127,17 @@ print_text(FILE *f, const struct inspect_list *l)
 static void
 json_str(FILE *f, struct slice s)
 {
-	fputc('"', f);
-	for (size_t i = 0; i < s.len;) {
-		uint8_t c = s.p[i];
-		size_t n = c < 0x80 ? 1 : utf8_len(s.p + i, s.len - i);
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else if (n == 0) {
-			fputs("\\ufffd", f);
-			n = 1;
-		} else if (is_c1(s.p + i, n))
-			fprintf(f, "\\u%04x", s.p[i + 1]);
-		else
-			fwrite(s.p + i, 1, n, f);
-		i += n;
+	struct wb w;
+
+	wb_init(&w);
+	text_json(&w, s.p, s.len);
+	if (w.err) {
+		/* Out of memory: a listing with a string left out would lie. */
+		fputs("keyward-ctl: out of memory\n", stderr);
+		exit(255);
 	}
-	fputc('"', f);
+	fwrite(w.p, 1, w.len, f);
+	wb_free(&w);
 }
 
 /* An empty slice is null: the origin's host, any user. */

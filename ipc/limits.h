@@ -73,4 +73,9 @@
 #define PROMPT_MAX_OUTPUT          1024          /* bytes read from askpass */
 #define PROMPT_MAX_CONCURRENT      16
 
+/* Untrusted text (ipc/text.h). A comment may be a whole frame long; what
+ * we show of it is bounded so one string cannot crowd out a record. */
+#define TEXT_JSON_KEEP             4096          /* input bytes of one string in JSON */
+#define TEXT_TERM_MAX              2048          /* buffer for one string, terminal form */
+
 #endif

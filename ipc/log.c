@@ -1,9 +1,13 @@
 /*
  * log.c - one line per event, written with a single write() so lines from
- * several processes never interleave.
+ * several processes never interleave. Every line is made terminal-safe
+ * here, at the sink (ipc/text.h), so no caller that logs a client's
+ * comment or user name can forget to: a line holds no control, no bidi
+ * control and no invalid UTF-8, on stderr and in syslog alike.
  */
 #include "ipc/log.h"
 #include "ipc/limits.h"
+#include "ipc/text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -52,19 +56,19 @@ emit(int lvl, const char *line)
 static void
 vlog(int lvl, const char *fmt, va_list ap)
 {
-	char msg[LOG_LINE_MAX], line[LOG_LINE_MAX + 32];
+	/* Twice the line: whatever vsnprintf cuts lies beyond where the
+	 * terminal form is cut, so no character is shown cut in half. */
+	char msg[2 * LOG_LINE_MAX], safe[LOG_LINE_MAX], line[LOG_LINE_MAX + 32];
 
 	if (lvl > level)
 		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	/* Never let a client-chosen string forge a second log line. */
-	for (char *p = msg; *p != '\0'; p++)
-		if (*p == '\n' || *p == '\r')
-			*p = ' ';
+	/* A newline becomes \n: a client-chosen string cannot forge a line. */
+	text_term_str(safe, sizeof(safe), msg);
 	if (to_syslog)
-		snprintf(line, sizeof(line), "%s", msg);
+		snprintf(line, sizeof(line), "%s", safe);
 	else
-		snprintf(line, sizeof(line), "%s: %s", prog, msg);
+		snprintf(line, sizeof(line), "%s: %s", prog, safe);
 	emit(lvl, line);
 }
 
@@ -81,10 +85,18 @@ DEFINE_LOG(log_error, LOG_LVL_ERROR)
 DEFINE_LOG(log_info, LOG_LVL_INFO)
 DEFINE_LOG(log_debug, LOG_LVL_DEBUG)
 
+/* A well-behaved child made its line safe already, and escaping it again
+ * would double its backslashes; a compromised child's raw bytes are
+ * escaped here all the same. */
 void
 log_relay(const char *line)
 {
-	emit(LOG_LVL_INFO, line);
+	char safe[LOG_LINE_MAX];
+
+	if (text_term_clean(line, strlen(line)))
+		emit(LOG_LVL_INFO, line);
+	else
+		emit(LOG_LVL_INFO, text_term_str(safe, sizeof(safe), line));
 }
 
 void

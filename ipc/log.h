@@ -2,7 +2,9 @@
  * log.h - logging for all keyward processes. Each line goes to stderr or,
  * for the daemonised monitor, to syslog. The policy and keyholder write to
  * their stderr, which the monitor relays, so no process but the monitor
- * ever needs a socket of its own for logging.
+ * ever needs a socket of its own for logging. Every line is made
+ * terminal-safe at the sink (ipc/text.h): log a client's string as it
+ * came, never escaped first, or its backslashes show doubled twice.
  */
 #ifndef KEYWARD_LOG_H
 #define KEYWARD_LOG_H

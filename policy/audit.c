@@ -1,11 +1,13 @@
 /*
  * audit.c - the audit trail's records: one JSON object per line for every
  * decision (README.md lists the fields). Never a private key byte, never
- * a passphrase, never the signed data: only its SHA-256. The auditor
- * process writes them (policy/auditor.c).
+ * a passphrase, never the signed data: only its SHA-256. Every string
+ * goes through ipc/text.h, so a record is valid JSON and UTF-8 whatever
+ * bytes a client chose. The auditor process writes them (policy/auditor.c).
  */
 #include "crypto/crypto.h"
 #include "ipc/log.h"
+#include "ipc/text.h"
 #include "policy/audit.h"
 #include "policy/userauth.h"
 
@@ -16,41 +18,11 @@
 #include <time.h>
 
 static void
-json_str(struct wb *w, const char *s, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	wb_u8(w, '"');
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-		if (ch == '"' || ch == '\\') {
-			wb_u8(w, '\\');
-			wb_u8(w, ch);
-		} else if (ch < 0x20 || ch == 0x7f) {
-			uint8_t e[6] = { '\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15] };
-			wb_bytes(w, e, sizeof(e));
-		} else {
-			wb_u8(w, ch);
-		}
-	}
-	wb_u8(w, '"');
-}
-
-static void
-json_cstr(struct wb *w, const char *s)
-{
-	if (s == NULL)
-		wb_bytes(w, "null", 4);
-	else
-		json_str(w, s, strlen(s));
-}
-
-static void
 key(struct wb *w, const char *k)
 {
 	if (w->len > 1)
 		wb_u8(w, ',');
-	json_cstr(w, k);
+	text_json_str(w, k);
 	wb_u8(w, ':');
 }
 
@@ -87,12 +59,12 @@ path(const struct policy *P, struct wb *w, const struct audit_rec *r)
 		if (i > 0)
 			wb_u8(w, ',');
 		wb_bytes(w, "{\"host_key\":", 12);
-		json_cstr(w, fp);
+		text_json_str(w, fp);
 		wb_bytes(w, ",\"forwarding\":", 14);
 		wb_bytes(w, b->b[i].forwarding ? "true" : "false",
 		    b->b[i].forwarding ? 4 : 5);
 		wb_bytes(w, ",\"name\":", 8);
-		json_cstr(w, name);
+		text_json_str(w, name);
 		wb_u8(w, '}');
 	}
 	wb_u8(w, ']');
@@ -111,11 +83,11 @@ login(const struct policy *P, struct wb *w, const struct audit_rec *r)
 	    r->id->blob_len }, &ua) != 0)
 		return;
 	key(w, "user");
-	json_str(w, (const char *)ua.user.p, ua.user.len);
+	text_json(w, ua.user.p, ua.user.len);
 	if (ua.hostbound) {
 		fp_of(P, ua.hostkey, fp, sizeof(fp));
 		key(w, "server");
-		json_cstr(w, fp);
+		text_json_str(w, fp);
 	}
 }
 
@@ -135,7 +107,7 @@ data_hash(struct wb *w, struct slice data)
 	}
 	out[64] = '\0';
 	key(w, "data_sha256");
-	json_cstr(w, out);
+	text_json_str(w, out);
 }
 
 void
@@ -156,9 +128,9 @@ audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req)
 	wb_init(&w);
 	wb_u8(&w, '{');
 	key(&w, "time");
-	json_cstr(&w, ts);
+	text_json_str(&w, ts);
 	key(&w, "event");
-	json_cstr(&w, r->event);
+	text_json_str(&w, r->event);
 	if (r->conn != NULL) {
 		num(&w, "conn", r->conn->id);
 		num(&w, "peer_uid", r->conn->uid);
@@ -170,11 +142,11 @@ audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req)
 	if (r->id != NULL) {
 		key(&w, "key");
 		wb_bytes(&w, "{\"fingerprint\":", 15);
-		json_cstr(&w, r->id->fp);
+		text_json_str(&w, r->id->fp);
 		wb_bytes(&w, ",\"comment\":", 11);
-		json_cstr(&w, r->id->comment);
+		text_json_str(&w, r->id->comment);
 		wb_bytes(&w, ",\"type\":", 8);
-		json_cstr(&w, key_kind_name(r->id->kind));
+		text_json_str(&w, key_kind_name(r->id->kind));
 		wb_bytes(&w, ",\"certificate\":", 15);
 		wb_bytes(&w, r->id->is_cert ? "true" : "false", r->id->is_cert ? 4 : 5);
 		wb_bytes(&w, ",\"destination_constrained\":", 27);
@@ -183,7 +155,7 @@ audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req)
 	}
 	if (r->alg != SIG_NONE) {
 		key(&w, "alg");
-		json_cstr(&w, sig_alg_name(r->alg));
+		text_json_str(&w, sig_alg_name(r->alg));
 	}
 	if (r->conn != NULL)
 		path(P, &w, r);
@@ -194,9 +166,9 @@ audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req)
 	if (r->count >= 0)
 		num(&w, "keys", r->count);
 	key(&w, "decision");
-	json_cstr(&w, r->decision);
+	text_json_str(&w, r->decision);
 	key(&w, "reason");
-	json_cstr(&w, r->reason);
+	text_json_str(&w, r->reason);
 	wb_u8(&w, '}');
 	if (w.err || w.len > IPC_MAX_MSG - 64) {
 		log_error("audit record too long; dropped");
