@@ -858,16 +858,22 @@ call_once(const struct wb *m, int timeout_ms, struct cl *keep)
 }
 
 static int
-add_key(const struct key *k, const char *comment)
+add_key_wait(const struct key *k, const char *comment, int timeout_ms)
 {
 	struct wb w;
 	int t;
 
 	wb_init(&w);
 	msg_add(&w, k, comment);
-	t = call_once(&w, bound_ms(60000), NULL);
+	t = call_once(&w, timeout_ms, NULL);
 	wb_free(&w);
 	return t;
+}
+
+static int
+add_key(const struct key *k, const char *comment)
+{
+	return add_key_wait(k, comment, bound_ms(20000));
 }
 
 /* LIST on a fresh connection: number of keys, -1 on no answer; *found
@@ -1049,9 +1055,15 @@ check_common(const char *cs, struct probe *p, struct key **keep, int nkeep)
 		diag("%d wrong answers; the first: %s", p->wrong, p->wrong_what);
 	for (i = 0; i < nkeep; i++) {
 		n = list_fresh(keep[i], &found, bound_ms(10000));
-		if (n < 0 || !found) {
+		if (n < 0) {
+			/* A stalled agent is a liveness failure, not a lost key. */
+			tap_bound(0, "no answer to LIST within 10 s",
+			    "%s: the agent answers LIST to count its keys", cs);
+			return;
+		}
+		if (!found) {
 			allkept = 0;
-			diag("key %d of %d: %s", i, nkeep, n < 0 ? "no answer to LIST" : "not listed");
+			diag("key %d of %d is not listed", i, nkeep);
 		}
 	}
 	tap_ok(allkept, "%s: the agent kept its %d key%s", cs, nkeep, nkeep == 1 ? "" : "s");
@@ -1137,7 +1149,8 @@ flood_run(struct flood *f, uint64_t deadline)
 					done = 0;
 			}
 		}
-		if (done)
+		/* Readers that never read hold their connections to the end. */
+		if (done && !f->noread)
 			break;
 		if (f->guard != NULL && t >= next_guard) {
 			next_guard = t + 50;
@@ -1333,15 +1346,16 @@ case_c(void)
 	struct probe p;
 	uint64_t t0, tadd;
 	char s[32], tg[64];
-	int i, j, t, good = 0, answered = 0;
+	int i, j, t, tsig, good = 0, answered = 0;
 
 	probe_start(&p, 1);
 	sleep_ms(300);
 	t0 = now_ms();
-	t = add_key(rsa, "big-rsa16384");
+	t = add_key_wait(rsa, "big-rsa16384", (int)window_ms(20));
 	tadd = now_ms() - t0;
-	tap_ok(t == MSG_SUCCESS, "c: RSA-%d key added (in %llu ms)", rsa->bits,
-	    (unsigned long long)tadd);
+	/* The wait is the test's patience, not a performance bound. */
+	tap_ok(t == MSG_SUCCESS, "c: RSA-%d key added (answer %d after %llu ms; we wait %llu s)",
+	    rsa->bits, t, (unsigned long long)tadd, (unsigned long long)window_ms(20) / 1000);
 	/* BIG_RSA_CONNS connections, each pipelining BIG_RSA_DEPTH signs. */
 	t0 = now_ms();
 	for (i = 0; i < BIG_RSA_CONNS; i++) {
@@ -1359,11 +1373,11 @@ case_c(void)
 	}
 	for (i = 0; i < BIG_RSA_CONNS; i++)
 		for (j = 0; j < BIG_RSA_DEPTH; j++) {
-			t = cl_recv(&c[i], (int)window_ms(60));
-			if (t < 0)
+			tsig = cl_recv(&c[i], (int)window_ms(60));
+			if (tsig < 0)
 				break;
 			answered++;
-			if (t == MSG_SIGN_RESPONSE && sign_reply_sig(c[i].msg, &sig) == 0 &&
+			if (tsig == MSG_SIGN_RESPONSE && sign_reply_sig(c[i].msg, &sig) == 0 &&
 			    sig_verifies(rsa, data[i][j], sizeof(data[i][j]), sig))
 				good++;
 		}
@@ -1381,7 +1395,7 @@ case_c(void)
 	snprintf(tg, sizeof(tg), "%s", p.worst_sign_ms < BIG_RSA_TARGET_MS ? "met" : "missed");
 	diag("c: the issue's target, Ed25519 signatures under %d ms beside RSA-16384: %s (%s)",
 	    BIG_RSA_TARGET_MS, tg, s);
-	check_common("c (big RSA)", &p, keep, 2);
+	check_common("c (big RSA)", &p, keep, t == MSG_SUCCESS ? 2 : 1);
 }
 
 /* d. unlock guessing, agent-wide rate limit; "pw\0" is not "pw". */
@@ -1649,7 +1663,7 @@ case_f(void)
 	(void)mem_guard(&g);
 	figure("f", "idle %ld KiB (%d processes), peak %ld KiB (+%ld KiB)%s; %zu LIST "
 	    "requests taken", g.idle, nproc, g.peak, g.peak - g.idle,
-	    g.over ? ", stopped at the guard" : "", sum_z(f.off, f.n) / 9);
+	    g.over ? ", stopped at the guard" : "", sum_z(f.off, f.n) / 5);
 	tap_ok(g.peak - g.idle <= MEM_GROWTH_MAX_KIB, "f: with 8 readers that never read the "
 	    "agent stays within %d MiB of idle (+%ld KiB)", MEM_GROWTH_MAX_KIB / 1024,
 	    g.peak - g.idle);
