@@ -1053,6 +1053,10 @@ check_common(const char *cs, struct probe *p, struct key **keep, int nkeep)
 	    w, "%s: the probe was answered within %s throughout (worst %s)", cs, bound, w);
 	if (!tap_ok(p->wrong == 0, "%s: every probe answer was right", cs))
 		diag("%d wrong answers; the first: %s", p->wrong, p->wrong_what);
+	if (nkeep == 0) {
+		tap_skip("%s: keys not counted: the agent is still locked", cs);
+		return;
+	}
 	for (i = 0; i < nkeep; i++) {
 		n = list_fresh(keep[i], &found, bound_ms(10000));
 		if (n < 0) {
