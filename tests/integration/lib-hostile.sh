@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/integration/lib-hostile.sh - one case of the hostile-client suite
 # (tests/hostile/attack.c, issue 13 item 8), for 110-hostile-*.t and
 # tests/hostile/*.t. Sourced after nothing: it sources lib.sh itself.
@@ -34,7 +35,7 @@ _hostile_run() {
 		echo "Bail out! $name did not start" >"$out"
 		return 1
 	fi
-	timeout 1200 "$ATTACK" $flag "$cs" "$sock" "$pid" "$name" >"$out" 2>"$T/attack-$name.err"
+	timeout 1200 "$ATTACK" ${flag:+"$flag"} "$cs" "$sock" "$pid" "$name" >"$out" 2>"$T/attack-$name.err"
 	rc=$?
 	_kill_tree "$pid"
 	diag_file "$T/attack-$name.err" "attack stderr ($name)"
@@ -74,10 +75,11 @@ hostile_case() {
 
 # Both agents' figures, one line per figure: "# KEY: keyward: ...; ssh-agent: ...".
 _hostile_figures() {
-	local key
-	for key in $(sed -n 's/^# FIGURE \([^ ]*\) .*/\1/p' "$1" "$2" | awk '!seen[$0]++'); do
-		printf '# %s: %s; %s\n' "$key" \
-			"$(sed -n "s/^# FIGURE $key //p" "$1" | head -n 1)" \
-			"$(sed -n "s/^# FIGURE $key //p" "$2" | head -n 1)"
-	done
+	local key a b
+	sed -n 's/^# FIGURE \([^ ]*\) .*/\1/p' "$1" "$2" | awk '!seen[$0]++' |
+		while IFS= read -r key; do
+			a=$(sed -n "s/^# FIGURE $key //p" "$1" | head -n 1)
+			b=$(sed -n "s/^# FIGURE $key //p" "$2" | head -n 1)
+			printf '# %s: %s; %s\n' "$key" "${a:--}" "${b:--}"
+		done
 }
