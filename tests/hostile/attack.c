@@ -1555,7 +1555,7 @@ case_e(void)
 	msg_end(&w, m);
 	wb_free(&sig);
 	if (cl_connect(&c, bound_ms(10000)) != 0)
-		die("connect");
+		diag("e: could not connect for the session-bind");
 	t = cl_call(&c, &w, bound_ms(10000));
 	tap_ok(t == MSG_EXT_FAILURE || t == MSG_FAILURE,
 	    "e: session-bind with a bad signature is refused (answer %d)", t);
@@ -2153,6 +2153,12 @@ case_k(void)
 		for (ci = 0; ci < sizeof(cases) / sizeof(cases[0]) && now_ms() < end; ci++) {
 			diag("k: round %u, case %u", round, ci);
 			cases[(ci + round) % (sizeof(cases) / sizeof(cases[0]))]();
+			if (!agent_alive())
+				break;
+		}
+		if (!agent_alive()) {
+			diag("k: the agent is gone; the soak stops");
+			break;
 		}
 		round++;
 	}
