@@ -1,0 +1,10 @@
+#!/bin/bash
+# 110-hostile-a - hostile client, case a (tests/hostile/attack.c, issue 13 item 8):
+# add flood: 17 connections each pipelining 16 valid 256 KiB ADDs (an Ed25519 key
+# restricted to a host with 1,450 P-521 keys).
+# Throughout, a probe does LIST and an Ed25519 SIGN every 100 ms: the
+# agent must survive, keep its keys and answer it within 1 s (x3 sanitized).
+. "$(dirname "$0")/lib-hostile.sh"
+
+hostile_case a
+done_testing

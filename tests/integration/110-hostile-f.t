@@ -1,0 +1,10 @@
+#!/bin/bash
+# 110-hostile-f - hostile client, case f (tests/hostile/attack.c, issue 13 item 8):
+# readers that never read: 8 connections pipelining LISTs of 200 keys; the agent
+# tree's memory stays within 64 MiB of idle and returns to 1.5x idle.
+# Throughout, a probe does LIST and an Ed25519 SIGN every 100 ms: the
+# agent must survive, keep its keys and answer it within 1 s (x3 sanitized).
+. "$(dirname "$0")/lib-hostile.sh"
+
+hostile_case f
+done_testing

@@ -1,0 +1,11 @@
+#!/bin/bash
+# 110-hostile-i - hostile client, case i (tests/hostile/attack.c, issue 13 item 8):
+# connection flood: as many idle connections as the agent accepts (agents started
+# with RLIMIT_NOFILE 1024), then a new well-behaved client must be served.
+# Throughout, a probe does LIST and an Ed25519 SIGN every 100 ms: the
+# agent must survive, keep its keys and answer it within 1 s (x3 sanitized).
+HOSTILE_NOFILE=1024
+. "$(dirname "$0")/lib-hostile.sh"
+
+hostile_case i
+done_testing

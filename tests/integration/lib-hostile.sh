@@ -1,0 +1,85 @@
+# shellcheck shell=bash
+# tests/integration/lib-hostile.sh - one case of the hostile-client suite
+# (tests/hostile/attack.c, issue 13 item 8), for 110-hostile-*.t and
+# tests/hostile/*.t. Sourced after nothing: it sources lib.sh itself.
+#
+#   hostile_case CASE   starts $AGENT (-D, fresh socket), runs
+#                       "attack CASE" against it and turns its TAP into
+#                       this test's lines; then, when $AGENT is keyward,
+#                       runs the same case against /usr/bin/ssh-agent as a
+#                       reference (attack -r: its results are diagnostics)
+#                       and prints both agents' figures side by side.
+#
+# Environment: HOSTILE_REFERENCE=0 skips the reference run;
+# HOSTILE_NOFILE=N starts the agents with RLIMIT_NOFILE N (case i);
+# HOSTILE_STRESS=1 longer windows (make stress); HOSTILE_SLOW=1 (set here
+# for a build-asan agent) scales the latency bound x3.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+ATTACK=$KEYWARD_BUILD/tests/attack
+REF_AGENT=${REF_AGENT:-/usr/bin/ssh-agent}
+export HOSTILE_KEYS=$REPO/tests/hostile/keys
+case $KEYWARD_BUILD in *asan*) export HOSTILE_SLOW=1 ;; esac
+
+# _hostile_run BIN NAME CASE OUT [-r]: the agent BIN in the foreground on
+# its own socket, the attack against it, then the agent stopped.
+_hostile_run() {
+	local bin=$1 name=$2 cs=$3 out=$4 flag=${5:-} sock=$T/$2.sock pid rc
+	(
+		[ -n "${HOSTILE_NOFILE:-}" ] && ulimit -n "$HOSTILE_NOFILE"
+		exec "$bin" -D -a "$sock"
+	) >"$T/$name.stdout" 2>"$T/agent-$name.log" &
+	pid=$!
+	AGENT_PIDS+=("$pid")
+	if ! wait_for_socket "$sock" 10; then
+		echo "Bail out! $name did not start" >"$out"
+		return 1
+	fi
+	timeout 1200 "$ATTACK" ${flag:+"$flag"} "$cs" "$sock" "$pid" "$name" >"$out" 2>"$T/attack-$name.err"
+	rc=$?
+	_kill_tree "$pid"
+	diag_file "$T/attack-$name.err" "attack stderr ($name)"
+	return $rc
+}
+
+hostile_case() {
+	local cs=$1 name=ssh-agent line re_ok re_nok plan rc
+	is_keyward && name=keyward
+	[ -x "$ATTACK" ] || bail "$ATTACK is not built (make tests)"
+	_hostile_run "$AGENT" "$name" "$cs" "$T/attack.tap"
+	rc=$?
+	re_ok='^ok [0-9]+ - (.*)$'
+	re_nok='^not ok [0-9]+ - (.*)$'
+	while IFS= read -r line; do
+		if [[ $line =~ ^ok\ [0-9]+\ \#\ skip\ (.*)$ ]]; then
+			skip "${BASH_REMATCH[1]}"
+		elif [[ $line =~ $re_ok ]]; then
+			_result 0 "${BASH_REMATCH[1]}"
+		elif [[ $line =~ $re_nok ]]; then
+			_result 1 "${BASH_REMATCH[1]}"
+		elif [[ $line == '#'* ]]; then
+			printf '%s\n' "$line"
+		elif [[ $line == 'Bail out!'* ]]; then
+			_result 1 "attack $cs: ${line#Bail out! }"
+		fi
+	done <"$T/attack.tap"
+	plan=$(grep -E '^1\.\.[0-9]+$' "$T/attack.tap" | tail -n 1)
+	ok $((rc > 1 ? rc : 0)) "attack $cs against $name ran to its end (status $rc, plan ${plan:-none})"
+
+	if is_keyward && [ "${HOSTILE_REFERENCE:-1}" != 0 ] && [ -x "$REF_AGENT" ]; then
+		_hostile_run "$REF_AGENT" ssh-agent "$cs" "$T/ref.tap" -r
+		grep -E '^#' "$T/ref.tap" | grep -v '^# FIGURE ' | sed 's/^# /#   /'
+		_hostile_figures "$T/attack.tap" "$T/ref.tap"
+	fi
+}
+
+# Both agents' figures, one line per figure: "# KEY: keyward: ...; ssh-agent: ...".
+_hostile_figures() {
+	local key a b
+	sed -n 's/^# FIGURE \([^ ]*\) .*/\1/p' "$1" "$2" | awk '!seen[$0]++' |
+		while IFS= read -r key; do
+			a=$(sed -n "s/^# FIGURE $key //p" "$1" | head -n 1)
+			b=$(sed -n "s/^# FIGURE $key //p" "$2" | head -n 1)
+			printf '# %s: %s; %s\n' "$key" "${a:--}" "${b:--}"
+		done
+}
