@@ -470,10 +470,10 @@ monitor_loop(void)
 		 * (a pipeline longer than AGENT_MAX_INFLIGHT): take them now,
 		 * as no new byte may arrive to wake us for them. */
 		do {
-			taken = dispatch();
 			for (i = 0; i < M.nclients; i++)
 				flush_client(M.clients[i], now);
-			sweep();
+			taken = dispatch();
+			sweep();        /* broken frames, write errors */
 		} while (taken > 0);
 
 		n = 0;

@@ -9,6 +9,7 @@
 #include "ipc/log.h"
 #include "ipc/text.h"
 #include "policy/audit.h"
+#include "policy/describe.h"
 #include "policy/userauth.h"
 
 #include <openssl/evp.h>
@@ -72,23 +73,42 @@ path(const struct policy *P, struct wb *w, const struct audit_rec *r)
 	wb_bytes(w, b->attempted ? "true" : "false", b->attempted ? 4 : 5);
 }
 
-/* The user and server of a login, when the data is one. */
+/* What the data is (policy/describe.c), and for a login its user and
+ * server -- with whether they were verified against the connection's
+ * session bindings, and why not where they were not. */
 static void
-login(const struct policy *P, struct wb *w, const struct audit_rec *r)
+purpose(const struct policy *P, struct wb *w, const struct audit_rec *r)
 {
-	struct userauth ua;
+	static const char *const names[] = {
+		[PURPOSE_OTHER] = "other", [PURPOSE_LOGIN] = "login",
+		[PURPOSE_SSHSIG] = "sshsig",
+	};
+	struct purpose pu;
 	char fp[96];
 
-	if (r->id == NULL || userauth_parse(r->data, (struct slice){ r->id->blob,
-	    r->id->blob_len }, &ua) != 0)
+	if (r->id == NULL)
+		return;
+	purpose_of(r->data, r->id, r->conn != NULL ? &r->conn->bind : NULL, &pu);
+	key(w, "purpose");
+	text_json_str(w, names[pu.kind]);
+	if (pu.kind == PURPOSE_SSHSIG) {
+		key(w, "namespace");
+		text_json(w, pu.ns.p, pu.ns.len);
+	}
+	if (pu.kind != PURPOSE_LOGIN)
 		return;
 	key(w, "user");
-	text_json(w, ua.user.p, ua.user.len);
-	if (ua.hostbound) {
-		fp_of(P, ua.hostkey, fp, sizeof(fp));
+	text_json(w, pu.ua.user.p, pu.ua.user.len);
+	if (pu.ua.hostbound) {
+		fp_of(P, pu.ua.hostkey, fp, sizeof(fp));
 		key(w, "server");
 		text_json_str(w, fp);
 	}
+	key(w, "login_verified");
+	wb_bytes(w, pu.unverified == NULL ? "true" : "false",
+	    pu.unverified == NULL ? 4 : 5);
+	key(w, "login_unverified_why");
+	text_json_str(w, pu.unverified);
 }
 
 static void
@@ -110,7 +130,7 @@ data_hash(struct wb *w, struct slice data)
 	text_json_str(w, out);
 }
 
-void
+int
 audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req)
 {
 	struct timeval tv;
@@ -119,7 +139,7 @@ audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req)
 	struct wb w;
 
 	if (!P->audit_on)
-		return;
+		return 0;
 	gettimeofday(&tv, NULL);
 	gmtime_r(&tv.tv_sec, &tm);
 	snprintf(ts, sizeof(ts), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
@@ -160,7 +180,7 @@ audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req)
 	if (r->conn != NULL)
 		path(P, &w, r);
 	if (r->data.p != NULL) {
-		login(P, &w, r);
+		purpose(P, &w, r);
 		data_hash(&w, r->data);
 	}
 	if (r->count >= 0)
@@ -173,11 +193,12 @@ audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req)
 	if (w.err || w.len > IPC_MAX_MSG - 64) {
 		log_error("audit record too long; dropped");
 		wb_free(&w);
-		return;
+		return -1;
 	}
 	msg_begin(&P->out, MSG_AUDIT, req, 0);
 	msg_blob_encode(&P->out, &(struct msg_blob){ wb_slice_of(&w) });
 	wb_free(&w);
 	if (chan_send(&P->au, &P->out) != 0)
 		fatal("the auditor is gone; shutting down");
+	return 0;
 }

@@ -18,8 +18,9 @@ struct audit_rec {
 	long count;                     /* keys listed, or -1 */
 };
 
-/* Send one record to the auditor; req 0: nobody waits for the answer. */
-void audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req);
+/* Send one record to the auditor; req 0: nobody waits for the answer.
+ * -1 if the record could not be made (the auditor will not answer). */
+int audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req);
 /* Start the auditor (before the sandbox); returns policy's channel end. */
 int auditor_spawn(int audit_fd, int use_syslog, int sync);
 

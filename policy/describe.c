@@ -11,28 +11,6 @@
 #include <string.h>
 #include <time.h>
 
-#define SSHSIG_MAGIC "SSHSIG"
-
-/* An SSHSIG blob as ssh-keygen -Y sign sends it: the magic, then
- * string namespace, string reserved, string hash algorithm, string hash. */
-static int
-sshsig_parse(struct slice data, struct slice *ns)
-{
-	struct slice reserved, alg, hash;
-	struct rd r;
-
-	if (data.len < sizeof(SSHSIG_MAGIC) - 1 ||
-	    memcmp(data.p, SSHSIG_MAGIC, sizeof(SSHSIG_MAGIC) - 1) != 0)
-		return -1;
-	rd_init(&r, data.p + sizeof(SSHSIG_MAGIC) - 1,
-	    data.len - (sizeof(SSHSIG_MAGIC) - 1));
-	if (rd_text(&r, ns) != 0 || rd_string(&r, &reserved) != 0 ||
-	    rd_text(&r, &alg) != 0 || rd_string(&r, &hash) != 0 ||
-	    rd_done(&r) != 0)
-		return -1;
-	return 0;
-}
-
 void
 purpose_of(struct slice data, const struct identity *id,
     const struct bindings *b, struct purpose *pu)
@@ -41,27 +19,12 @@ purpose_of(struct slice data, const struct identity *id,
 	if (userauth_parse(data, (struct slice){ id->blob, id->blob_len },
 	    &pu->ua) == 0) {
 		pu->kind = PURPOSE_LOGIN;
-		pu->unverified = login_bound(b, &pu->ua);
+		pu->unverified = b == NULL ? "no client connection" :
+		    b->n == 0 ? "no session-bind on this connection" :
+		    login_bound(b, &pu->ua);
 	} else if (sshsig_parse(data, &pu->ns) == 0) {
 		pu->kind = PURPOSE_SSHSIG;
 	}
-}
-
-void
-describe_text(char *out, size_t n, struct slice s)
-{
-	size_t o = 0;
-
-	/* Printable ASCII passes; every other byte is shown as \xHH. */
-	for (size_t i = 0; i < s.len && o + 5 < n; i++) {
-		unsigned char ch = s.p[i];
-		if (ch >= 0x20 && ch < 0x7f && ch != '\\')
-			out[o++] = (char)ch;
-		else
-			o += (size_t)snprintf(out + o, n - o, "\\x%02x", ch);
-	}
-	if (n > 0)
-		out[o < n ? o : n - 1] = '\0';
 }
 
 void

@@ -37,8 +37,6 @@ void purpose_of(struct slice data, const struct identity *id,
  * where a host key matches one, else the host key's fingerprint. */
 void describe_path(const struct policy *P, const struct identity *id,
     const struct bindings *b, char *out, size_t n);
-/* Client text (a user name, a namespace) made safe to show, cut at n. */
-void describe_text(char *out, size_t n, struct slice s);
 /* The identity a request's key blob names, in canonical form; or NULL. */
 struct identity *identity_by_blob(struct policy *P, struct slice blob);
 

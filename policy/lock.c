@@ -10,12 +10,24 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
+/* PBKDF2 over SHA-256 of the passphrase, not the passphrase itself: HMAC
+ * pads a short key with zero bytes, so "pw" and "pw\0" would be one key,
+ * and the passphrase is the bytes sent, a trailing NUL included (spec §2). */
 static int
 derive(const uint8_t *salt, struct slice pass, uint8_t *out)
 {
-	return PKCS5_PBKDF2_HMAC((const char *)pass.p, (int)pass.len, salt,
+	uint8_t md[32];
+	unsigned int n = 0;
+	int r;
+
+	if (EVP_Digest(pass.p, pass.len, md, &n, EVP_sha256(), NULL) != 1 ||
+	    n != sizeof(md))
+		return -1;
+	r = PKCS5_PBKDF2_HMAC((const char *)md, (int)sizeof(md), salt,
 	    LOCK_SALT_LEN, LOCK_KDF_ITERATIONS, EVP_sha256(), LOCK_HASH_LEN,
 	    out) == 1 ? 0 : -1;
+	OPENSSL_cleanse(md, sizeof(md));
+	return r;
 }
 
 int

@@ -5,6 +5,7 @@
  * states are drawn in pending.h.
  */
 #include "ipc/log.h"
+#include "ipc/text.h"
 #include "policy/audit.h"
 #include "policy/describe.h"
 #include "policy/dispatch.h"
@@ -64,8 +65,8 @@ confirm_text(const struct policy *P, const struct identity *id,
 	char path[1024], text[128], comment[256];
 	size_t o;
 
-	describe_text(comment, sizeof(comment), (struct slice){
-	    (const uint8_t *)id->comment, strlen(id->comment) });
+	/* Client text goes in terminal-safe (ipc/text.h): askpass shows it. */
+	text_term_str(comment, sizeof(comment), id->comment);
 	o = (size_t)snprintf(out, n, "Allow use of key %s?\nKey fingerprint %s.",
 	    comment, id->fp);
 	purpose_of(data, id, b, &pu);
@@ -75,7 +76,7 @@ confirm_text(const struct policy *P, const struct identity *id,
 		    "cannot tell where this request comes from.", b->attempted ?
 		    " (the connection's session-bind failed)" : "");
 	if (o < n && pu.kind == PURPOSE_LOGIN) {
-		describe_text(text, sizeof(text), pu.ua.user);
+		text_term(text, sizeof(text), pu.ua.user.p, pu.ua.user.len);
 		if (pu.unverified == NULL)
 			o += (size_t)snprintf(out + o, n - o, "\nLogin as user \"%s\" "
 			    "to %s.", text, strrchr(path, '>') ? strrchr(path, '>') + 2 :
@@ -84,7 +85,7 @@ confirm_text(const struct policy *P, const struct identity *id,
 			o += (size_t)snprintf(out + o, n - o, "\nThe data is a login "
 			    "as user \"%s\", not verified: %s.", text, pu.unverified);
 	} else if (o < n && pu.kind == PURPOSE_SSHSIG) {
-		describe_text(text, sizeof(text), pu.ns);
+		text_term(text, sizeof(text), pu.ns.p, pu.ns.len);
 		o += (size_t)snprintf(out + o, n - o, "\nAn SSHSIG signature "
 		    "(namespace \"%s\"), as ssh-keygen -Y sign makes.", text);
 	} else if (o < n) {
@@ -124,9 +125,12 @@ go_sign(struct policy *P, struct pending *p, const struct identity *id)
 		kh_sign(P, p);
 		return;
 	}
+	if (audit_emit(P, &r, p->id) != 0) {
+		refuse(P, p, "the audit record could not be made", id, 1);
+		return;
+	}
 	p->state = P_AUDIT;
 	pending_keep(P, p);
-	audit_emit(P, &r, p->id);
 }
 
 int

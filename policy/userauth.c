@@ -73,3 +73,23 @@ userauth_parse(struct slice data, struct slice key_blob, struct userauth *u)
 	}
 	return rd_done(&r);
 }
+
+#define SSHSIG_MAGIC "SSHSIG"
+
+int
+sshsig_parse(struct slice data, struct slice *ns)
+{
+	struct slice reserved, alg, hash;
+	struct rd r;
+
+	if (data.len < sizeof(SSHSIG_MAGIC) - 1 ||
+	    memcmp(data.p, SSHSIG_MAGIC, sizeof(SSHSIG_MAGIC) - 1) != 0)
+		return -1;
+	rd_init(&r, data.p + sizeof(SSHSIG_MAGIC) - 1,
+	    data.len - (sizeof(SSHSIG_MAGIC) - 1));
+	if (rd_text(&r, ns) != 0 || ns->len == 0 ||
+	    rd_string(&r, &reserved) != 0 || rd_text(&r, &alg) != 0 ||
+	    rd_string(&r, &hash) != 0 || rd_done(&r) != 0)
+		return -1;
+	return 0;
+}

@@ -19,4 +19,10 @@ struct userauth {
  * is key_blob. 0 on success; -1 if it is anything else. */
 int userauth_parse(struct slice data, struct slice key_blob, struct userauth *u);
 
+/* Parse data as the SSHSIG blob ssh-keygen -Y sign asks an agent to sign
+ * (OpenSSH's PROTOCOL.sshsig: "SSHSIG", string namespace, string reserved,
+ * string hash algorithm, string hash; nothing after). 0 with the
+ * namespace (never empty) set; -1 if it is anything else. */
+int sshsig_parse(struct slice data, struct slice *ns);
+
 #endif

@@ -11,7 +11,7 @@
  *     (path_permitted), and path_permitted runs over chains of its keys;
  *  1  the data of a sign request: userauth_parse, for the canonical blob
  *     of the key the data names (as policy passes an identity's blob), and
- *     never for another blob;
+ *     never for another blob; sshsig_parse on the same bytes;
  *  2  "subject NUL pattern": wmatch, compared with a separate reference
  *     matcher (dynamic programming from the end of both strings);
  *  3  a run of session-binds, each (string hostkey, string session id,
@@ -220,6 +220,15 @@ mode_userauth(struct slice data)
 	/* the blob as sent, when it is not canonical, names no identity */
 	if (named_key(data, &key) == 0 && userauth_parse(data, key, &u) == 0)
 		CHECK(slice_eq(key, wb_slice_of(&canon)));
+	/* the same bytes as an SSHSIG blob: a namespace inside the data,
+	 * never empty, no NUL; and never both a login and an SSHSIG */
+	struct slice ns;
+	if (sshsig_parse(data, &ns) == 0) {
+		CHECK(ns.len > 0 && memchr(ns.p, '\0', ns.len) == NULL);
+		CHECK(ns.p >= data.p && ns.p + ns.len <= data.p + data.len);
+		CHECK(data.len >= 6 && memcmp(data.p, "SSHSIG", 6) == 0);
+		CHECK(canon.len == 0 || userauth_parse(data, wb_slice_of(&canon), &u) != 0);
+	}
 	wb_free(&canon);
 }
 

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-dest.sh"
 
-NTESTS=36
+NTESTS=40
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
@@ -56,6 +56,11 @@ contains "$signed" '"forwarding":true' "with its forwarding binding"
 contains "$signed" '"name":"scylla"' "and ends at scylla"
 contains "$signed" '"user":"root"' "for user root"
 like "$signed" '"data_sha256":"[0-9a-f]{64}"' "with the SHA-256 of the signed data, not the data"
+contains "$signed" '"purpose":"login"' "its purpose: a login"
+contains "$signed" '"login_verified":true' "whose session id and host key match the last binding"
+plainsig=$(jqa --arg fp "$(dest_fp plain)" 'select(.event=="sign" and .key.fingerprint==$fp)')
+contains "$plainsig" '"purpose":"other"' "a test signature (ssh-add -T) is other data"
+unlike "$plainsig" '"user"' "and names no user"
 refused=$(jqa 'select(.event=="sign" and .decision=="refuse")' | tr '\n' ' ')
 contains "$refused" "not bound to any host" "the local use of the constrained key is recorded as refused, with why"
 ok "$(grep -c 's3cret-passphrase' "$A" | grep -qx 0; echo $?)" "the passphrase never appears in the trail"

@@ -130,6 +130,16 @@ ok $? "idle clients still connected"
 kill "${EXTRA_PIDS[@]}" 2>/dev/null
 healthy "idle clients went away"
 
+# A pipeline far longer than any in-flight limit, in one write: every
+# request is answered, in order, though no further byte arrives to wake
+# the agent for the frames it already holds.
+run raw -t 20 "$S" $(printf '0b %.0s' $(seq 1 1000))
+is "$(printf '%s\n' "$OUT" | grep -cx "$LIST1")" 1000 "1000 LIST requests in one write: 1000 answers"
+run raw -t 20 "$S" $(printf 'c8 %.0s' $(seq 1 100)) 0b
+is "$(printf '%s\n' "$OUT" | grep -cx 05)" 100 "100 unknown requests and a LIST in one write: 100 FAILUREs"
+is "$(printf '%s\n' "$OUT" | tail -n 1)" "$LIST1" "and then the LIST's answer, in order"
+healthy "long pipelines"
+
 # --- keyward-only: behaviour the 9.2 agent does not have
 if is_keyward; then
 	# 9.2 (and 10.5) exit on an unparsable LOCK; keyward answers FAILURE

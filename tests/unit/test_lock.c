@@ -27,6 +27,9 @@ static const struct {
 	{ "the passphrase plus one byte does not", { (const uint8_t *)"andromedaa", 10 }, -1 },
 	{ "the last byte different does not", { (const uint8_t *)"andromedb", 9 }, -1 },
 	{ "another case does not", { (const uint8_t *)"Andromeda", 9 }, -1 },
+	{ "the passphrase plus a trailing NUL does not (§2: hashed as sent; "
+	  "HMAC alone would pad it away)", { (const uint8_t *)"andromeda\0", 10 }, -1 },
+	{ "the passphrase plus two NULs does not", { (const uint8_t *)"andromeda\0\0", 11 }, -1 },
 };
 
 int
@@ -58,5 +61,10 @@ main(void)
 	lock_set(&l, bin);
 	ok(lock_check(&l, bin) == 0 && lock_check(&l, bin2) != 0,
 	    "binary passphrase: right one unlocks, one byte different does not");
+	/* "pw\0" locked: "pw" is another passphrase */
+	struct slice nul = { (const uint8_t *)"pw\0", 3 };
+	lock_set(&l, nul);
+	ok(lock_check(&l, nul) == 0 && lock_check(&l, pw("pw")) != 0,
+	    "locked with \"pw\\0\": \"pw\\0\" unlocks, \"pw\" does not");
 	return done_testing();
 }

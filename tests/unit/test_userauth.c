@@ -425,12 +425,73 @@ test_sign(void)
 	dest_set_free(&I[ENDS_IN_A]);
 }
 
+/* ---------------------------------------------------------------- SSHSIG */
+
+/* An SSHSIG blob as ssh-keygen -Y sign sends it to the agent: the magic
+ * (6 bytes, no length), then four strings; PROTOCOL.sshsig. */
+enum sshsig_shape { SS_GOOD, SS_NUL_END, SS_NO_MAGIC, SS_SHORT_MAGIC, SS_EMPTY_NS,
+	SS_NUL_IN_NS, SS_TRUNCATED, SS_TRAILING, SS_MISSING_HASH };
+
+static const struct {
+	const char *name;
+	enum sshsig_shape shape;
+	const char *ns;
+	int want;               /* 0 parses, -1 refused */
+} sshsig_rows[] = {
+	{ "git namespace, as git commit -S sends it", SS_GOOD, "git", 0 },
+	{ "file namespace, as ssh-keygen -Y sign -n file", SS_GOOD, "file", 0 },
+	{ "a namespace with a trailing NUL is text (§2)", SS_NUL_END, "x@example.com", 0 },
+	{ "no SSHSIG magic: other data", SS_NO_MAGIC, "git", -1 },
+	{ "magic cut short", SS_SHORT_MAGIC, "git", -1 },
+	{ "empty namespace: not SSHSIG", SS_EMPTY_NS, "", -1 },
+	{ "NUL inside the namespace", SS_NUL_IN_NS, "g\0t", -1 },
+	{ "hash string cut short", SS_TRUNCATED, "git", -1 },
+	{ "bytes after the hash", SS_TRAILING, "git", -1 },
+	{ "no hash string at all", SS_MISSING_HASH, "git", -1 },
+};
+
+static void
+test_sshsig(void)
+{
+	for (size_t i = 0; i < sizeof(sshsig_rows) / sizeof(sshsig_rows[0]); i++) {
+		const char *ns = sshsig_rows[i].ns;
+		enum sshsig_shape sh = sshsig_rows[i].shape;
+		uint8_t hash[64] = { 1, 2, 3 };
+		struct slice got = { NULL, 0 };
+		struct wb w;
+		int r;
+
+		wb_init(&w);
+		wb_bytes(&w, sh == SS_NO_MAGIC ? "SSHSIH" : "SSHSIG",
+		    sh == SS_SHORT_MAGIC ? 4 : 6);
+		if (sh != SS_SHORT_MAGIC) {
+			wb_string(&w, ns, sh == SS_NUL_IN_NS ? 3 :
+			    strlen(ns) + (sh == SS_NUL_END));
+			wb_string(&w, "", 0);
+			wb_cstring(&w, "sha512");
+			if (sh != SS_MISSING_HASH)
+				wb_string(&w, hash, sizeof(hash));
+			if (sh == SS_TRUNCATED)
+				w.len -= 5;
+			if (sh == SS_TRAILING)
+				wb_u8(&w, 0);
+		}
+		r = sshsig_parse(wb_slice_of(&w), &got);
+		is_int(r, sshsig_rows[i].want, "sshsig: %s", sshsig_rows[i].name);
+		if (r == 0)
+			ok(got.len == strlen(ns) && memcmp(got.p, ns, got.len) == 0,
+			    "sshsig: %s: the namespace is \"%s\"", sshsig_rows[i].name, ns);
+		wb_free(&w);
+	}
+}
+
 int
 main(void)
 {
 	make_keys();
 	test_parse();
 	test_sign();
+	test_sshsig();
 	for (int i = 0; i < NIDS; i++)
 		wb_free(&blob[i]);
 	for (int i = 0; i < NHOSTS; i++)
