@@ -8,8 +8,11 @@
  * no more than the jobs being signed, one per worker. Only one newcomer
  * a turn may jump that way (the others take the next turn, at the end),
  * or a stream of fresh connections could keep the turn from ever moving
- * on and starve those waiting for the next one. Trusts its caller (the
- * keyholder's main thread and workers, under one mutex).
+ * on and starve those waiting for the next one. A connection whose
+ * queue ran dry is remembered until the turn moves on, so that taking
+ * each job as soon as it arrives does not make it a newcomer again.
+ * Trusts its caller (the keyholder's main thread and workers, under one
+ * mutex).
  *
  * Every connection in a lane's list has turn now or now + 1, in that
  * order, so the list stays sorted with no search but the insertion point.
@@ -27,11 +30,40 @@ struct jq_conn {
 	struct jq_node *head, *tail;
 };
 
+/* A connection with no job waiting that has had the current turn is
+ * remembered until the turn moves on: if it sends another job meanwhile,
+ * it comes back with the next turn, not as a newcomer. */
+static struct jq_conn *
+unrest(struct jobq *q, enum jq_lane lane, uint32_t conn)
+{
+	struct jq_conn **pp, *c;
+
+	for (pp = &q->lane[lane].rested; (c = *pp) != NULL; pp = &c->next)
+		if (c->conn == conn) {
+			*pp = c->next;
+			return c;
+		}
+	return NULL;
+}
+
+static void
+forget_rested(struct jobq *q, enum jq_lane lane)
+{
+	struct jq_conn *c, *next;
+
+	for (c = q->lane[lane].rested; c != NULL; c = next) {
+		next = c->next;
+		free(c);
+	}
+	q->lane[lane].rested = NULL;
+}
+
 void
 jq_init(struct jobq *q)
 {
 	for (int l = 0; l < JQ_LANES; l++) {
 		q->lane[l].head = NULL;
+		q->lane[l].rested = NULL;
 		q->lane[l].now = 0;
 		q->lane[l].jumped = 0;
 		q->lane[l].njobs = 0;
@@ -51,6 +83,10 @@ jq_push(struct jobq *q, enum jq_lane lane, struct jq_node *n)
 			break;
 		if (at == NULL && c->turn > q->lane[lane].now)
 			at = pp;        /* first one that already had this turn */
+	}
+	if (c == NULL && (c = unrest(q, lane, n->conn)) != NULL) {
+		*pp = c;                /* had this turn: the end */
+		c->next = NULL;
 	}
 	if (c == NULL) {
 		if ((c = calloc(1, sizeof(*c))) == NULL)
@@ -92,11 +128,13 @@ jq_pop(struct jobq *q, enum jq_lane lane)
 	if (c->turn != q->lane[lane].now) {
 		q->lane[lane].now = c->turn;    /* a new turn: one may jump again */
 		q->lane[lane].jumped = 0;
+		forget_rested(q, lane);
 	}
 	c->turn++;
 	q->lane[lane].head = c->next;
 	if (c->head == NULL) {
-		free(c);
+		c->next = q->lane[lane].rested;
+		q->lane[lane].rested = c;
 		return n;
 	}
 	/* its next turn comes after everyone's current one: the end */
@@ -105,6 +143,21 @@ jq_pop(struct jobq *q, enum jq_lane lane)
 	c->next = NULL;
 	*pp = c;
 	return n;
+}
+
+void
+jq_clear(struct jobq *q)
+{
+	struct jq_conn *c, *next;
+
+	for (int l = 0; l < JQ_LANES; l++) {
+		forget_rested(q, (enum jq_lane)l);
+		for (c = q->lane[l].head; c != NULL; c = next) {
+			next = c->next;
+			free(c);
+		}
+	}
+	jq_init(q);
 }
 
 enum jq_lane

@@ -29,6 +29,7 @@ struct jobq {
 	struct {
 		/* connections with jobs waiting, in the order they are served */
 		struct jq_conn *head;
+		struct jq_conn *rested; /* had turn now, no job waiting */
 		uint64_t now;           /* the turn of the last job taken */
 		int jumped;             /* a newcomer took turn now already */
 		size_t njobs;
@@ -44,6 +45,8 @@ int jq_push(struct jobq *q, enum jq_lane lane, struct jq_node *n);
 /* The oldest job of the connection whose turn it is in lane, or NULL;
  * that connection, if it has more, goes to the end. */
 struct jq_node *jq_pop(struct jobq *q, enum jq_lane lane);
+/* Free the queue's own bookkeeping; the jobs are the caller's. */
+void jq_clear(struct jobq *q);
 /* The lane for a key: kind is enum key_kind, rsa_bits its modulus size. */
 enum jq_lane jq_lane_for(int kind, unsigned rsa_bits);
 

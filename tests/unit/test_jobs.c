@@ -45,6 +45,8 @@ static const struct {
 	  "A1 A2 - B1 C1", "A1 B1 A2 C1" },
 	{ "fresh connections one after another cannot starve A",
 	  "A1 A2 - B1 - C1 - D1 - E1", "A1 B1 A2 C1 D1 E1" },
+	{ "A's queue ran dry as its job was taken, A sends more: B still goes first",
+	  "A1 - A2 A3 B1", "A1 B1 A2 A3" },
 	{ "a connection that drained and comes back joins the end",
 	  "A1 - B1 B2 A2", "A1 B1 A2 B2" },
 	{ "three connections, uneven",
@@ -118,6 +120,7 @@ test_rows(void)
 		ok(jq_pop(&q, JQ_FAST) == NULL && jq_pop(&q, JQ_SLOW) == NULL &&
 		    q.lane[JQ_FAST].njobs == 0 && q.lane[JQ_SLOW].njobs == 0,
 		    "%s: nothing left", rows[i].name);
+		jq_clear(&q);
 	}
 }
 
@@ -178,6 +181,7 @@ test_random(void)
 	is_int(order_bad, 0, "random: each connection's jobs in their order, per lane");
 	ok(maxwait <= NC, "random: a connection's next job waits behind at most %d "
 	    "jobs of others (%zu)", NC, maxwait);
+	jq_clear(&q);
 }
 
 /* Which lane a key signs in. */
