@@ -1,8 +1,8 @@
 /*
  * jobs.h - the keyholder's queue of signing jobs: one FIFO per client
- * connection, served round-robin, in two lanes so that a big RSA key
- * never makes an Ed25519 signature wait. Pure data structure: the
- * caller holds the lock and owns the threads.
+ * connection, the connections served in turn (jobs.c says how), in two
+ * lanes so that a big RSA key never makes an Ed25519 signature wait.
+ * Pure data structure: the caller holds the lock and owns the threads.
  */
 #ifndef KEYWARD_JOBS_H
 #define KEYWARD_JOBS_H
@@ -12,7 +12,7 @@
 
 enum jq_lane {
 	JQ_FAST,        /* Ed25519, ECDSA, RSA up to KEYHOLDER_FAST_RSA_BITS */
-	JQ_SLOW,        /* larger RSA keys: their own worker thread(s) */
+	JQ_SLOW,        /* larger RSA keys: KEYHOLDER_SLOW_WORKERS threads */
 	JQ_LANES
 };
 
