@@ -61,6 +61,14 @@
 #define CONFIRM_TIMEOUT_DEFAULT    60            /* seconds a prompt may stay open */
 #define CONFIRM_TIMEOUT_MAX        86400         /* -O confirm-timeout= at most */
 
+/* Keyholder signing lanes: an RSA signature costs about the cube of the
+ * modulus size (RSA-16384 0.3 s here, 2 s on a slow machine), so larger
+ * keys sign on threads of their own and never delay an Ed25519, ECDSA or
+ * small RSA signature, which then waits for a CPU, not for a signature.
+ * As many as the fast lane: with one, big-RSA throughput halved. */
+#define KEYHOLDER_FAST_RSA_BITS    4096          /* larger RSA: the slow lane */
+#define KEYHOLDER_SLOW_WORKERS     2             /* threads of the slow lane */
+
 /* Lock (spec §5.8). */
 #define LOCK_SALT_LEN              16
 #define LOCK_HASH_LEN              32

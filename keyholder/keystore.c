@@ -76,6 +76,7 @@ slot_fill(struct keyslot *s, struct slice priv, const struct privkey *k)
 	s->key = fresh;
 	s->pub = pub;
 	s->kind = k->pub.kind;
+	s->rsa_bits = k->pub.kind == KEY_RSA ? k->pub.rsa_bits : 0;
 	return 0;
 }
 
@@ -137,6 +138,14 @@ ks_get(struct keystore *ks, uint64_t id, int *kind, struct sealed *out)
 		return -1;
 	*kind = s->kind;
 	return 0;
+}
+
+unsigned
+ks_rsa_bits(struct keystore *ks, uint64_t id)
+{
+	struct keyslot *s = ks_find(ks, id);
+
+	return s != NULL ? s->rsa_bits : 0;
 }
 
 int

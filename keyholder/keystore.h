@@ -15,6 +15,7 @@ struct keyslot {
 	struct keyslot *next;
 	uint64_t id;
 	int kind;                       /* enum key_kind */
+	unsigned rsa_bits;              /* modulus size of an RSA key, else 0 */
 	struct sealed key;              /* the plain private encoding, sealed */
 	struct wb pub;                  /* its public blob, in the clear: it is
 	                                 * public, and it marks where each key
@@ -34,6 +35,8 @@ void ks_init(struct keystore *ks);
 int ks_add(struct keystore *ks, uint64_t id, struct slice priv);
 /* A copy of the sealed key (the caller frees it), or -1. */
 int ks_get(struct keystore *ks, uint64_t id, int *kind, struct sealed *out);
+/* The modulus size of an RSA key, 0 for other kinds or no such key. */
+unsigned ks_rsa_bits(struct keystore *ks, uint64_t id);
 void ks_delete(struct keystore *ks, uint64_t id);
 void ks_wipe(struct keystore *ks);
 /* Lock: re-seal every key under a key scrypt derives from the passphrase

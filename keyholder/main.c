@@ -1,15 +1,18 @@
 /*
  * main.c - keyward-keyholder: the only process that holds private keys.
  * Its one peer is policy (fd 3). The main thread owns the key table and
- * answers everything but signatures; KEYHOLDER_WORKERS threads sign and
- * send their own answers, so a 4096-bit RSA signature never delays the
- * answers to other requests.
+ * answers everything but signatures, each in well under a millisecond;
+ * worker threads sign and send their own answers. Signing jobs wait in
+ * keyholder/jobs.h: round-robin by client connection, and RSA keys over
+ * KEYHOLDER_FAST_RSA_BITS in a lane of their own, so neither a client
+ * that pipelines nor a 16384-bit key delays another client's signature.
  */
 #include "crypto/crypto.h"
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
 #include "ipc/msg.h"
+#include "keyholder/jobs.h"
 #include "keyholder/keystore.h"
 #include "seccomp/sandbox.h"
 
@@ -26,7 +29,7 @@
 #include <unistd.h>
 
 struct job {
-	struct job *next;
+	struct jq_node node;    /* first: the queue hands back this pointer */
 	uint32_t req;
 	struct sealed key;
 	enum sig_alg alg;
@@ -37,12 +40,13 @@ struct job {
 static struct {
 	struct chan policy;
 	struct keystore keys;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct job *todo, *todo_tail;
+	pthread_mutex_t mu;     /* guards jobs */
+	pthread_cond_t cv[JQ_LANES];
+	struct jobq jobs;
 	struct wb out;
 	uint8_t *rbuf;          /* received messages: an ADD holds a private key */
-} K = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+} K = { .mu = PTHREAD_MUTEX_INITIALIZER,
+	.cv = { PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER } };
 
 #define RBUF_LEN (IPC_MAX_MSG + 1)
 
@@ -102,18 +106,17 @@ worker_reply(const struct job *j)
 	wb_free(&w);
 }
 
+/* A worker serves one lane: arg points to its enum jq_lane. */
 static void *
 worker(void *arg)
 {
+	enum jq_lane lane = *(const enum jq_lane *)arg;
 	struct job *j;
 
 	for (;;) {
 		pthread_mutex_lock(&K.mu);
-		while (K.todo == NULL)
-			pthread_cond_wait(&K.cv, &K.mu);
-		j = K.todo;
-		if ((K.todo = j->next) == NULL)
-			K.todo_tail = NULL;
+		while ((j = (struct job *)jq_pop(&K.jobs, lane)) == NULL)
+			pthread_cond_wait(&K.cv[lane], &K.mu);
 		pthread_mutex_unlock(&K.mu);
 
 		j->ok = ks_sign(&j->key, j->alg, wb_slice_of(&j->data), &j->sig) == 0;
@@ -143,8 +146,9 @@ static int
 k_sign(const struct msg_hdr *h, struct rd *r)
 {
 	struct msg_kh_sign m;
+	enum jq_lane lane;
 	struct job *j;
-	int kind;
+	int kind, queued;
 
 	if (msg_kh_sign_decode(r, &m) != 0)
 		return -1;
@@ -157,19 +161,23 @@ k_sign(const struct msg_hdr *h, struct rd *r)
 		reply_status(h->req, ST_FAIL);
 		return 0;
 	}
+	j->node.conn = h->conn;
 	j->req = h->req;
 	j->alg = (enum sig_alg)m.alg;
 	wb_init(&j->data);
 	wb_init(&j->sig);
 	wb_bytes(&j->data, m.data.p, m.data.len);
+	lane = jq_lane_for(kind, ks_rsa_bits(&K.keys, m.key_id));
 	pthread_mutex_lock(&K.mu);
-	if (K.todo_tail != NULL)
-		K.todo_tail->next = j;
-	else
-		K.todo = j;
-	K.todo_tail = j;
-	pthread_cond_signal(&K.cv);
+	if ((queued = jq_push(&K.jobs, lane, &j->node) == 0))
+		pthread_cond_signal(&K.cv[lane]);
 	pthread_mutex_unlock(&K.mu);
+	if (!queued) {
+		sealed_free(&j->key);
+		wb_free(&j->data);
+		free(j);
+		reply_status(h->req, ST_FAIL);
+	}
 	return 0;
 }
 
@@ -258,6 +266,9 @@ request(const uint8_t *p, size_t n)
 int
 main(int argc, char **argv)
 {
+	static const enum jq_lane lanes[JQ_LANES] = { JQ_FAST, JQ_SLOW };
+	static const int nworkers[JQ_LANES] = {
+		KEYHOLDER_WORKERS, KEYHOLDER_SLOW_WORKERS };
 	struct pollfd pfd[1];
 	pthread_t t;
 	size_t n;
@@ -274,6 +285,7 @@ main(int argc, char **argv)
 	signal(SIGINT, SIG_IGN);
 	chan_init(&K.policy, 3);
 	ks_init(&K.keys);
+	jq_init(&K.jobs);
 	wb_init(&K.out);
 	if (OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG, NULL) != 1 ||
 	    RAND_status() != 1)
@@ -283,9 +295,10 @@ main(int argc, char **argv)
 	/* Threads first: the filter is then applied to all of them at once
 	 * (TSYNC), so no thread ever runs unfiltered after set-up and the
 	 * filter needs no clone. */
-	for (int i = 0; i < KEYHOLDER_WORKERS; i++)
-		if (pthread_create(&t, NULL, worker, NULL) != 0)
-			fatal("pthread_create failed");
+	for (int l = 0; l < JQ_LANES; l++)
+		for (int i = 0; i < nworkers[l]; i++)
+			if (pthread_create(&t, NULL, worker, (void *)&lanes[l]) != 0)
+				fatal("pthread_create failed");
 
 	sandbox_harden();
 	sandbox_landlock("keyholder", NULL, NULL);

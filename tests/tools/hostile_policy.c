@@ -5,8 +5,8 @@
  * it what a compromised policy could: KH_ADD with halves that do not
  * belong together, certificates, truncated and oversized fields; KH_SIGN
  * with ids never given, every algorithm byte against every key kind, huge
- * data; KH_DELETE, KH_WIPE and KH_LOCK followed by signing; every type
- * byte. A compromised policy may get signatures from every loaded key
+ * data, pipelined on one connection ahead of another's; KH_DELETE,
+ * KH_WIPE and KH_LOCK followed by signing; every type byte. A compromised policy may get signatures from every loaded key
  * (DESIGN.md, "Trust, stated plainly"), but never a private key byte.
  *
  * The keyholder answers every request it can decode exactly once; a
@@ -1106,6 +1106,91 @@ t_pipeline(void)
 	    "pipeline: unlocked, every key signs");
 }
 
+/* Collect the answers to requests first..last: the place (from 1) at
+ * which the answer to want came, or 0 if one is missing or is not a
+ * signature. */
+static int
+answer_position(uint32_t first, uint32_t last, uint32_t want)
+{
+	int pos = 0, got = 0, n_ok = 0;
+	size_t n;
+
+	while (got < (int)(last - first + 1)) {
+		uint32_t req;
+		if (recv_one(mono_ms() + REPLY_WAIT_MS, &n) <= 0)
+			return 0;
+		req = get_be32(rbuf + 1);
+		if (req < first || req > last)
+			continue;
+		got++;
+		n_ok += rbuf[0] == MSG_R_SIGNATURE;
+		if (req == want)
+			pos = got;
+	}
+	return n_ok == got ? pos : 0;
+}
+
+/* Issue 13: one connection's pipelined signatures, or a big RSA key,
+ * do not hold up another's. The header's conn field names the client
+ * connection (policy's id; any value, 0 included). The signatures piped
+ * in are by an RSA key just over KEYHOLDER_FAST_RSA_BITS, in the lane
+ * with one worker. */
+static void
+t_fair(void)
+{
+	enum { NS = 8 };
+	static struct ukey big;         /* the leak scan keeps pointers into it */
+	uint32_t first, last;
+	struct tb t;
+	int pos;
+
+	cur_case = "connections in turn";
+	ukey_gen(&big, KEY_RSA, KEYHOLDER_FAST_RSA_BITS + 64, "rsa-slow", 4242);
+	if (!is_status(do_add(big.id, &big.priv), ST_OK)) {
+		ok(0, "fair: an RSA-%d key is added", KEYHOLDER_FAST_RSA_BITS + 64);
+		return;
+	}
+	/* stopped while we send, so that all arrive at once, however this
+	 * test is scheduled */
+	kill(S.pid, SIGSTOP);
+	first = next_req + 1;
+	for (int i = 0; i <= NS; i++) {
+		m_sign(&t, big.id, SIG_RSA_SHA512, sl_data());
+		put_be32(t.w.p + 5, i < NS ? 0 : 9);
+		send_raw(t.w.p, t.w.len);
+		tb_free(&t);
+	}
+	last = next_req;
+	kill(S.pid, SIGCONT);
+	pos = answer_position(first, last, last);
+	ok(pos > 0 && pos <= 1 + KEYHOLDER_SLOW_WORKERS, "fair: after %d RSA-%d "
+	    "signatures piped in on connection 0, connection 9's is answered "
+	    "among the first %d (answer %d)", NS, KEYHOLDER_FAST_RSA_BITS + 64,
+	    1 + KEYHOLDER_SLOW_WORKERS, pos);
+
+	cur_case = "big RSA keys in their own lane";
+	kill(S.pid, SIGSTOP);
+	first = next_req + 1;
+	for (int i = 0; i <= NS; i++) {
+		if (i < NS)
+			m_sign(&t, big.id, SIG_RSA_SHA512, sl_data());
+		else
+			m_sign(&t, U[K_ED].id, SIG_ED25519, sl_data());
+		put_be32(t.w.p + 5, 7);
+		send_raw(t.w.p, t.w.len);
+		tb_free(&t);
+	}
+	last = next_req;
+	kill(S.pid, SIGCONT);
+	pos = answer_position(first, last, last);
+	ok(pos > 0 && pos <= 1 + KEYHOLDER_SLOW_WORKERS, "lane: after %d RSA-%d "
+	    "signatures on connection 7, its Ed25519 one is answered among the "
+	    "first %d (answer %d)", NS, KEYHOLDER_FAST_RSA_BITS + 64,
+	    1 + KEYHOLDER_SLOW_WORKERS, pos);
+	m_delete(&t, big.id);
+	ok(is_status(run(&t), ST_OK), "fair: the big key is deleted");
+}
+
 /* ================================================================= main */
 
 int
@@ -1147,6 +1232,7 @@ main(int argc, char **argv)
 	t_delete_wipe();
 	t_lock();
 	t_pipeline();
+	t_fair();
 	t_types();
 	t_wire();
 

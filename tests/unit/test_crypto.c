@@ -106,6 +106,9 @@ enum pm {
 	M_NONE, M_CERT, M_ED_OTHER_SEED, M_EC_OTHER_D, M_EC_D_ONE, M_EC_D_HALF,
 	M_EC_D_ORDER, M_EC_D_ORDER_MINUS_1, M_RSA_OTHER_PQ, M_RSA_OTHER_D,
 	M_RSA_OTHER_IQMP, M_RSA_SWAP_PQ, M_RSA_E3, M_CERT_OTHER_KEY,
+	M_ED_OTHER_A, M_EC_D_ZERO, M_EC_D_ORDER_PLUS, M_EC_Q_OFF_CURVE, M_EC_OTHER_CURVE_D,
+	M_RSA_SWAP_PQ_IQMP, M_RSA_D_ONE, M_RSA_D_N, M_RSA_E_OTHER, M_RSA_P_ONE,
+	M_RSA_P_EQ_Q, M_RSA_IQMP_PLUS_P, M_RSA_OTHER_N,
 };
 
 static const struct {
@@ -149,6 +152,38 @@ static const struct {
 	  0, "RSA private key is inconsistent (d, e, iqmp)" },
 	{ "RSA e = 3 with the d of e = 65537: refused", KRSA, 0, M_RSA_E3, 0,
 	  "RSA private key is inconsistent (d, e, iqmp)" },
+	/* The cheap consistency checks (crypto/pkey.c), one row per way the
+	 * private half can fail to belong to the public half. */
+	{ "ssh-rsa, p and q swapped with iqmp recomputed: valid", KRSA, 0, M_RSA_SWAP_PQ_IQMP, 1,
+	  NULL },
+	{ "Ed25519 public key of another key (A' in both places): refused", ED, ED2,
+	  M_ED_OTHER_A, 0, "Ed25519 private key does not match its public key" },
+	{ "ECDSA d = 0: refused by the parser", P256, 0, M_EC_D_ZERO, 0,
+	  "bad ECDSA private scalar" },
+	{ "ECDSA d = order + d (d·G = Q, but out of range): refused", P256, 0, M_EC_D_ORDER_PLUS,
+	  0, "ECDSA private scalar is not below the group order minus one" },
+	{ "ECDSA P-521 d = order + d: refused", P521, 0, M_EC_D_ORDER_PLUS, 0,
+	  "ECDSA private scalar is not below the group order minus one" },
+	{ "ECDSA Q off the curve with a good d: refused", P384, 0, M_EC_Q_OFF_CURVE, 0,
+	  "ECDSA point is not a valid point of its curve" },
+	{ "ECDSA P-384 Q with the d of a P-256 key: refused", P384, P256, M_EC_OTHER_CURVE_D, 0,
+	  "ECDSA private key does not match its public key" },
+	{ "ECDSA P-521 d of another curve's key: refused", P521, P384, M_EC_OTHER_CURVE_D, 0,
+	  "ECDSA private key does not match its public key" },
+	{ "RSA n, e of another key with this p, q, d: refused", KRSA, KRSA2, M_RSA_OTHER_N, 0,
+	  "RSA private key does not match its public key (n != p*q)" },
+	{ "RSA d = 1: refused", KRSA, 0, M_RSA_D_ONE, 0, "RSA private exponent is out of range" },
+	{ "RSA d = n: refused", KRSA, 0, M_RSA_D_N, 0, "RSA private exponent is out of range" },
+	{ "RSA e = 65539 with the d of e = 65537: refused", KRSA, 0, M_RSA_E_OTHER, 0,
+	  "RSA private key is inconsistent (d, e, iqmp)" },
+	{ "RSA 1024 e = 3 with the d of e = 65537: refused", KRSA1024, 0, M_RSA_E3, 0,
+	  "RSA private key is inconsistent (d, e, iqmp)" },
+	{ "RSA p = 1, q = n: refused", KRSA, 0, M_RSA_P_ONE, 0,
+	  "RSA private key has impossible factors" },
+	{ "RSA p = q (n = p^2 written as n): refused", KRSA, 0, M_RSA_P_EQ_Q, 0,
+	  "RSA private key has impossible factors" },
+	{ "RSA iqmp + p (congruent, not reduced): refused", KRSA, 0, M_RSA_IQMP_PLUS_P, 0,
+	  "RSA private key is inconsistent (d, e, iqmp)" },
 	{ "ECDSA certificate with the d of another key: refused", P256, P256B,
 	  M_CERT_OTHER_KEY, 0, "ECDSA private key does not match its public key" },
 	{ "RSA certificate with the private half of another key: refused", KRSA, KRSA2,
@@ -176,6 +211,27 @@ order_minus_one(enum key_kind kind, int minus, struct comp *d, struct comp *q)
 	EC_POINT_free(p);
 	BN_free(n);
 	EC_GROUP_free(g);
+}
+
+/* c = a + b ('+'), a·b ('*') or b^-1 mod a ('i'), on components. */
+static void
+comp_op(struct comp *c, const struct comp *a, const struct comp *b, int op)
+{
+	BIGNUM *x = BN_bin2bn(a->b, (int)a->len, NULL);
+	BIGNUM *y = BN_bin2bn(b->b, (int)b->len, NULL);
+	BIGNUM *z = BN_new();
+	BN_CTX *ctx = BN_CTX_new();
+
+	if (x == NULL || y == NULL || z == NULL || ctx == NULL ||
+	    (op == '+' ? !BN_add(z, x, y) : op == '*' ? !BN_mul(z, x, y, ctx) :
+	    BN_mod_inverse(z, y, x, ctx) == NULL) ||
+	    (size_t)BN_num_bytes(z) > sizeof(c->b))
+		abort();
+	c->len = (size_t)BN_bn2bin(z, c->b);
+	BN_clear_free(x);
+	BN_clear_free(y);
+	BN_clear_free(z);
+	BN_CTX_free(ctx);
 }
 
 static void
@@ -234,6 +290,57 @@ build_priv(struct tb *t, int row)
 		k.e.b[0] = 3;
 		k.e.len = 1;
 		break;
+	case M_ED_OTHER_A:
+		k.a = o->a;
+		break;
+	case M_EC_D_ZERO:
+		k.d.b[0] = 0;
+		k.d.len = 1;
+		break;
+	case M_EC_D_ORDER_PLUS:
+		order_minus_one(k.kind, 0, &tmp, NULL);
+		comp_op(&k.d, &tmp, &K[privrows[row].key].d, '+');
+		break;
+	case M_EC_Q_OFF_CURVE:
+		k.q.b[k.q.len - 1] ^= 0x01;
+		break;
+	case M_EC_OTHER_CURVE_D:
+		k.d = o->d;
+		break;
+	case M_RSA_SWAP_PQ_IQMP:
+		tmp = k.p;
+		k.p = k.pq;
+		k.pq = tmp;
+		comp_op(&k.iqmp, &k.p, &k.pq, 'i');
+		break;
+	case M_RSA_D_ONE:
+		k.rd.b[0] = 1;
+		k.rd.len = 1;
+		break;
+	case M_RSA_D_N:
+		k.rd = k.n;
+		break;
+	case M_RSA_E_OTHER:
+		comp_set(&k.e, "\x01\x00\x03", 3);
+		break;
+	case M_RSA_P_ONE:
+		k.p.b[0] = 1;
+		k.p.len = 1;
+		k.pq = k.n;
+		k.iqmp.b[0] = 1;
+		k.iqmp.len = 1;
+		break;
+	case M_RSA_P_EQ_Q:
+		k.pq = k.p;
+		tmp = k.n;
+		comp_op(&k.n, &k.p, &k.p, '*');
+		break;
+	case M_RSA_IQMP_PLUS_P:
+		comp_op(&k.iqmp, &K[privrows[row].key].iqmp, &k.p, '+');
+		break;
+	case M_RSA_OTHER_N:
+		k.n = o->n;
+		break;
 	case M_CERT_OTHER_KEY:
 		tb_init(&c);
 		tk_cert(&c, &cs);
@@ -262,16 +369,29 @@ test_private(void)
 		tb_init(&t);
 		build_priv(&t, (int)i);
 		rd_init(&r, t.w.p, t.w.len);
-		/* every row is structurally fine: only the arithmetic is wrong */
+		/* most rows are structurally fine and only the arithmetic is
+		 * wrong; a row the parser already refuses says so in its why */
 		parsed = key_parse_private(&r, &pk, &why) == 0 && r.len == 0;
 		if (parsed)
 			p = pkey_private(&pk, &why);
 		if (privrows[i].good)
-			good = parsed && p != NULL &&
-			    (pk.pub.is_cert || EVP_PKEY_eq(p, K[privrows[i].key].pkey) == 1);
+			good = parsed && p != NULL && (pk.pub.is_cert ||
+			    privrows[i].m != M_NONE ||
+			    EVP_PKEY_eq(p, K[privrows[i].key].pkey) == 1);
 		else
-			good = parsed && p == NULL && why != NULL &&
+			good = p == NULL && why != NULL &&
 			    (privrows[i].why == NULL || strcmp(why, privrows[i].why) == 0);
+		if (good && privrows[i].good && !pk.pub.is_cert) {
+			/* what was accepted also signs for its public key */
+			struct wb s;
+			enum sig_alg alg = sig_alg_for(pk.pub.kind, SSH_AGENT_RSA_SHA2_256);
+
+			wb_init(&s);
+			good = sig_make(p, alg, sl((const uint8_t *)"medea", 5), &s) == 0 &&
+			    sig_verify(&PK[privrows[i].key], wb_slice_of(&s),
+			    sl((const uint8_t *)"medea", 5), NULL) == 0;
+			wb_free(&s);
+		}
 		ok(good, "private key: %s", privrows[i].name);
 		if (!good)
 			printf("#   parsed %d, key %s, why \"%s\"\n", parsed, p ? "made" : "none",

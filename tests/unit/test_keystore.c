@@ -45,6 +45,8 @@ sign_rows(struct keystore *ks)
 		is_int(ks_add(ks, id, tb_slice(&priv)), 0, "%s: a matching key is added", rows[i].name);
 		is_int(ks_get(ks, id, &kind, &s), 0, "%s: its sealed copy is handed out", rows[i].name);
 		is_int(kind, rows[i].kind, "%s: with its kind", rows[i].name);
+		is_int(ks_rsa_bits(ks, id), rows[i].kind == KEY_RSA ? 2048 : 0,
+		    "%s: its RSA modulus size, which chooses its signing lane", rows[i].name);
 		ok(s.len == priv.w.len && memcmp(s.ct, priv.w.p, s.len) != 0,
 		    "%s: the stored key is not the plaintext", rows[i].name);
 		wb_init(&sig);
@@ -61,6 +63,7 @@ sign_rows(struct keystore *ks)
 		sealed_free(&s);
 		ks_delete(ks, id);
 		ok(ks_get(ks, id, &kind, &s) != 0, "%s: gone after delete", rows[i].name);
+		is_int(ks_rsa_bits(ks, id), 0, "%s: no size after delete", rows[i].name);
 		tb_free(&priv);
 		tb_free(&pub);
 		testkey_free(&k);
