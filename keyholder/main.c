@@ -17,6 +17,7 @@
 #include "seccomp/sandbox.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <openssl/rand.h>
 #include <poll.h>
 #include <pthread.h>
@@ -292,6 +293,14 @@ main(int argc, char **argv)
 		fatal("cannot initialise libcrypto");
 	shield_init();
 	guard_rbuf();
+#ifndef KEYWARD_SANITIZE
+	/* One malloc arena for every thread: glibc shrinking a thread's own
+	 * arena after a large free first opens /proc/sys/vm/overcommit_memory,
+	 * and the filter kills an open. (ASan's allocator replaces glibc's;
+	 * its mallopt does nothing and says so.) */
+	if (mallopt(M_ARENA_MAX, 1) != 1)
+		fatal("mallopt(M_ARENA_MAX) failed");
+#endif
 	/* Threads first: the filter is then applied to all of them at once
 	 * (TSYNC), so no thread ever runs unfiltered after set-up and the
 	 * filter needs no clone. */

@@ -5,6 +5,8 @@
  */
 #include "seccomp/sandbox.h"
 
+#include <linux/futex.h>
+
 void
 sandbox_keyholder(int chan_fd)
 {
@@ -15,5 +17,7 @@ sandbox_keyholder(int chan_fd)
 	 * fd 3 only (workers send their answers themselves) */
 	sandbox_allow_fd(ctx, SCMP_SYS(recvfrom), chan_fd);
 	sandbox_allow_fd(ctx, SCMP_SYS(sendto), chan_fd);
+	/* main.c worker: pthread_cond_wait on the job queue */
+	sandbox_allow_futex(ctx, FUTEX_WAIT_BITSET);
 	sandbox_load(ctx, "keyholder");
 }

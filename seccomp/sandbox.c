@@ -8,6 +8,7 @@
 #include <cap-ng.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <sys/mman.h>
@@ -92,6 +93,20 @@ sandbox_allow_fd(scmp_filter_ctx ctx, int nr, int fd)
 	sandbox_allow(ctx, nr, 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fd));
 }
 
+/* The kernel reads madvise's advice and futex's op as an int: only the
+ * low 32 bits of the register count, and only they are compared. */
+#define INT_BITS 0xffffffffULL
+
+void
+sandbox_allow_futex(scmp_filter_ctx ctx, int op)
+{
+	/* private or shared, any clock: only the operation itself counts */
+	scmp_datum_t mask = INT_BITS & ~(scmp_datum_t)(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
+
+	sandbox_allow(ctx, SCMP_SYS(futex), 1,
+	    SCMP_A1(SCMP_CMP_MASKED_EQ, mask, (scmp_datum_t)op));
+}
+
 void
 sandbox_allow_common(scmp_filter_ctx ctx)
 {
@@ -100,8 +115,13 @@ sandbox_allow_common(scmp_filter_ctx ctx)
 	sandbox_allow(ctx, SCMP_SYS(mmap), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
 	sandbox_allow(ctx, SCMP_SYS(mprotect), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
 	sandbox_allow(ctx, SCMP_SYS(munmap), 0);
-	sandbox_allow(ctx, SCMP_SYS(mremap), 0);
-	sandbox_allow(ctx, SCMP_SYS(madvise), 0);
+	/* realloc of a chunk malloc mmapped (over 128 KiB): MREMAP_MAYMOVE
+	 * only, never MREMAP_FIXED or MREMAP_DONTUNMAP */
+	sandbox_allow(ctx, SCMP_SYS(mremap), 1, SCMP_A3(SCMP_CMP_EQ, MREMAP_MAYMOVE));
+	/* free of a thread's heap top or stack: MADV_DONTNEED only (no
+	 * MADV_DODUMP to undo MADV_DONTDUMP, no KSM merging, no DONTFORK) */
+	sandbox_allow(ctx, SCMP_SYS(madvise), 1,
+	    SCMP_A2(SCMP_CMP_MASKED_EQ, INT_BITS, MADV_DONTNEED));
 	/* the one poll loop, and timers for expiry and delays */
 	sandbox_allow(ctx, SCMP_SYS(poll), 0);
 	/* clocks (normally the vDSO; the syscall is its fallback) */
@@ -110,8 +130,10 @@ sandbox_allow_common(scmp_filter_ctx ctx)
 	sandbox_allow_fd(ctx, SCMP_SYS(write), STDERR_FILENO);
 	/* closing what the process owns (no new fd can be made anyway) */
 	sandbox_allow(ctx, SCMP_SYS(close), 0);
-	/* glibc's locking and libcrypto's thread-safety */
-	sandbox_allow(ctx, SCMP_SYS(futex), 0);
+	/* glibc's locks and pthread_once (libcrypto's run-once): wait and
+	 * wake only; no requeue, wake-op or priority inheritance */
+	sandbox_allow_futex(ctx, FUTEX_WAIT);
+	sandbox_allow_futex(ctx, FUTEX_WAKE);
 	/* RAND_bytes; libcrypto compares getpid() to notice a fork */
 	sandbox_allow(ctx, SCMP_SYS(getrandom), 0);
 	sandbox_allow(ctx, SCMP_SYS(getpid), 0);
@@ -141,6 +163,9 @@ sandbox_allow_common(scmp_filter_ctx ctx)
 	sandbox_allow(ctx, SCMP_SYS(readlink), 0);
 	sandbox_allow(ctx, SCMP_SYS(prctl), 0);
 	sandbox_allow(ctx, SCMP_SYS(rt_sigaction), 0);
+	/* the ASan allocator advises and moves its own regions freely */
+	sandbox_allow(ctx, SCMP_SYS(madvise), 0);
+	sandbox_allow(ctx, SCMP_SYS(mremap), 0);
 #endif
 }
 

@@ -26,6 +26,9 @@ scmp_filter_ctx sandbox_filter_new(void);
 void sandbox_allow(scmp_filter_ctx ctx, int nr, unsigned nargs, ...);
 /* Allow syscall nr only on this fd (its first argument). */
 void sandbox_allow_fd(scmp_filter_ctx ctx, int nr, int fd);
+/* Allow futex with this operation (FUTEX_WAIT...), private or shared,
+ * with either clock. */
+void sandbox_allow_futex(scmp_filter_ctx ctx, int op);
 /* Rules every process needs the same way (memory, time, exit, signals). */
 void sandbox_allow_common(scmp_filter_ctx ctx);
 /* Load the filter (synchronised to all threads) and free it. */
