@@ -37,6 +37,11 @@
 #define IPC_QUEUE_HIGH             (1024 * 1024) /* queued to a peer process:
                                                   * stop taking in new work */
 #define MONITOR_MAX_INFLIGHT       128           /* requests at policy, all clients */
+#define MONITOR_INFLIGHT_BYTES     (8 * 1024 * 1024) /* their bytes (what policy
+                                                  * and the keyholder hold) */
+#define MONITOR_MAX_ADDS           2             /* ADDs at policy: checking a
+                                                  * constraint list costs policy
+                                                  * time the client chooses */
 #define CLIENT_INLINE_IN           8192          /* every client's input buffer */
 #define MONITOR_INPUT_BUDGET       (16 * 1024 * 1024) /* larger input buffers
                                                   * (frames over the inline

@@ -59,6 +59,47 @@ account(const struct client *c, size_t held_before, size_t big_before)
 	M.big_in = M.big_in - big_before + big_of(c);
 }
 
+/* The flight table: open addressing on the request id, which never is 0
+ * and is unique among the MONITOR_MAX_INFLIGHT requests in flight. */
+static void
+flight_add(uint32_t req, size_t bytes, int add)
+{
+	size_t i = req % FLIGHT_SLOTS;
+
+	while (M.flight[i].req != 0)
+		i = (i + 1) % FLIGHT_SLOTS;
+	M.flight[i] = (struct flight){ req, (uint32_t)bytes, add };
+	M.inflight++;
+	M.inflight_bytes += bytes;
+	M.inflight_adds += add != 0;
+}
+
+static void
+flight_done(uint32_t req)
+{
+	size_t i = req % FLIGHT_SLOTS, j;
+
+	for (size_t n = 0; M.flight[i].req != req; n++, i = (i + 1) % FLIGHT_SLOTS)
+		if (M.flight[i].req == 0 || n == FLIGHT_SLOTS)
+			fatal("policy answered request %u, which is not in flight", req);
+	M.inflight--;
+	M.inflight_bytes -= M.flight[i].bytes;
+	M.inflight_adds -= M.flight[i].add != 0;
+	M.flight[i].req = 0;
+	/* Close the gap: move up every later entry of the run that could
+	 * not sit in its own place (deletion in linear probing). */
+	for (j = (i + 1) % FLIGHT_SLOTS; M.flight[j].req != 0; j = (j + 1) % FLIGHT_SLOTS) {
+		size_t home = M.flight[j].req % FLIGHT_SLOTS;
+		/* it may move to i if i lies (cyclically) in [home, j) */
+		if ((i + FLIGHT_SLOTS - home) % FLIGHT_SLOTS <
+		    (j + FLIGHT_SLOTS - home) % FLIGHT_SLOTS) {
+			M.flight[i] = M.flight[j];
+			M.flight[j].req = 0;
+			i = j;
+		}
+	}
+}
+
 /* Is the client waiting on its own peer (partial frame, unsent reply)? */
 static int
 waiting_on_client(const struct client *c)
@@ -179,6 +220,12 @@ accept_client(uint64_t now)
 
 /* ------------------------------------------------ requests */
 
+static int
+is_add(uint8_t type)
+{
+	return type == SSH2_AGENTC_ADD_IDENTITY || type == SSH2_AGENTC_ADD_ID_CONSTRAINED;
+}
+
 /* May this client's next request go to policy now? Its own pipeline,
  * a lock or unlock still in flight on it (judged first: spec §5.8), a
  * reader that does not read, and the agent-wide budgets. */
@@ -195,7 +242,18 @@ may_dispatch(const struct client *c)
 	    client_held(c) * M.nclients <= M.held;
 }
 
-/* Take one request from the client. 1 taken, 0 none ready. */
+/* Does this request fit the agent-wide budgets of what is at policy?
+ * (One request is always taken when nothing is in flight.) */
+static int
+fits(const uint8_t *p, size_t len)
+{
+	if (M.inflight > 0 && M.inflight_bytes + len > MONITOR_INFLIGHT_BYTES)
+		return 0;
+	return !is_add(p[0]) || M.inflight_adds < MONITOR_MAX_ADDS;
+}
+
+/* Take one request from the client. 1 taken, 0 none ready (or it must
+ * wait for a budget). */
 static int
 dispatch_one(struct client *c)
 {
@@ -211,6 +269,8 @@ dispatch_one(struct client *c)
 		c->dead = 1;
 		return 0;
 	}
+	if (!fits(p, len))
+		return 0;
 	if (++M.next_req == 0)
 		M.next_req = 1;
 	s = client_slot(c, M.next_req);
@@ -220,7 +280,7 @@ dispatch_one(struct client *c)
 			c->fences++;
 		}
 		send_policy(&M.ipc);
-		M.inflight++;
+		flight_add(M.next_req, len, is_add(p[0]));
 	} else {
 		wb_bytes(&s->reply, M.reply.p, M.reply.len);
 		client_done(c, s);
@@ -235,21 +295,24 @@ dispatch_one(struct client *c)
 static size_t
 dispatch(void)
 {
-	size_t taken = 0;
+	size_t taken = 0, n = M.nclients, last = n;
 	int any;
 
 	do {
 		any = 0;
-		for (size_t k = 0, n = M.nclients; k < n; k++) {
-			struct client *c = M.clients[(M.rr + k) % n];
-			if (may_dispatch(c) && dispatch_one(c)) {
+		for (size_t k = 0; k < n; k++) {
+			size_t i = (M.rr + k) % n;
+			if (may_dispatch(M.clients[i]) && dispatch_one(M.clients[i])) {
 				any = 1;
 				taken++;
+				last = i;
 			}
 		}
 	} while (any);
-	if (M.nclients > 0)
-		M.rr = (M.rr + 1) % M.nclients;
+	/* The next round starts after the last client served, so a budget
+	 * spent part-way through a round cannot favour the same few. */
+	if (last < n)
+		M.rr = (last + 1) % n;
 	return taken;
 }
 
@@ -294,9 +357,7 @@ policy_reply(const uint8_t *p, size_t n)
 		fatal("malformed message from policy");
 	if (h.conn == 0)
 		return;                 /* our own request (SIGUSR1) */
-	if (M.inflight == 0)
-		fatal("policy answered more requests than were asked");
-	M.inflight--;
+	flight_done(h.req);
 	if ((c = find_client(h.conn)) == NULL ||
 	    (s = client_find_slot(c, h.req)) == NULL)
 		return;                 /* the client has gone meanwhile */

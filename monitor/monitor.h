@@ -14,6 +14,15 @@
 
 #include <sys/types.h>
 
+/* A request at policy: what it costs the budgets until it is answered.
+ * Kept by request id, so the count stays exact when its client has gone. */
+struct flight {
+	uint32_t req;           /* 0: a free entry */
+	uint32_t bytes;
+	int add;
+};
+#define FLIGHT_SLOTS (2 * MONITOR_MAX_INFLIGHT)
+
 struct monitor {
 	struct options opt;
 	int listen_fd, activated, sig_fd;
@@ -23,6 +32,8 @@ struct monitor {
 	size_t nclients, maxclients;
 	size_t rr;              /* where the next dispatch round starts */
 	size_t inflight;        /* requests at policy, all clients */
+	size_t inflight_bytes, inflight_adds;
+	struct flight flight[FLIGHT_SLOTS];
 	size_t big_in;          /* bytes of granted large input buffers */
 	size_t held;            /* client_held() summed over all clients */
 	int watch;              /* some client may stall: check every second */

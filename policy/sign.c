@@ -110,6 +110,7 @@ kh_sign(struct policy *P, struct pending *p)
 	msg_begin(&P->out, MSG_KH_SIGN, p->id, p->conn);
 	msg_kh_sign_encode(&P->out, &m);
 	send_to(&P->kh, &P->out, "keyholder");
+	wb_free(&p->data);      /* the keyholder has it; nothing here needs it */
 }
 
 /* Every check has passed: record the signature, then make it. With an
