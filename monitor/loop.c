@@ -1,10 +1,8 @@
 /*
- * loop.c - the monitor's poll loop: clients in, typed requests to policy,
- * replies out in request order. Every client is served in turn, one
- * request a round, and what clients make the agent hold is budgeted
- * (ipc/limits.h): a spent budget stops taking requests from whoever holds
- * the most, and only a client that makes no progress is closed. Nothing
- * a client sends ends the monitor; a dead child does (fail closed).
+ * loop.c - the monitor's poll loop: clients in (clients.c), typed
+ * requests to policy, replies out in request order; children's log
+ * lines and signals. Nothing a client sends ends the monitor; a dead
+ * child does (fail closed).
  */
 #include "ipc/log.h"
 #include "ipc/msg.h"
@@ -24,7 +22,7 @@
 
 struct monitor M;
 
-static uint64_t
+uint64_t
 mono_ms(void)
 {
 	struct timespec ts;
@@ -33,8 +31,8 @@ mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static void
-send_policy(struct wb *w)
+void
+monitor_send(struct wb *w)
 {
 	if (chan_send(&M.policy, w) != 0)
 		fatal("policy process is gone; shutting down");
@@ -42,331 +40,7 @@ send_policy(struct wb *w)
 	wb_reset(w);
 }
 
-/* ------------------------------------------------ what clients hold */
-
-static size_t
-big_of(const struct client *c)
-{
-	return c->big != NULL ? c->incap : 0;
-}
-
-/* Keep M.held and M.big_in equal to the sums over all clients: call
- * with what the client held before an operation on it. */
-static void
-account(const struct client *c, size_t held_before, size_t big_before)
-{
-	M.held = M.held - held_before + client_held(c);
-	M.big_in = M.big_in - big_before + big_of(c);
-}
-
-/* The flight table: open addressing on the request id, which never is 0
- * and is unique among the MONITOR_MAX_INFLIGHT requests in flight. */
-static void
-flight_add(uint32_t req, size_t bytes, int add)
-{
-	size_t i = req % FLIGHT_SLOTS;
-
-	while (M.flight[i].req != 0)
-		i = (i + 1) % FLIGHT_SLOTS;
-	M.flight[i] = (struct flight){ req, (uint32_t)bytes, add };
-	M.inflight++;
-	M.inflight_bytes += bytes;
-	M.inflight_adds += add != 0;
-}
-
-static void
-flight_done(uint32_t req)
-{
-	size_t i = req % FLIGHT_SLOTS, j;
-
-	for (size_t n = 0; M.flight[i].req != req; n++, i = (i + 1) % FLIGHT_SLOTS)
-		if (M.flight[i].req == 0 || n == FLIGHT_SLOTS)
-			fatal("policy answered request %u, which is not in flight", req);
-	M.inflight--;
-	M.inflight_bytes -= M.flight[i].bytes;
-	M.inflight_adds -= M.flight[i].add != 0;
-	M.flight[i].req = 0;
-	/* Close the gap: move up every later entry of the run that could
-	 * not sit in its own place (deletion in linear probing). */
-	for (j = (i + 1) % FLIGHT_SLOTS; M.flight[j].req != 0; j = (j + 1) % FLIGHT_SLOTS) {
-		size_t home = M.flight[j].req % FLIGHT_SLOTS;
-		/* it may move to i if i lies (cyclically) in [home, j) */
-		if ((i + FLIGHT_SLOTS - home) % FLIGHT_SLOTS <
-		    (j + FLIGHT_SLOTS - home) % FLIGHT_SLOTS) {
-			M.flight[i] = M.flight[j];
-			M.flight[j].req = 0;
-			i = j;
-		}
-	}
-}
-
-/* Is the client waiting on its own peer (partial frame, unsent reply)? */
-static int
-waiting_on_client(const struct client *c)
-{
-	const uint8_t *p;
-	size_t len;
-
-	return client_unsent(c) > 0 ||
-	    (c->inlen > 0 && client_frame((struct client *)c, &p, &len) == 0);
-}
-
-static void
-drop_client(size_t i)
-{
-	struct client *c = M.clients[i];
-
-	M.held -= client_held(c);
-	M.big_in -= big_of(c);
-	msg_begin(&M.ipc, MSG_CLOSE, 0, c->id);
-	send_policy(&M.ipc);
-	client_free(c);
-	M.clients[i] = M.clients[--M.nclients];
-	if (M.rr > M.nclients)
-		M.rr = 0;
-}
-
-static void
-sweep(void)
-{
-	for (size_t i = M.nclients; i-- > 0;)
-		if (M.clients[i]->dead)
-			drop_client(i);
-}
-
-static void
-flush_client(struct client *c, uint64_t now)
-{
-	size_t h, b;
-
-	if (client_unsent(c) == 0 && (c->count == 0 || !c->slots[c->head].done))
-		return;                 /* nothing to write */
-	h = client_held(c);
-	b = big_of(c);
-	if (client_flush(c, now) != 0)
-		c->dead = 1;
-	account(c, h, b);
-	if (waiting_on_client(c))
-		M.watch = 1;
-}
-
-/* ------------------------------------------------ accepting */
-
-/* At the connection limit the client idle longest (nothing in flight,
- * nothing buffered, quiet for CLIENT_EVICT_IDLE_MS) makes room: a flood
- * of idle connections must not lock out the agent's owner. */
-static int
-evict_idle(uint64_t now)
-{
-	size_t best = M.nclients;
-
-	for (size_t i = 0; i < M.nclients; i++) {
-		const struct client *c = M.clients[i];
-		if (c->count == 0 && c->inlen == 0 && client_unsent(c) == 0 &&
-		    now - c->last_ms >= CLIENT_EVICT_IDLE_MS &&
-		    (best == M.nclients || c->last_ms < M.clients[best]->last_ms))
-			best = i;
-	}
-	if (best == M.nclients)
-		return -1;
-	log_info("connection %u closed: idle, and %zu connections are open "
-	    "(the limit)", M.clients[best]->id, M.nclients);
-	drop_client(best);
-	return 0;
-}
-
-static void
-accept_client(uint64_t now)
-{
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
-	struct msg_open m;
-	struct client *c;
-	int fd;
-
-	if (M.nclients >= M.maxclients && evict_idle(now) != 0) {
-		M.evictable = 0;
-		return;
-	}
-	if ((fd = accept4(M.listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) < 0)
-		return;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
-		log_error("getsockopt(SO_PEERCRED): %m");
-		close(fd);
-		return;
-	}
-	if (cred.uid != 0 && cred.uid != M.uid) {
-		log_error("uid mismatch: peer euid %u != uid %u; connection closed",
-		    (unsigned)cred.uid, (unsigned)M.uid);
-		close(fd);
-		return;
-	}
-	if (++M.next_conn == 0)
-		M.next_conn = 1;        /* 0 means "no connection" */
-	if ((c = client_new(fd, M.next_conn, cred.uid, cred.pid)) == NULL) {
-		close(fd);
-		return;
-	}
-	c->last_ms = now;
-	M.clients[M.nclients++] = c;
-	m.uid = cred.uid;
-	m.pid = (uint32_t)cred.pid;
-	msg_begin(&M.ipc, MSG_OPEN, 0, c->id);
-	msg_open_encode(&M.ipc, &m);
-	send_policy(&M.ipc);
-	log_debug("connection %u from uid %u pid %d", c->id, (unsigned)cred.uid,
-	    (int)cred.pid);
-}
-
-/* ------------------------------------------------ requests */
-
-static int
-is_add(uint8_t type)
-{
-	return type == SSH2_AGENTC_ADD_IDENTITY || type == SSH2_AGENTC_ADD_ID_CONSTRAINED;
-}
-
-/* May this client's next request go to policy now? Its own pipeline,
- * a lock or unlock still in flight on it (judged first: spec §5.8), a
- * reader that does not read, and the agent-wide budgets. */
-static int
-may_dispatch(const struct client *c)
-{
-	if (c->dead || c->count >= AGENT_MAX_INFLIGHT || c->fences > 0 ||
-	    client_unsent(c) > 0)
-		return 0;
-	if (M.inflight >= MONITOR_MAX_INFLIGHT || chan_busy(&M.policy))
-		return 0;
-	/* Over budget, those holding more than their share wait. */
-	return M.held <= MONITOR_REPLY_BUDGET ||
-	    client_held(c) * M.nclients <= M.held;
-}
-
-/* Does this request fit the agent-wide budgets of what is at policy?
- * (One request is always taken when nothing is in flight.) */
-static int
-fits(const uint8_t *p, size_t len)
-{
-	if (M.inflight > 0 && M.inflight_bytes + len > MONITOR_INFLIGHT_BYTES)
-		return 0;
-	return !is_add(p[0]) || M.inflight_adds < MONITOR_MAX_ADDS;
-}
-
-/* Take one request from the client. 1 taken, 0 none ready (or it must
- * wait for a budget). */
-static int
-dispatch_one(struct client *c)
-{
-	const uint8_t *p;
-	size_t len, h = client_held(c), b = big_of(c);
-	struct slot *s;
-	int r;
-
-	if ((r = client_frame(c, &p, &len)) == 0)
-		return 0;
-	if (r < 0) {
-		log_info("connection %u: broken frame; closed", c->id);
-		c->dead = 1;
-		return 0;
-	}
-	if (!fits(p, len))
-		return 0;
-	if (++M.next_req == 0)
-		M.next_req = 1;
-	s = client_slot(c, M.next_req);
-	if (proto_request(p, len, M.next_req, c->id, &M.ipc, &M.reply)) {
-		if (p[0] == SSH_AGENTC_LOCK || p[0] == SSH_AGENTC_UNLOCK) {
-			s->fence = 1;
-			c->fences++;
-		}
-		send_policy(&M.ipc);
-		flight_add(M.next_req, len, is_add(p[0]));
-	} else {
-		wb_bytes(&s->reply, M.reply.p, M.reply.len);
-		client_done(c, s);
-	}
-	client_consume(c, len);
-	account(c, h, b);
-	return 1;
-}
-
-/* Round-robin: every client that may gets one request a round, until no
- * one has a request ready or a budget is spent. */
-static size_t
-dispatch(void)
-{
-	size_t taken = 0, n = M.nclients, last = n;
-	int any;
-
-	do {
-		any = 0;
-		for (size_t k = 0; k < n; k++) {
-			size_t i = (M.rr + k) % n;
-			if (may_dispatch(M.clients[i]) && dispatch_one(M.clients[i])) {
-				any = 1;
-				taken++;
-				last = i;
-			}
-		}
-	} while (any);
-	/* The next round starts after the last client served, so a budget
-	 * spent part-way through a round cannot favour the same few. */
-	if (last < n)
-		M.rr = (last + 1) % n;
-	return taken;
-}
-
-/* A frame longer than the inline buffer needs a larger one, from the
- * agent-wide input budget; without it the client is not read. */
-static void
-grant_input(struct client *c)
-{
-	size_t need = client_need(c), h, b;
-
-	if (need == 0 || M.big_in + need > MONITOR_INPUT_BUDGET)
-		return;
-	h = client_held(c);
-	b = big_of(c);
-	if (client_grow(c) != 0)
-		return;
-	account(c, h, b);
-}
-
 /* ------------------------------------------------ policy */
-
-static struct client *
-find_client(uint32_t id)
-{
-	for (size_t i = 0; i < M.nclients; i++)
-		if (M.clients[i]->id == id)
-			return M.clients[i];
-	return NULL;
-}
-
-static void
-policy_reply(const uint8_t *p, size_t n)
-{
-	struct msg_hdr h;
-	struct client *c;
-	struct slot *s;
-	struct rd r;
-	size_t held;
-
-	rd_init(&r, p, n);
-	if (msg_hdr_decode(&r, &h) != 0)
-		fatal("malformed message from policy");
-	if (h.conn == 0)
-		return;                 /* our own request (SIGUSR1) */
-	flight_done(h.req);
-	if ((c = find_client(h.conn)) == NULL ||
-	    (s = client_find_slot(c, h.req)) == NULL)
-		return;                 /* the client has gone meanwhile */
-	held = client_held(c);
-	if (proto_reply(&h, &r, &s->reply) != 0)
-		fatal("malformed reply from policy");
-	client_done(c, s);
-	account(c, held, big_of(c));
-}
 
 static void
 policy_input(void)
@@ -375,7 +49,7 @@ policy_input(void)
 	int r;
 
 	while ((r = chan_recv(&M.policy, M.rbuf, sizeof(M.rbuf), &n)) > 0)
-		policy_reply(M.rbuf, n);
+		clients_reply(M.rbuf, n);
 	if (r < 0 && !M.quit) {
 		/* Policy is gone; monitor_shutdown reaps it and says why. */
 		M.quit = 1;
@@ -441,7 +115,7 @@ signal_input(void)
 	case SIGUSR1:
 		log_info("SIGUSR1: removing all keys");
 		msg_begin(&M.ipc, MSG_REMOVE_ALL, 0, 0);
-		send_policy(&M.ipc);
+		monitor_send(&M.ipc);
 		break;
 	case SIGCHLD:
 		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
@@ -482,38 +156,6 @@ monitor_shutdown(void)
 
 /* ------------------------------------------------ the loop */
 
-/* Once a second at most: close clients that stalled on their own side,
- * and see whether an idle one could make room at the connection limit. */
-static void
-scan(uint64_t now)
-{
-	if (now < M.next_scan_ms)
-		return;
-	M.next_scan_ms = now + 1000;
-	M.watch = 0;
-	M.evictable = 0;
-	for (size_t i = 0; i < M.nclients; i++) {
-		struct client *c = M.clients[i];
-		if (c->dead)
-			continue;
-		if (!waiting_on_client(c)) {
-			if (c->count == 0 && c->inlen == 0 &&
-			    now - c->last_ms >= CLIENT_EVICT_IDLE_MS)
-				M.evictable = 1;
-			continue;
-		}
-		if (now - c->last_ms >= CLIENT_STALL_MS) {
-			log_info("connection %u closed: no progress for %d s with %s",
-			    c->id, CLIENT_STALL_MS / 1000, client_unsent(c) > 0 ?
-			    "replies it does not read" : "a frame it does not finish");
-			c->dead = 1;
-			continue;
-		}
-		M.watch = 1;
-	}
-	sweep();
-}
-
 void
 monitor_loop(void)
 {
@@ -526,15 +168,15 @@ monitor_loop(void)
 		fatal("out of memory");
 	while (!M.quit) {
 		now = mono_ms();
-		scan(now);
+		clients_scan(now);
 		/* Writing replies frees slots for frames already buffered
 		 * (a pipeline longer than AGENT_MAX_INFLIGHT): take them now,
 		 * as no new byte may arrive to wake us for them. */
 		do {
 			for (i = 0; i < M.nclients; i++)
-				flush_client(M.clients[i], now);
-			taken = dispatch();
-			sweep();        /* broken frames, write errors */
+				clients_flush(M.clients[i], now);
+			taken = clients_dispatch();
+			clients_sweep();        /* broken frames, write errors */
 		} while (taken > 0);
 
 		n = 0;
@@ -549,7 +191,7 @@ monitor_loop(void)
 		fixed = n;
 		for (i = 0; i < M.nclients; i++) {
 			struct client *c = M.clients[i];
-			grant_input(c);
+			clients_grant_input(c);
 			pfd[n++] = (struct pollfd){ c->fd, client_events(c), 0 };
 		}
 		timeout = M.watch || full ? 1000 : -1;
@@ -581,7 +223,7 @@ monitor_loop(void)
 		if (pfd[2].revents)
 			log_input();
 		/* The fds polled are the clients' of this turn: none was
-		 * dropped since, as drops wait for sweep(). */
+		 * dropped since, as drops wait for clients_sweep(). */
 		for (i = fixed; i < n; i++) {
 			struct client *c = M.clients[i - fixed];
 			short ev = pfd[i].revents;
@@ -593,16 +235,16 @@ monitor_loop(void)
 					continue;
 				}
 				c->last_ms = now;
-				if (waiting_on_client(c))
+				if (clients_waiting(c))
 					M.watch = 1;
 			}
 			if ((ev & (POLLERR | POLLNVAL)) ||
 			    ((ev & POLLHUP) && !(ev & POLLIN)))
 				c->dead = 1;
 		}
-		sweep();
+		clients_sweep();
 		if (pfd[3].revents & POLLIN)
-			accept_client(now);
+			clients_accept(now);
 	}
 	free(pfd);
 }

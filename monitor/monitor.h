@@ -12,6 +12,7 @@
 #include "monitor/options.h"
 #include "monitor/spawn.h"
 
+#include <stdint.h>
 #include <sys/types.h>
 
 /* A request at policy: what it costs the budgets until it is answered.
@@ -55,5 +56,17 @@ extern struct monitor M;
  * stop the children (the reapers remove the socket). */
 void monitor_loop(void);
 void monitor_shutdown(void);
+void monitor_send(struct wb *w);        /* to policy; fatal if it is gone */
+uint64_t mono_ms(void);
+
+/* clients.c */
+void clients_accept(uint64_t now);
+void clients_scan(uint64_t now);        /* stalls, idle ones: once a second */
+size_t clients_dispatch(void);          /* requests taken this round */
+void clients_flush(struct client *c, uint64_t now);
+void clients_grant_input(struct client *c);
+void clients_reply(const uint8_t *p, size_t n);        /* from policy */
+void clients_sweep(void);               /* close those marked dead */
+int clients_waiting(const struct client *c);
 
 #endif

@@ -228,7 +228,8 @@ keys_add_done(struct policy *P, struct pending *p, int ok)
 	struct identity *id = p->add, *old;
 	const struct conn *c = conn_find(P, p->conn);
 
-	P->barrier = 0;
+	if (P->barrier == p->id)
+		P->barrier = 0;
 	if (!ok) {
 		log_info("refused add: the keyholder rejected the private key");
 		audit_simple(P, "add", "refuse", "the private key does not match "

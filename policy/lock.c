@@ -58,7 +58,12 @@ lock_check(const struct lockstate *l, struct slice pass)
 static void
 kh_lock(struct policy *P, struct pending *p, uint8_t type, struct slice pass)
 {
-	P->barrier = p->id;     /* the lock state is known once it answers */
+	/* A lock takes effect here and now (everything after it is refused
+	 * as locked), and the keyholder seals before it serves anything
+	 * else; an unlock's effect is known only once the keyholder has
+	 * opened every key: until then it is a barrier. */
+	if (type == MSG_KH_UNLOCK)
+		P->barrier = p->id;
 	pending_keep(P, p);
 	msg_begin(&P->out, type, p->id, 0);
 	msg_blob_encode(&P->out, &(struct msg_blob){ pass });
@@ -162,7 +167,8 @@ lock_done(struct policy *P, struct pending *p, int ok)
 {
 	int lock = p->state == P_LOCK;
 
-	P->barrier = 0;
+	if (P->barrier == p->id)
+		P->barrier = 0;
 	audit_simple(P, lock ? "lock" : "unlock", ok ? "allow" : "refuse",
 	    ok ? NULL : "the keyholder could not re-seal the keys",
 	    conn_find(P, p->conn), NULL);

@@ -7,13 +7,15 @@
  *            CONFIRM --no/timeout--> refuse;  AUDIT --not written--> refuse
  *   add:     h_add --> ADD --keyholder ok--> identity live, reply OK
  *                          \-keyholder no--> reply FAIL                 [barrier]
- *   lock:    h_lock --> LOCK --keyholder--> reply                       [barrier]
+ *   lock:    h_lock (locked from here on) --> LOCK --keyholder--> reply
  *   unlock:  h_unlock --> UNLOCK_QUEUED --judged: right--> UNLOCK --> reply [barrier]
  *                                      \--judged: wrong--> UNLOCK_DELAY --due--> FAIL
  *
- * A barrier request holds every later message from the monitor until
- * the keyholder has answered, so each request is judged against the
- * state left by all before it (spec §5, as OpenSSH's single loop does).
+ * A barrier request (an add, a right unlock) holds every later message
+ * from the monitor until the keyholder has answered, so each request is
+ * judged against the state left by all before it (spec §5, as OpenSSH's
+ * single loop does). A lock needs none: it takes effect in policy at
+ * once, and the keyholder seals before it serves anything after it.
  * Queued unlocks are judged one at a time, agent-wide (lock.c).
  * A request whose client has gone is still carried to its end and
  * answered: the monitor counts what it has in flight.
