@@ -141,8 +141,11 @@ check_forwarded(const uint8_t *p, size_t len, const struct wb *ipc)
 		struct msg_blob m;
 		CHECK(p[0] == (h.type == MSG_LOCK ? SSH_AGENTC_LOCK : SSH_AGENTC_UNLOCK));
 		CHECK(msg_blob_decode(&r, &m) == 0);
-		CHECK(memchr(m.blob.p, '\0', m.blob.len) == NULL);
-		CHECK(rd_text(&req, &a) == 0 && rd_done(&req) == 0 && slice_eq(a, m.blob));
+		/* the passphrase as sent: a NUL only as its last byte, and that
+		 * one kept, since it is hashed too (spec §2) */
+		CHECK(m.blob.len < 2 ||
+		    memchr(m.blob.p, '\0', m.blob.len - 1) == NULL);
+		CHECK(rd_string(&req, &a) == 0 && rd_done(&req) == 0 && slice_eq(a, m.blob));
 		break;
 	}
 	case MSG_BIND: {
