@@ -82,7 +82,7 @@ pending_free(struct policy *P, struct pending *p)
 void
 pending_gone(struct policy *P, uint32_t conn)
 {
-	struct pending **pp = &P->pending, *p;
+	struct pending **pp = &P->pending, *p, *prev;
 
 	while ((p = *pp) != NULL) {
 		if (p->conn != conn) {
@@ -101,7 +101,19 @@ pending_gone(struct policy *P, uint32_t conn)
 		reply_status(P, p->conn, p->req, ST_FAIL);
 		pending_free(P, p);
 	}
-	for (p = P->lock.queue; p != NULL; p = p->next)
-		if (p->conn == conn)
-			p->gone = 1;
+	/* A guess whose client has gone is not judged: nobody would hear the
+	 * answer, and judging it could still unlock the agent for whoever
+	 * queued it, then watches from another connection. */
+	for (pp = &P->lock.queue, prev = NULL; (p = *pp) != NULL;) {
+		if (p->conn != conn) {
+			prev = p;
+			pp = &p->next;
+			continue;
+		}
+		*pp = p->next;
+		if (P->lock.queue_tail == p)
+			P->lock.queue_tail = prev;
+		reply_status(P, p->conn, p->req, ST_FAIL);
+		pending_free(P, p);
+	}
 }

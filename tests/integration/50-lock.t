@@ -100,8 +100,24 @@ if is_keyward; then
 05" "each wrong unlock got exactly one failure reply, in order"
 	lockcmd -X "third"
 	is "$RC" 0 "the right passphrase still unlocks"
+
+	# Guesses whose client has gone are not judged: the owner does not
+	# wait behind them (judged one after another, 20 of them would cost
+	# 0.1 + 0.2 + ... + 2 = 21 s of delays).
+	lockcmd -x "fourth"
+	is "$RC" 0 "locked again"
+	guessers=()
+	for i in $(seq 1 20); do
+		perl "$RAWCLIENT" -n 0 "$SSH_AUTH_SOCK" "$wrong" >/dev/null 2>&1 &
+		guessers+=("$!")
+	done
+	wait "${guessers[@]}"
+	ok 0 "twenty connections sent a wrong unlock each and closed at once"
+	printf '%s\n' fourth >"$T/pass"
+	SSH_ASKPASS=$T/pass.sh SSH_ASKPASS_REQUIRE=force run timeout 8 ssh-add -X </dev/null
+	is "$RC" 0 "the owner's unlock is answered within 8 s, and unlocks"
 else
-	skip_n 6 "not keyward"
+	skip_n 9 "not keyward"
 fi
 
 stop_agent
