@@ -8,6 +8,7 @@
  * that pipelines nor a 16384-bit key delays another client's signature.
  */
 #include "crypto/crypto.h"
+#include "ipc/args.h"
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
@@ -270,18 +271,18 @@ main(int argc, char **argv)
 	static const enum jq_lane lanes[JQ_LANES] = { JQ_FAST, JQ_SLOW };
 	static const int nworkers[JQ_LANES] = {
 		KEYHOLDER_WORKERS, KEYHOLDER_SLOW_WORKERS };
+	struct keyholder_args args;
 	struct pollfd pfd[1];
 	pthread_t t;
 	size_t n;
 	int r;
 
-	/* keyward gives exactly one argument: the log level (monitor/spawn.c) */
-	if (argc != 2 || (strcmp(argv[1], "debug") != 0 && strcmp(argv[1], "info") != 0)) {
+	/* keyward gives exactly one argument list (ipc/args.h) */
+	if (args_keyholder_decode(argc, argv, &args) != 0) {
 		fprintf(stderr, "keyward-keyholder is started by keyward, not by hand\n");
 		return 1;
 	}
-	log_init("keyward-keyholder", strcmp(argv[1], "debug") == 0 ?
-	    LOG_LVL_DEBUG : LOG_LVL_INFO, 0);
+	log_init("keyward-keyholder", args.debug ? LOG_LVL_DEBUG : LOG_LVL_INFO, 0);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, SIG_IGN);
 	chan_init(&K.policy, 3);

@@ -6,6 +6,7 @@
  * may not (its Landlock rules name no file).
  */
 #include "ipc/log.h"
+#include "ipc/spawn.h"
 #include "monitor/spawn.h"
 #include "seccomp/sandbox.h"
 
@@ -38,7 +39,7 @@ parent_dir(const char *path, char *out, size_t n)
  * It checks the inode first so it never removes a socket another agent
  * created at the same path after this one died. */
 static void
-reap(int fd, const char *path, const char *dir, struct stat *made)
+reap(int fd, const char *path, const char *dir, const struct stat *made)
 {
 	struct stat now;
 	char sockdir[PATH_MAX], parent[PATH_MAX];
@@ -61,43 +62,43 @@ reap(int fd, const char *path, const char *dir, struct stat *made)
 	_exit(0);
 }
 
-static void
-spawn_reaper(struct children *c, int i, const char *path, const char *dir,
-    struct stat *made)
-{
-	int p[2];
-	pid_t pid;
+struct reaper_start {
+	const char *path, *dir;
+	struct stat made;
+};
 
-	if (pipe2(p, O_CLOEXEC) != 0)
-		fatal("pipe: %m");
-	if ((pid = fork()) < 0)
-		fatal("fork: %m");
-	if (pid == 0) {
-		/* Own process group: a ^C to the monitor's group with -d must
-		 * not end the reaper before the monitor has gone. */
-		setpgid(0, 0);
-		signal(SIGINT, SIG_IGN);
-		signal(SIGTERM, SIG_IGN);
-		signal(SIGHUP, SIG_IGN);
-		close(p[1]);
-		/* every fd but the pipe's read end: the other reapers'
-		 * write ends included, or they would never see EOF */
-		close_range(3, (unsigned)p[0] - 1, 0);
-		close_range((unsigned)p[0] + 1, ~0U, 0);
-		reap(p[0], path, dir, made);
-	}
-	close(p[0]);
-	c->reaper[i] = pid;
-	c->reaper_fd[i] = p[1];
+/* In the fork: its own process group, so a ^C to the monitor's group
+ * with -d does not end the reaper before the monitor has gone. */
+static void
+reaper_run(void *arg)
+{
+	const struct reaper_start *r = arg;
+
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	reap(3, r->path, r->dir, &r->made);
 }
 
 void
 spawn_reapers(struct children *c, const char *path, const char *dir)
 {
-	struct stat made;
+	struct reaper_start r = { path, dir, { 0 } };
+	int p[2];
 
-	if (lstat(path, &made) != 0)
+	if (lstat(path, &r.made) != 0)
 		fatal("stat %s: %m", path);
-	for (int i = 0; i < SPAWN_REAPERS; i++)
-		spawn_reaper(c, i, path, dir, &made);
+	for (int i = 0; i < SPAWN_REAPERS; i++) {
+		if (pipe2(p, O_CLOEXEC) != 0)
+			fatal("pipe: %m");
+		/* Only the pipe's read end goes along: the other reapers'
+		 * write ends must not, or they would never see EOF. */
+		if ((c->reaper[i] = spawn(&(struct spawn){ .fds = { p[0] },
+		    .nfds = 1, .stdout_fd = -1, .stderr_fd = -1, .own_group = 1,
+		    .outlives_parent = 1,
+		    .run = reaper_run, .arg = &r })) < 0)
+			fatal("cannot start a reaper: %m");
+		close(p[0]);
+		c->reaper_fd[i] = p[1];
+	}
 }

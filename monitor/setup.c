@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 static struct policy_args pargs;
+static int audit_fd = -1;      /* the trail, for policy's auditor */
 
 static void
 print_env(const char *path, pid_t pid, int with_pid)
@@ -119,21 +120,21 @@ daemonise(void)
 static int
 open_audit(struct policy_args *a)
 {
-	a->audit = "none";
-	a->audit_fd = -1;
+	a->audit = AUDIT_NONE;
+	audit_fd = -1;
 	if (M.opt.audit == NULL)
 		return 0;
 	if (strcmp(M.opt.audit, "syslog") == 0) {
-		a->audit = "syslog";
+		a->audit = AUDIT_SYSLOG;
 		return 0;
 	}
-	a->audit = "fd";
+	a->audit = AUDIT_FD;
 	if (strcmp(M.opt.audit, "-") == 0)
-		a->audit_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+		audit_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
 	else
-		a->audit_fd = open(M.opt.audit, O_WRONLY | O_APPEND | O_CREAT |
+		audit_fd = open(M.opt.audit, O_WRONLY | O_APPEND | O_CREAT |
 		    O_CLOEXEC | O_NOCTTY, 0600);
-	if (a->audit_fd < 0) {
+	if (audit_fd < 0) {
 		fprintf(stderr, "keyward: cannot open the audit trail %s: %s\n",
 		    M.opt.audit, strerror(errno));
 		return -1;
@@ -291,14 +292,20 @@ setup_children(const char *path, const char *made_dir)
 		M.kids.reaper_fd[i] = -1;
 	if (!M.activated)
 		spawn_reapers(&M.kids, path, made_dir);
-	pargs.loglevel = M.opt.fg == FG_DEBUG ? "debug" : "info";
+	pargs.debug = M.opt.fg == FG_DEBUG;
 	pargs.fp_hash = M.opt.fp_hash;
 	pargs.default_lifetime = M.opt.default_lifetime;
 	pargs.confirm_timeout = M.opt.confirm_timeout;
 	pargs.audit_sync = M.opt.audit_sync;
-	spawn_children(&M.kids, M.opt.fg == FG_NONE, &pargs);
-	if (pargs.audit_fd >= 0)
-		close(pargs.audit_fd);  /* only the auditor keeps it */
+	pargs.providers = M.opt.allowed_providers != NULL ?
+	    M.opt.allowed_providers : PROVIDERS_DEFAULT;
+	pargs.allow_remote_providers = M.opt.allow_remote_pkcs11;
+	pargs.restrict_websafe = !M.opt.no_restrict_websafe;
+	pargs.websafe_allow = M.opt.websafe_allow != NULL ?
+	    M.opt.websafe_allow : WEBSAFE_DEFAULT;
+	spawn_children(&M.kids, M.opt.fg == FG_NONE, &pargs, audit_fd);
+	if (audit_fd >= 0)
+		close(audit_fd);        /* only the auditor keeps it */
 	chan_init(&M.policy, M.kids.policy_fd);
 	if ((M.clients = calloc(M.maxclients, sizeof(*M.clients))) == NULL)
 		fatal("out of memory");

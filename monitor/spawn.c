@@ -1,11 +1,12 @@
 /*
- * spawn.c - the monitor's children. Each helper gets exactly the fds it
- * needs at fixed numbers (3, 4), dies with its parent (PR_SET_PDEATHSIG)
- * and sandboxes itself before it reads a byte.
+ * spawn.c - the monitor's children, started by ipc/spawn.c: each gets
+ * exactly the fds it needs at fixed numbers (3, 4, 5) and sandboxes itself
+ * before it reads a byte.
  */
 #include "monitor/spawn.h"
 #include "ipc/chan.h"
 #include "ipc/log.h"
+#include "ipc/spawn.h"
 #include "seccomp/sandbox.h"
 
 #include <errno.h>
@@ -21,46 +22,22 @@
 #include <unistd.h>
 
 int
-helper_path(const char *name, char *out, size_t n)
-{
-	char self[PATH_MAX];
-	ssize_t len;
-	char *slash;
-
-	if ((len = readlink("/proc/self/exe", self, sizeof(self) - 1)) > 0) {
-		self[len] = '\0';
-		if ((slash = strrchr(self, '/')) != NULL) {
-			*slash = '\0';
-			if ((size_t)snprintf(out, n, "%s/%s", self, name) < n &&
-			    access(out, X_OK) == 0)
-				return 0;
-		}
-	}
-	if ((size_t)snprintf(out, n, "%s/%s", KEYWARD_LIBEXECDIR, name) >= n)
-		return -1;
-	return access(out, X_OK);
-}
-
-int
 host_tag(char *out, size_t n)
 {
-	char path[PATH_MAX];
+	char *const argv[] = { "keyward-policy", "--host-tag", NULL };
 	int p[2], status;
 	ssize_t r;
 	pid_t pid;
 
-	if (helper_path("keyward-policy", path, sizeof(path)) != 0 || pipe(p) != 0)
+	if (pipe2(p, O_CLOEXEC) != 0)
 		return -1;
-	if ((pid = fork()) < 0)
-		return -1;
-	if (pid == 0) {
-		dup2(p[1], STDOUT_FILENO);
-		close(p[0]);
-		close(p[1]);
-		execl(path, "keyward-policy", "--host-tag", (char *)NULL);
-		_exit(127);
-	}
+	pid = spawn(&(struct spawn){ .stdout_fd = p[1], .stderr_fd = -1,
+	    .exec = "keyward-policy", .argv = argv });
 	close(p[1]);
+	if (pid < 0) {
+		close(p[0]);
+		return -1;
+	}
 	do {
 		r = read(p[0], out, n - 1);
 	} while (r < 0 && errno == EINTR);
@@ -73,51 +50,25 @@ host_tag(char *out, size_t n)
 	return 0;
 }
 
-/* In the child: put fds at 3, 4, 5 (-1: none) and close everything else. */
-static void
-place_fds(int a, int b, int c)
-{
-	int fds[3] = { a, b, c }, tmp[3], last = 2;
-
-	for (int i = 0; i < 3; i++)
-		if (fds[i] >= 0 && (tmp[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 10)) < 0)
-			_exit(127);
-	for (int i = 0; i < 3; i++)
-		if (fds[i] >= 0) {
-			if (dup2(tmp[i], 3 + i) != 3 + i)
-				_exit(127);
-			last = 3 + i;
-		}
-	close_range((unsigned)last + 1, ~0U, 0);
-}
-
 static pid_t
-start(const char *name, int fd_a, int fd_b, int fd_c, int log_w, char *const argv[])
+start(const char *name, char *const argv[], int log_w, int fd3, int fd4, int fd5)
 {
-	char path[PATH_MAX];
-	pid_t pid;
+	pid_t pid = spawn(&(struct spawn){ .fds = { fd3, fd4, fd5 },
+	    .nfds = fd5 >= 0 ? 3 : fd4 >= 0 ? 2 : 1, .stdout_fd = -1,
+	    .stderr_fd = log_w, .exec = name, .argv = argv });
 
-	if (helper_path(name, path, sizeof(path)) != 0)
-		fatal("cannot find %s beside keyward or in %s", name,
+	if (pid < 0)
+		fatal("cannot start %s (beside keyward or in %s): %m", name,
 		    KEYWARD_LIBEXECDIR);
-	if ((pid = fork()) < 0)
-		fatal("fork: %m");
-	if (pid > 0)
-		return pid;
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
-		_exit(127);
-	if (log_w >= 0 && dup2(log_w, STDERR_FILENO) != STDERR_FILENO)
-		_exit(127);
-	place_fds(fd_a, fd_b, fd_c);
-	execv(path, argv);
-	_exit(127);
+	return pid;
 }
 
 void
-spawn_children(struct children *c, int relay_log, const struct policy_args *a)
+spawn_children(struct children *c, int relay_log, const struct policy_args *a,
+    int audit_fd)
 {
+	struct args_buf pb, kb;
 	int mp[2], pk[2], lp[2] = { -1, -1 };
-	char life[32], confirm[32];
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, mp) != 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pk) != 0)
@@ -128,14 +79,11 @@ spawn_children(struct children *c, int relay_log, const struct policy_args *a)
 	chan_setup_fd(pk[1]);
 	if (relay_log && pipe2(lp, O_CLOEXEC) != 0)
 		fatal("pipe: %m");
-	snprintf(life, sizeof(life), "%ld", a->default_lifetime);
-	snprintf(confirm, sizeof(confirm), "%ld", a->confirm_timeout);
-
-	char *pargv[] = { "keyward-policy", (char *)a->loglevel, (char *)a->fp_hash,
-	    life, confirm, (char *)a->audit, a->audit_sync ? "sync" : "nosync", NULL };
-	char *kargv[] = { "keyward-keyholder", (char *)a->loglevel, NULL };
-	c->keyholder = start("keyward-keyholder", pk[1], -1, -1, lp[1], kargv);
-	c->policy = start("keyward-policy", mp[1], pk[0], a->audit_fd, lp[1], pargv);
+	c->keyholder = start("keyward-keyholder", args_keyholder_encode(
+	    &(struct keyholder_args){ .debug = a->debug }, &kb), lp[1],
+	    pk[1], -1, -1);
+	c->policy = start("keyward-policy", args_policy_encode(a, &pb), lp[1],
+	    mp[1], pk[0], audit_fd);
 	close(mp[1]);
 	close(pk[0]);
 	close(pk[1]);

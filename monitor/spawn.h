@@ -1,11 +1,13 @@
 /*
- * spawn.h - starting the other processes before the monitor's sandbox
- * closes: policy and keyholder (fork + exec of their own binaries, fresh
- * address spaces) and the reaper, which removes the socket when the monitor
- * is gone, however it went.
+ * spawn.h - the monitor's children, started before its sandbox closes
+ * (ipc/spawn.h): policy and keyholder (their own binaries, fresh address
+ * spaces) and the reapers, which remove the socket when the monitor is
+ * gone, however it went.
  */
-#ifndef KEYWARD_SPAWN_H
-#define KEYWARD_SPAWN_H
+#ifndef KEYWARD_MONITOR_SPAWN_H
+#define KEYWARD_MONITOR_SPAWN_H
+
+#include "ipc/args.h"
 
 #include <sys/types.h>
 
@@ -18,21 +20,14 @@ struct children {
 	int reaper_fd[SPAWN_REAPERS];   /* closing them tells the reapers */
 };
 
-/* Full path of a helper binary: beside this program, else LIBEXECDIR. */
-int helper_path(const char *name, char *out, size_t n);
 /* Run "keyward-policy --host-tag" for the default socket name (the
  * monitor has no libcrypto to hash the host name itself). */
 int host_tag(char *out, size_t n);
-/* What policy is started with (its command line, and the audit fd). */
-struct policy_args {
-	const char *loglevel, *fp_hash;
-	long default_lifetime, confirm_timeout;
-	const char *audit;      /* "none", "fd" (audit_fd) or "syslog" */
-	int audit_sync, audit_fd;
-};
 
-/* Start policy and keyholder. relay_log: give them a pipe as stderr. */
-void spawn_children(struct children *c, int relay_log, const struct policy_args *a);
+/* Start policy and keyholder. relay_log: give them a pipe as stderr.
+ * audit_fd (AUDIT_FD: the trail, else -1) becomes policy's fd 5. */
+void spawn_children(struct children *c, int relay_log,
+    const struct policy_args *a, int audit_fd);
 /* reaper.c: fork the reapers for path (and dir, if the monitor made it,
  * else NULL). */
 void spawn_reapers(struct children *c, const char *path, const char *dir);

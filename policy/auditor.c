@@ -10,6 +10,7 @@
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
+#include "ipc/spawn.h"
 #include "ipc/msg.h"
 #include "policy/audit.h"
 #include "seccomp/sandbox.h"
@@ -58,7 +59,7 @@ write_line(int fd, int use_syslog, int sync, struct slice line)
 	return rc;
 }
 
-static void __attribute__((noreturn))
+static void
 auditor_main(int chan_fd, int audit_fd, int use_syslog, int sync)
 {
 	static uint8_t buf[IPC_MAX_MSG + 1];
@@ -108,28 +109,32 @@ auditor_main(int chan_fd, int audit_fd, int use_syslog, int sync)
 	}
 }
 
+struct auditor_start {
+	int has_fd, use_syslog, sync;
+};
+
+static void
+auditor_run(void *arg)
+{
+	const struct auditor_start *a = arg;
+
+	auditor_main(3, a->has_fd ? 4 : -1, a->use_syslog, a->sync);
+}
+
 int
 auditor_spawn(int audit_fd, int use_syslog, int sync)
 {
+	struct auditor_start a = { audit_fd >= 0, use_syslog, sync };
 	int sp[2];
-	pid_t pid;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) != 0)
 		fatal("socketpair: %m");
 	chan_setup_fd(sp[0]);
 	chan_setup_fd(sp[1]);
-	if ((pid = fork()) < 0)
-		fatal("fork: %m");
-	if (pid == 0) {
-		int keep[3] = { STDERR_FILENO, sp[1], audit_fd };
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		close(sp[0]);
-		/* Nothing but stderr, the channel and the trail stays open. */
-		for (int fd = 3; fd < 1024; fd++)
-			if (fd != keep[1] && fd != keep[2])
-				close(fd);
-		auditor_main(sp[1], audit_fd, use_syslog, sync);
-	}
+	/* Nothing but stderr, the channel and the trail stays open. */
+	if (spawn(&(struct spawn){ .fds = { sp[1], audit_fd }, .nfds = 2,
+	    .stdout_fd = -1, .stderr_fd = -1, .run = auditor_run, .arg = &a }) < 0)
+		fatal("cannot start the auditor: %m");
 	close(sp[1]);
 	if (audit_fd >= 0)
 		close(audit_fd);

@@ -42,47 +42,23 @@ drain(struct chan *c, const char *peer,
 	}
 }
 
-/* A number in [lo, hi], all of s, or -1 for none. */
-static int
-arg_long(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-/* keyward starts policy with exactly one argument list (monitor/spawn.c):
- *   LOGLEVEL(debug|info) HASH LIFETIME(-1: none; seconds) CONFIRM(seconds)
- *   AUDIT(none|fd|syslog) SYNC(sync|nosync)
- * Anything else is refused whole, so what runs is what was tested. */
+/* keyward starts policy with exactly one argument list (ipc/args.h);
+ * anything else is refused whole, so what runs is what was tested. */
 static void
 parse_args(int argc, char **argv)
 {
 	char fp[128];
-	long life, confirm;
 
-	if (argc != 7 ||
-	    (strcmp(argv[1], "debug") != 0 && strcmp(argv[1], "info") != 0) ||
-	    fingerprint((struct slice){ (const uint8_t *)"", 0 }, argv[2], fp, sizeof(fp)) != 0 ||
-	    arg_long(argv[3], -1, (long)AGENT_MAX_LIFETIME, &life) != 0 ||
-	    arg_long(argv[4], 1, CONFIRM_TIMEOUT_MAX, &confirm) != 0 ||
-	    (strcmp(argv[5], "none") != 0 && strcmp(argv[5], "fd") != 0 &&
-	    strcmp(argv[5], "syslog") != 0) ||
-	    (strcmp(argv[6], "sync") != 0 && strcmp(argv[6], "nosync") != 0)) {
+	if (args_policy_decode(argc, argv, &P.args) != 0 ||
+	    fingerprint((struct slice){ (const uint8_t *)"", 0 }, P.args.fp_hash,
+	    fp, sizeof(fp)) != 0) {
 		fprintf(stderr, "keyward-policy is started by keyward, not by hand\n");
 		exit(1);
 	}
-	log_init("keyward-policy", strcmp(argv[1], "debug") == 0 ?
-	    LOG_LVL_DEBUG : LOG_LVL_INFO, 0);
-	P.fp_hash = argv[2];
-	P.default_lifetime = life;
-	prompt_timeout_s = confirm;
+	log_init("keyward-policy", P.args.debug ? LOG_LVL_DEBUG : LOG_LVL_INFO, 0);
+	P.fp_hash = P.args.fp_hash;
+	P.default_lifetime = P.args.default_lifetime;
+	prompt_timeout_s = P.args.confirm_timeout;
 }
 
 int
@@ -100,11 +76,11 @@ main(int argc, char **argv)
 	chan_init(&P.kh, 4);
 	chan_init(&P.pr, prompter_spawn());
 	chan_init(&P.au, -1);
-	if (strcmp(argv[5], "none") != 0) {
-		int fd = strcmp(argv[5], "fd") == 0 ? 5 : -1;
+	if (P.args.audit != AUDIT_NONE) {
+		int fd = P.args.audit == AUDIT_FD ? 5 : -1;
 		if (fd == 5 && fcntl(5, F_GETFD) < 0)
 			fatal("audit trail fd 5 is not open");
-		chan_init(&P.au, auditor_spawn(fd, fd == -1, strcmp(argv[6], "sync") == 0));
+		chan_init(&P.au, auditor_spawn(fd, fd == -1, P.args.audit_sync));
 		P.audit_on = 1;
 	}
 	idt_init(&P.ids);

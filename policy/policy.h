@@ -7,6 +7,7 @@
 #ifndef KEYWARD_POLICY_H
 #define KEYWARD_POLICY_H
 
+#include "ipc/args.h"
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/msg.h"
@@ -37,6 +38,7 @@ struct policy {
 	int audit_on;
 	const char *fp_hash;
 	long default_lifetime;  /* seconds, <= 0: none */
+	struct policy_args args;        /* as keyward started us (ipc/args.h) */
 	struct idtable ids;
 	struct conn *conns;
 	struct pending *pending;

@@ -7,6 +7,7 @@
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
+#include "ipc/spawn.h"
 #include "ipc/msg.h"
 #include "policy/policy.h"
 #include "seccomp/sandbox.h"
@@ -262,23 +263,22 @@ prompter_main(int fd)
 	}
 }
 
+static void
+prompter_run(void *arg)
+{
+	prompter_main(3);
+}
+
 int
 prompter_spawn(void)
 {
 	int sp[2];
-	pid_t pid;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) != 0)
 		fatal("socketpair: %m");
-	if ((pid = fork()) < 0)
-		fatal("fork: %m");
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		close(sp[0]);
-		close_range(3, (unsigned)sp[1] - 1, 0);
-		close_range((unsigned)sp[1] + 1, ~0U, 0);
-		prompter_main(sp[1]);
-	}
+	if (spawn(&(struct spawn){ .fds = { sp[1] }, .nfds = 1, .stdout_fd = -1,
+	    .stderr_fd = -1, .run = prompter_run }) < 0)
+		fatal("cannot start the prompter: %m");
 	close(sp[1]);
 	return sp[0];
 }

@@ -21,6 +21,7 @@
  *   HOSTILE_LOG=FILE                the helpers' stderr (default /dev/null)
  */
 #include "crypto/crypto.h"
+#include "ipc/args.h"
 #include "ipc/buf.h"
 #include "ipc/chan.h"
 #include "ipc/limits.h"
@@ -236,10 +237,13 @@ static void
 start_pair(void)
 {
 	int mp[2], pk[2];
-	/* exactly the argument list monitor/spawn.c gives (no -t, no audit) */
-	char *pargv[] = { "keyward-policy", "debug", "sha256", "-1", "60", "none",
-	    "nosync", NULL };
-	char *kargv[] = { "keyward-keyholder", "debug", NULL };
+	/* the argument lists keyward gives (ipc/args.h; no -t, no audit) */
+	static struct args_buf pb, kb;
+	char **pargv = args_policy_encode(&(struct policy_args){ .debug = 1,
+	    .fp_hash = "sha256", .default_lifetime = -1, .confirm_timeout = 60,
+	    .audit = AUDIT_NONE, .providers = PROVIDERS_DEFAULT,
+	    .restrict_websafe = 1, .websafe_allow = WEBSAFE_DEFAULT }, &pb);
+	char **kargv = args_keyholder_encode(&(struct keyholder_args){ 1 }, &kb);
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, mp) != 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pk) != 0) {

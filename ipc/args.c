@@ -1,0 +1,135 @@
+/*
+ * args.c - helper argument lists (args.h): encoders and decoders.
+ */
+#include "ipc/args.h"
+#include "ipc/limits.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const audit_names[] = {
+	[AUDIT_NONE] = "none", [AUDIT_FD] = "fd", [AUDIT_SYSLOG] = "syslog",
+};
+
+/* One of two words: 1 for yes, 0 for no, -1 for neither. */
+static int
+word(const char *s, const char *yes, const char *no)
+{
+	if (strcmp(s, yes) == 0)
+		return 1;
+	if (strcmp(s, no) == 0)
+		return 0;
+	return -1;
+}
+
+/* A decimal number in [lo, hi], all of s. */
+static int
+number(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* A pattern list: not empty, printable, no spaces. */
+static int
+pattern_list(const char *s)
+{
+	if (*s == '\0')
+		return -1;
+	for (; *s != '\0'; s++)
+		if (*s <= ' ' || *s == 0x7f)
+			return -1;
+	return 0;
+}
+
+char **
+args_policy_encode(const struct policy_args *a, struct args_buf *b)
+{
+	snprintf(b->num[0], sizeof(b->num[0]), "%ld", a->default_lifetime);
+	snprintf(b->num[1], sizeof(b->num[1]), "%ld", a->confirm_timeout);
+	char *v[] = { "keyward-policy", a->debug ? "debug" : "info",
+	    (char *)a->fp_hash, b->num[0], b->num[1],
+	    (char *)audit_names[a->audit], a->audit_sync ? "sync" : "nosync",
+	    (char *)a->providers,
+	    a->allow_remote_providers ? "remote-providers" : "local-providers",
+	    a->restrict_websafe ? "restrict" : "any",
+	    (char *)a->websafe_allow, NULL };
+	memcpy(b->argv, v, sizeof(v));
+	return b->argv;
+}
+
+int
+args_policy_decode(int argc, char *const *argv, struct policy_args *a)
+{
+	int n;
+
+	memset(a, 0, sizeof(*a));
+	if (argc != 11 || (a->debug = word(argv[1], "debug", "info")) < 0 ||
+	    *argv[2] == '\0' ||
+	    number(argv[3], -1, (long)AGENT_MAX_LIFETIME, &a->default_lifetime) != 0 ||
+	    number(argv[4], 1, CONFIRM_TIMEOUT_MAX, &a->confirm_timeout) != 0 ||
+	    (a->audit_sync = word(argv[6], "sync", "nosync")) < 0 ||
+	    pattern_list(argv[7]) != 0 ||
+	    (a->allow_remote_providers = word(argv[8], "remote-providers",
+	    "local-providers")) < 0 ||
+	    (a->restrict_websafe = word(argv[9], "restrict", "any")) < 0 ||
+	    pattern_list(argv[10]) != 0)
+		return -1;
+	for (n = 0; n < 3 && strcmp(argv[5], audit_names[n]) != 0; n++)
+		;
+	if (n == 3)
+		return -1;
+	a->audit = (enum audit_mode)n;
+	a->fp_hash = argv[2];
+	a->providers = argv[7];
+	a->websafe_allow = argv[10];
+	return 0;
+}
+
+char **
+args_keyholder_encode(const struct keyholder_args *a, struct args_buf *b)
+{
+	b->argv[0] = "keyward-keyholder";
+	b->argv[1] = a->debug ? "debug" : "info";
+	b->argv[2] = NULL;
+	return b->argv;
+}
+
+int
+args_keyholder_decode(int argc, char *const *argv, struct keyholder_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (argc != 2 || (a->debug = word(argv[1], "debug", "info")) < 0)
+		return -1;
+	return 0;
+}
+
+char **
+args_sk_encode(const struct sk_args *a, struct args_buf *b)
+{
+	b->argv[0] = "keyward-sk";
+	b->argv[1] = a->debug ? "debug" : "info";
+	b->argv[2] = (char *)a->provider;
+	b->argv[3] = NULL;
+	return b->argv;
+}
+
+int
+args_sk_decode(int argc, char *const *argv, struct sk_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (argc != 3 || (a->debug = word(argv[1], "debug", "info")) < 0 ||
+	    (strcmp(argv[2], "internal") != 0 && argv[2][0] != '/'))
+		return -1;
+	a->provider = argv[2];
+	return 0;
+}

@@ -1,0 +1,67 @@
+/*
+ * args.h - the argument lists keyward gives the programs it starts, each
+ * with its encoder (used by the starter) and its decoder (used by the
+ * started program) side by side. A helper is started by keyward, never by
+ * hand: a list that does not decode whole is refused whole, so what runs
+ * is what was tested.
+ *
+ *   keyward-policy    LOGLEVEL HASH LIFETIME CONFIRM AUDIT SYNC
+ *                     PROVIDERS REMOTE WEBSAFE WEBSAFE_LIST
+ *   keyward-keyholder LOGLEVEL
+ *   keyward-sk        LOGLEVEL PROVIDER
+ *
+ * LOGLEVEL debug|info; HASH a fingerprint hash name (spec §4.5);
+ * LIFETIME -1 (none) or seconds; CONFIRM seconds; AUDIT none|fd|syslog
+ * (fd: the trail is fd 5); SYNC sync|nosync; PROVIDERS the -P pattern
+ * list; REMOTE remote-providers|local-providers (-O allow-remote-pkcs11);
+ * WEBSAFE restrict|any (-O no-restrict-websafe); WEBSAFE_LIST the pattern
+ * list of -O websafe-allow; PROVIDER "internal" or an absolute path.
+ */
+#ifndef KEYWARD_ARGS_H
+#define KEYWARD_ARGS_H
+
+#define ARGS_MAX          12    /* the longest list, its name and NULL */
+#define ARGS_NUM_LEN      24
+
+/* Defaults of ssh-agent (spec §11.1, §8.9). */
+#define PROVIDERS_DEFAULT "/usr/lib*/*,/usr/local/lib*/*"
+#define WEBSAFE_DEFAULT   "ssh:*"
+
+enum audit_mode { AUDIT_NONE, AUDIT_FD, AUDIT_SYSLOG };
+
+struct policy_args {
+	int debug;
+	const char *fp_hash;
+	long default_lifetime;          /* -1: none */
+	long confirm_timeout;           /* seconds */
+	enum audit_mode audit;
+	int audit_sync;
+	const char *providers;          /* -P */
+	int allow_remote_providers;     /* -O allow-remote-pkcs11 */
+	int restrict_websafe;           /* not -O no-restrict-websafe */
+	const char *websafe_allow;      /* -O websafe-allow */
+};
+
+struct keyholder_args {
+	int debug;
+};
+
+struct sk_args {
+	int debug;
+	const char *provider;           /* "internal" or an absolute path */
+};
+
+/* Where an encoded list lives: argv points into num[] and the struct. */
+struct args_buf {
+	char num[2][ARGS_NUM_LEN];
+	char *argv[ARGS_MAX];
+};
+
+char **args_policy_encode(const struct policy_args *a, struct args_buf *b);
+int args_policy_decode(int argc, char *const *argv, struct policy_args *a);
+char **args_keyholder_encode(const struct keyholder_args *a, struct args_buf *b);
+int args_keyholder_decode(int argc, char *const *argv, struct keyholder_args *a);
+char **args_sk_encode(const struct sk_args *a, struct args_buf *b);
+int args_sk_decode(int argc, char *const *argv, struct sk_args *a);
+
+#endif

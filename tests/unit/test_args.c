@@ -1,0 +1,161 @@
+/*
+ * test_args.c - the helpers' argument lists (ipc/args.h) round-trip, and
+ * every list keyward would not have written is refused whole; and spawn()
+ * (ipc/spawn.h) gives a child exactly the fds it is given.
+ */
+#include "ipc/args.h"
+#include "ipc/spawn.h"
+#include "tests/unit/tap.h"
+
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int
+count(char **v)
+{
+	int n = 0;
+
+	while (v[n] != NULL)
+		n++;
+	return n;
+}
+
+static void
+policy_roundtrip(void)
+{
+	struct policy_args a = { 1, "sha256", 3600, 60, AUDIT_FD, 1,
+	    "/usr/lib*/*,/opt/x/*", 1, 0, "ssh:*,web:example" }, b;
+	struct args_buf buf;
+	char **v = args_policy_encode(&a, &buf);
+
+	ok(args_policy_decode(count(v), v, &b) == 0, "policy list decodes");
+	ok(b.debug == 1 && strcmp(b.fp_hash, "sha256") == 0 &&
+	    b.default_lifetime == 3600 && b.confirm_timeout == 60 &&
+	    b.audit == AUDIT_FD && b.audit_sync == 1 &&
+	    strcmp(b.providers, a.providers) == 0 &&
+	    b.allow_remote_providers == 1 && b.restrict_websafe == 0 &&
+	    strcmp(b.websafe_allow, a.websafe_allow) == 0,
+	    "policy list round-trips every field");
+	a = (struct policy_args){ 0, "md5", -1, 1, AUDIT_NONE, 0,
+	    PROVIDERS_DEFAULT, 0, 1, WEBSAFE_DEFAULT };
+	v = args_policy_encode(&a, &buf);
+	ok(args_policy_decode(count(v), v, &b) == 0 && b.default_lifetime == -1 &&
+	    b.audit == AUDIT_NONE && b.restrict_websafe == 1,
+	    "policy list with no lifetime and no audit");
+}
+
+/* One argument of a good list replaced: each must be refused. */
+static void
+policy_refusals(void)
+{
+	static const struct {
+		int at;
+		const char *bad;
+	} rows[] = {
+		{ 1, "verbose" }, { 2, "" }, { 3, "-2" }, { 3, "10x" },
+		{ 3, "99999999999" }, { 4, "0" }, { 4, "86401" },
+		{ 5, "file" }, { 6, "yes" }, { 7, "" }, { 7, "/usr/lib/a b" },
+		{ 8, "yes" }, { 9, "on" }, { 10, "" }, { 10, "ssh:* x" },
+	};
+	char *good[] = { "keyward-policy", "info", "sha256", "-1", "60", "none",
+	    "nosync", PROVIDERS_DEFAULT, "local-providers", "restrict",
+	    WEBSAFE_DEFAULT, NULL };
+	struct policy_args b;
+
+	ok(args_policy_decode(11, good, &b) == 0, "the good list decodes");
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char *v[12];
+		memcpy(v, good, sizeof(v));
+		v[rows[i].at] = (char *)rows[i].bad;
+		ok(args_policy_decode(11, v, &b) != 0, "refused: arg %d = \"%s\"",
+		    rows[i].at, rows[i].bad);
+	}
+	ok(args_policy_decode(10, good, &b) != 0, "refused: one argument short");
+	good[11] = "extra";
+	ok(args_policy_decode(12, good, &b) != 0, "refused: one argument more");
+}
+
+static void
+small_lists(void)
+{
+	struct keyholder_args k;
+	struct sk_args s;
+	struct args_buf buf;
+	char **v;
+
+	v = args_keyholder_encode(&(struct keyholder_args){ 1 }, &buf);
+	ok(args_keyholder_decode(count(v), v, &k) == 0 && k.debug == 1,
+	    "keyholder list round-trips");
+	ok(args_keyholder_decode(1, v, &k) != 0, "keyholder: no level refused");
+	v = args_sk_encode(&(struct sk_args){ 0, "/usr/lib/x/p.so" }, &buf);
+	ok(args_sk_decode(count(v), v, &s) == 0 && s.debug == 0 &&
+	    strcmp(s.provider, "/usr/lib/x/p.so") == 0, "sk list round-trips");
+	v = args_sk_encode(&(struct sk_args){ 1, "internal" }, &buf);
+	ok(args_sk_decode(count(v), v, &s) == 0 && strcmp(s.provider, "internal") == 0,
+	    "sk list with the internal provider");
+	v = args_sk_encode(&(struct sk_args){ 1, "lib/p.so" }, &buf);
+	ok(args_sk_decode(count(v), v, &s) != 0, "sk: a relative provider is refused");
+	v = args_sk_encode(&(struct sk_args){ 1, "" }, &buf);
+	ok(args_sk_decode(count(v), v, &s) != 0, "sk: an empty provider is refused");
+}
+
+/* The child reports, through fd 3, which of 3..9 are open and whether
+ * fd 4 is the file it was given. */
+static void
+report_fds(void *arg)
+{
+	const struct stat *want = arg;
+	struct stat st;
+	char r[8];
+
+	for (int fd = 3; fd < 10; fd++)
+		r[fd - 3] = fcntl(fd, F_GETFD) >= 0 ? 'o' : '-';
+	r[7] = fstat(4, &st) == 0 && st.st_ino == want->st_ino &&
+	    st.st_dev == want->st_dev ? 'y' : 'n';
+	if (write(3, r, sizeof(r)) != (ssize_t)sizeof(r))
+		_exit(1);
+}
+
+static void
+spawn_fds(void)
+{
+	int p[2], extra = open("/dev/null", O_RDONLY), file = open(".", O_RDONLY);
+	struct stat want;
+	char r[9] = { 0 };
+	pid_t pid;
+	int st;
+
+	ok(pipe(p) == 0 && extra >= 0 && file >= 0 && fstat(file, &want) == 0,
+	    "set-up");
+	pid = spawn(&(struct spawn){ .fds = { p[1], file, -1 }, .nfds = 3,
+	    .stdout_fd = -1, .stderr_fd = -1, .run = report_fds, .arg = &want });
+	ok(pid > 0, "spawn started the child");
+	close(p[1]);
+	ok(read(p[0], r, 8) == 8, "the child reported");
+	is_str(r, "oo-----y", "fds 3 and 4 placed, 5 closed, nothing else open");
+	ok(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "the child exited 0 when its function returned");
+	ok(spawn(&(struct spawn){ .nfds = 1, .stdout_fd = -1, .stderr_fd = -1 }) < 0,
+	    "neither exec nor run: refused");
+	ok(spawn(&(struct spawn){ .nfds = SPAWN_MAX_FDS + 1, .stdout_fd = -1,
+	    .stderr_fd = -1, .run = report_fds }) < 0, "too many fds: refused");
+	ok(spawn(&(struct spawn){ .stdout_fd = -1, .stderr_fd = -1,
+	    .exec = "no-such-keyward-helper", .argv = (char *[]){ NULL } }) < 0,
+	    "a helper that is nowhere: refused in the parent");
+	close(p[0]);
+	close(extra);
+	close(file);
+}
+
+int
+main(void)
+{
+	policy_roundtrip();
+	policy_refusals();
+	small_lists();
+	spawn_fds();
+	return done_testing();
+}
