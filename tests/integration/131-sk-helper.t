@@ -46,6 +46,18 @@ drive -p "$SO" -e KWSK_TEST_REFUSE=1
 contains "$OUT" "status -1" "a token that refuses: -1"
 unlike "$OUT" "signature" "no signature in a refusal"
 
+# --- what a middleware answers is checked, not trusted
+drive -a ecdsa -p "$SO" -e KWSK_TEST_PAD=1
+contains "$OUT" "signature verified" "ECDSA r and s with a leading zero: sent as magnitudes, verified"
+for alg in ed25519 ecdsa; do
+	drive -a "$alg" -p "$SO" -e KWSK_TEST_SHORT=1
+	contains "$OUT" "status -1" "$alg: a malformed signature (Ed25519 short, ECDSA without s) is not passed on (-1)"
+	contains "$ERR" "signature is malformed" "$alg: and the helper says why"
+	drive -a "$alg" -p "$SO" -e KWSK_TEST_CORRUPT=1
+	contains "$OUT" "signature BAD" "$alg: a wrong signature is passed on as such (policy verifies)"
+	is "$RC" 1 "$alg: sk_drive's own verification fails on it"
+done
+
 # --- the sandbox, seen while the token waits for a touch
 "$DRIVE" -h "$HELPER" -m "$SO" -l debug -p "$SO" -e KWSK_TEST_WAIT_MS=3000 \
 	>"$T/slow.out" 2>"$T/slow.err" &
