@@ -102,6 +102,30 @@ drive -p "$(realpath /lib/x86_64-linux-gnu/libc.so.6 2>/dev/null || echo /nonexi
 contains "$OUT" "status no reply" "a library without sk_api_version: no reply"
 contains "$ERR" "not a FIDO middleware" "a library without sk_api_version: refused, and logged"
 
+# --- the test-only build (make TESTING=1): a forbidden syscall kills the
+# helper, and Landlock leaves it /sys but not /etc
+TB=${KEYWARD_TESTING_BUILD:-$KEYWARD_BUILD/../build-testing}
+if [ ! -x "$TB/keyward-sk" ]; then
+	skip_n 6 "no test build in $TB (make TESTING=1)"
+else
+	for call in execve mprotect; do
+		run "$DRIVE" -h "$TB/keyward-sk" -m "$SO" -l debug -p "$SO" \
+			-e "KEYWARD_TEST_FORBIDDEN=sk:$call"
+		contains "$OUT" "signal 31" "test build: $call kills the helper by SIGSYS"
+	done
+	# socket is answered EACCES (libfido2's NFC probe), not killed
+	run "$DRIVE" -h "$TB/keyward-sk" -m "$SO" -l debug -p "$SO" \
+		-e "KEYWARD_TEST_FORBIDDEN=sk:socket"
+	contains "$ERR" "survived forbidden syscall socket" "test build: socket is refused, not fatal"
+	run "$DRIVE" -h "$TB/keyward-sk" -m "$SO" -l debug -p "$SO" \
+		-e KEYWARD_TEST_LANDLOCK=/etc/passwd
+	contains "$ERR" "open /etc/passwd: Permission denied" "test build: Landlock refuses /etc/passwd"
+	contains "$OUT" "signature verified" "test build: and the helper still signs"
+	run "$DRIVE" -h "$TB/keyward-sk" -m "$SO" -l debug -p "$SO" \
+		-e KEYWARD_TEST_LANDLOCK=/sys/kernel/uevent_seqnum
+	contains "$ERR" "open /sys/kernel/uevent_seqnum: opened" "test build: Landlock leaves /sys readable"
+fi
+
 # --- internal, no token present: a clean "device not found"
 if ls /dev/hidraw* >/dev/null 2>&1; then
 	skip_n 3 "a hidraw device is present: not the no-token case"
