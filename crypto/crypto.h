@@ -6,6 +6,7 @@
 #define KEYWARD_CRYPTO_H
 
 #include "ipc/buf.h"
+#include "ipc/sksig.h"
 #include "ipc/sshkey.h"
 
 #include <openssl/evp.h>
@@ -27,6 +28,14 @@ EVP_PKEY *pkey_private_trusted(const struct privkey *k);
  * alg_out is given, it receives the algorithm the blob named. */
 int sig_verify(const struct pubkey *k, struct slice sig, struct slice data,
     enum sig_alg *alg_out);
+/* Verify a FIDO signature blob (ipc/sksig.h) over data with the sk key
+ * k (plain or certificate): the authenticator signed SHA-256(k's
+ * application) || flags || counter || SHA-256(data) -- Ed25519 those
+ * SK_MESSAGE_LEN bytes, ECDSA P-256 their SHA-256. 0 if valid, and then
+ * the flags (user presence, verification) and counter it asserted. */
+#define SK_MESSAGE_LEN 69
+int sk_sig_verify(const struct pubkey *k, struct slice data, struct slice sig,
+    uint8_t *flags, uint32_t *counter);
 /* Sign data with pkey using alg and append the SSH signature blob
  * (string name; string/sub-encoded signature) to out. 0 on success. */
 int sig_make(EVP_PKEY *pkey, enum sig_alg alg, struct slice data, struct wb *out);

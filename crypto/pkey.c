@@ -133,8 +133,9 @@ pkey_public(const struct pubkey *k, const char **why)
 	OSSL_PARAM_BLD *bld = NULL;
 	BIGNUM *n = NULL, *e = NULL;
 	EVP_PKEY *pkey = NULL;
+	enum key_kind kind = key_kind_base(k->kind);   /* FIDO: its curve */
 
-	switch (k->kind) {
+	switch (kind) {
 	case KEY_ED25519:
 		if ((pkey = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL,
 		    k->ed_a.p, k->ed_a.len)) == NULL)
@@ -145,7 +146,7 @@ pkey_public(const struct pubkey *k, const char **why)
 	case KEY_ECDSA_P521:
 		if ((bld = OSSL_PARAM_BLD_new()) == NULL ||
 		    !OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME,
-		    group_name(k->kind), 0) ||
+		    group_name(kind), 0) ||
 		    !OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY,
 		    k->ec_q.p, k->ec_q.len))
 			FAIL("out of memory");
@@ -166,6 +167,8 @@ pkey_public(const struct pubkey *k, const char **why)
 		if ((pkey = from_params("RSA", EVP_PKEY_PUBLIC_KEY, bld, 0)) == NULL)
 			FAIL("bad RSA public key");
 		goto out;
+	case KEY_SK_ECDSA_P256:         /* not a base kind */
+	case KEY_SK_ED25519:
 	case KEY_NONE:
 		break;
 	}
@@ -350,6 +353,11 @@ build_private(const struct privkey *k, int checked, const char **why)
 		return ecdsa_private(k, checked, why);
 	case KEY_RSA:
 		return rsa_private(k, checked, why);
+	case KEY_SK_ECDSA_P256:
+	case KEY_SK_ED25519:
+		/* The private key is in the authenticator; the agent holds a
+		 * key handle, which no EVP_PKEY can be made of. */
+		FAIL("a FIDO key has no private key to build");
 	case KEY_NONE:
 		break;
 	}

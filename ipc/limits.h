@@ -23,6 +23,14 @@
  * has at most 253 bytes. */
 #define AGENT_MAX_HOSTNAME         255           /* a hop's host name */
 #define AGENT_MAX_PRINCIPAL_MATCH  255           /* longer principals never match */
+/* FIDO keys (§4.4, §4.7). Not limits of the reference: they keep what the
+ * keyholder seals and opens in its 256 KiB secure heap (SHIELD_HEAP_SIZE)
+ * to a few KiB a key, as for the other types. A CTAP credential id (the
+ * key handle) has at most 1023 bytes; an application is "ssh:" and a
+ * short name in practice. */
+#define AGENT_MAX_SK_APPLICATION   1024          /* application string bytes */
+#define AGENT_MAX_SK_KEY_HANDLE    4096          /* key handle bytes */
+#define AGENT_MAX_SK_RESERVED      1024          /* reserved string bytes */
 
 /* Inter-process messages: a client frame plus our own small header. */
 #define IPC_HEADER_LEN             9             /* type u8, req u32, conn u32 */

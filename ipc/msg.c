@@ -5,6 +5,9 @@
  */
 #include "ipc/msg.h"
 #include "ipc/limits.h"
+#include "ipc/sshkey.h"
+
+#include <string.h>
 
 void
 msg_begin(struct wb *w, uint8_t type, uint32_t req, uint32_t conn)
@@ -194,4 +197,44 @@ int
 msg_kh_delete_decode(struct rd *r, struct msg_kh_delete *m)
 {
 	return rd_u64(r, &m->key_id) || rd_done(r);
+}
+
+void
+msg_kh_sk_material_encode(struct wb *w, const struct msg_kh_sk_material *m)
+{
+	wb_u64(w, m->key_id);
+}
+
+int
+msg_kh_sk_material_decode(struct rd *r, struct msg_kh_sk_material *m)
+{
+	return rd_u64(r, &m->key_id) || rd_done(r);
+}
+
+/* The answer is the keyholder's own, but policy decodes it as strictly
+ * as anything: the application is text without any NUL (it is hashed as
+ * it stands), and the sizes are what the keyholder ever accepts. */
+void
+msg_sk_material_encode(struct wb *w, const struct msg_sk_material *m)
+{
+	wb_u8(w, m->alg);
+	wb_slice(w, m->application);
+	wb_u8(w, m->flags);
+	wb_slice(w, m->key_handle);
+}
+
+int
+msg_sk_material_decode(struct rd *r, struct msg_sk_material *m)
+{
+	if (rd_u8(r, &m->alg) || rd_string(r, &m->application) ||
+	    rd_u8(r, &m->flags) || rd_string(r, &m->key_handle) || rd_done(r))
+		return -1;
+	if (m->alg != SK_ALG_ECDSA_P256 && m->alg != SK_ALG_ED25519)
+		return -1;
+	if ((m->application.len > 0 &&
+	    memchr(m->application.p, '\0', m->application.len) != NULL) ||
+	    m->application.len > AGENT_MAX_SK_APPLICATION ||
+	    m->key_handle.len > AGENT_MAX_SK_KEY_HANDLE)
+		return -1;
+	return 0;
 }

@@ -32,6 +32,8 @@ enum msg_type {
 	MSG_KH_WIPE,            /* no payload */
 	MSG_KH_LOCK,            /* msg_blob: passphrase; re-seal every key under it */
 	MSG_KH_UNLOCK,          /* msg_blob: passphrase */
+	MSG_KH_SK_MATERIAL,     /* msg_kh_sk_material: a FIDO key's material for
+	                         * one signature; refused while locked */
 	/* policy -> prompter */
 	MSG_PROMPT = 48,        /* msg_blob: the question */
 	MSG_PROMPT_CANCEL,      /* no payload: the asker went away */
@@ -43,6 +45,7 @@ enum msg_type {
 	MSG_R_IDENTITIES,       /* msg_identities */
 	MSG_R_EXTENSIONS,       /* msg_blob: repeat{ string name } */
 	MSG_R_INSPECT,          /* msg_blob: the INSPECT_EXTENSION answer body */
+	MSG_R_SK_MATERIAL,      /* msg_sk_material: holds a key handle (secret) */
 };
 
 /* keyward's own extension: every identity with its constraints, for
@@ -86,6 +89,15 @@ struct msg_identities { uint32_t n; struct slice entries; }; /* repeat{ string b
 struct msg_kh_add { uint64_t key_id; struct slice priv; };
 struct msg_kh_sign { uint64_t key_id; uint8_t alg; struct slice data; };
 struct msg_kh_delete { uint64_t key_id; };
+struct msg_kh_sk_material { uint64_t key_id; };
+/* What a token helper needs of one FIDO key to sign once: alg is
+ * SK_ALG_* (ipc/sshkey.h), application is text, key_handle is secret. */
+struct msg_sk_material {
+	uint8_t alg;
+	struct slice application;
+	uint8_t flags;
+	struct slice key_handle;
+};
 
 /* Header: begin a message in w; decode the header of a datagram. */
 void msg_begin(struct wb *w, uint8_t type, uint32_t req, uint32_t conn);
@@ -112,5 +124,9 @@ void msg_kh_sign_encode(struct wb *w, const struct msg_kh_sign *m);
 int msg_kh_sign_decode(struct rd *r, struct msg_kh_sign *m);
 void msg_kh_delete_encode(struct wb *w, const struct msg_kh_delete *m);
 int msg_kh_delete_decode(struct rd *r, struct msg_kh_delete *m);
+void msg_kh_sk_material_encode(struct wb *w, const struct msg_kh_sk_material *m);
+int msg_kh_sk_material_decode(struct rd *r, struct msg_kh_sk_material *m);
+void msg_sk_material_encode(struct wb *w, const struct msg_sk_material *m);
+int msg_sk_material_decode(struct rd *r, struct msg_sk_material *m);
 
 #endif

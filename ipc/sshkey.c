@@ -11,17 +11,29 @@ struct kinfo {
 	enum key_kind kind;
 	const char *name, *cert_name, *curve;
 	size_t qlen;                    /* ECDSA uncompressed point length */
+	enum key_kind base;             /* whose public fields come first */
+	int sk_alg;                     /* SK_ALG_*, -1: not a FIDO key */
 };
 
 static const struct kinfo kinds[] = {
-	{ KEY_ED25519, "ssh-ed25519", "ssh-ed25519-cert-v01@openssh.com", NULL, 0 },
+	{ KEY_ED25519, "ssh-ed25519", "ssh-ed25519-cert-v01@openssh.com", NULL, 0,
+	  KEY_ED25519, -1 },
 	{ KEY_ECDSA_P256, "ecdsa-sha2-nistp256",
-	  "ecdsa-sha2-nistp256-cert-v01@openssh.com", "nistp256", 65 },
+	  "ecdsa-sha2-nistp256-cert-v01@openssh.com", "nistp256", 65,
+	  KEY_ECDSA_P256, -1 },
 	{ KEY_ECDSA_P384, "ecdsa-sha2-nistp384",
-	  "ecdsa-sha2-nistp384-cert-v01@openssh.com", "nistp384", 97 },
+	  "ecdsa-sha2-nistp384-cert-v01@openssh.com", "nistp384", 97,
+	  KEY_ECDSA_P384, -1 },
 	{ KEY_ECDSA_P521, "ecdsa-sha2-nistp521",
-	  "ecdsa-sha2-nistp521-cert-v01@openssh.com", "nistp521", 133 },
-	{ KEY_RSA, "ssh-rsa", "ssh-rsa-cert-v01@openssh.com", NULL, 0 },
+	  "ecdsa-sha2-nistp521-cert-v01@openssh.com", "nistp521", 133,
+	  KEY_ECDSA_P521, -1 },
+	{ KEY_RSA, "ssh-rsa", "ssh-rsa-cert-v01@openssh.com", NULL, 0, KEY_RSA, -1 },
+	{ KEY_SK_ECDSA_P256, "sk-ecdsa-sha2-nistp256@openssh.com",
+	  "sk-ecdsa-sha2-nistp256-cert-v01@openssh.com", "nistp256", 65,
+	  KEY_ECDSA_P256, SK_ALG_ECDSA_P256 },
+	{ KEY_SK_ED25519, "sk-ssh-ed25519@openssh.com",
+	  "sk-ssh-ed25519-cert-v01@openssh.com", NULL, 0,
+	  KEY_ED25519, SK_ALG_ED25519 },
 };
 
 /* Types a client may send that keyward refuses on purpose, with the reason
@@ -31,8 +43,7 @@ static const struct {
 } refused[] = {
 	{ "ssh-dss", "DSA keys are not supported (removed from OpenSSH in 10.1)" },
 	{ "ssh-xmss", "XMSS keys are not supported (removed from OpenSSH in 10.1)" },
-	{ "sk-", "FIDO security keys (sk-*) are not supported by keyward" },
-	{ "webauthn-sk-", "FIDO security keys (sk-*) are not supported by keyward" },
+	{ "webauthn-sk-", "webauthn-sk-* names a signature algorithm, not a key type" },
 	{ "ssh-mldsa", "ML-DSA keys are not supported by keyward" },
 };
 
@@ -71,6 +82,28 @@ key_kind_curve(enum key_kind kind)
 	return ki ? ki->curve : NULL;
 }
 
+int
+key_is_sk(enum key_kind kind)
+{
+	return key_sk_alg(kind) != -1;
+}
+
+int
+key_sk_alg(enum key_kind kind)
+{
+	const struct kinfo *ki = kinfo(kind);
+
+	return ki ? ki->sk_alg : -1;
+}
+
+enum key_kind
+key_kind_base(enum key_kind kind)
+{
+	const struct kinfo *ki = kinfo(kind);
+
+	return ki ? ki->base : KEY_NONE;
+}
+
 enum key_kind
 key_kind_from_name(struct slice name, int *is_cert, const char **why)
 {
@@ -95,7 +128,14 @@ key_kind_from_name(struct slice name, int *is_cert, const char **why)
 	return KEY_NONE;
 }
 
-#define FAIL(msg) do { if (why != NULL) *why = (msg); return -1; } while (0)
+/* Every parser below returns through this: the reason for the log. */
+static int
+fail(const char **why, const char *msg)
+{
+	if (why != NULL)
+		*why = msg;
+	return -1;
+}
 
 static unsigned
 magnitude_bits(struct slice m)
@@ -111,8 +151,36 @@ magnitude_bits(struct slice m)
 	return bits;
 }
 
+/* The checks on an RSA public half, wherever it was read (public blob,
+ * private encoding): e odd, 1024 to 16384 bits of modulus (§4.2). */
+static int
+rsa_check_public(struct pubkey *k, const char **why)
+{
+	if (k->rsa_e.len == 0 || (k->rsa_e.p[k->rsa_e.len - 1] & 1) == 0)
+		return fail(why, "RSA public exponent is not odd");
+	k->rsa_bits = magnitude_bits(k->rsa_n);
+	if (k->rsa_bits < AGENT_RSA_MIN_BITS)
+		return fail(why, "RSA modulus is shorter than 1024 bits");
+	if (k->rsa_bits > AGENT_RSA_MAX_BITS)
+		return fail(why, "RSA modulus is longer than 16384 bits");
+	return 0;
+}
+
+/* A FIDO key's application: text (one trailing NUL dropped, as OpenSSH
+ * reads it with sshbuf_get_cstring and hashes its strlen). */
+static int
+parse_sk_app(struct rd *r, struct slice *app, const char **why)
+{
+	if (rd_text(r, app) != 0)
+		return fail(why, "FIDO application missing or not text");
+	if (app->len > AGENT_MAX_SK_APPLICATION)
+		return fail(why, "FIDO application is longer than 1024 bytes");
+	return 0;
+}
+
 /* The public fields of a key of a known kind, as in the plain blob after
- * the type name (and inside a certificate after the nonce). */
+ * the type name (and inside a certificate after the nonce). A FIDO key
+ * has its base kind's fields, then the application (§4.2). */
 static int
 parse_pub_fields(struct rd *r, enum key_kind kind, struct pubkey *k,
     const char **why)
@@ -123,32 +191,31 @@ parse_pub_fields(struct rd *r, enum key_kind kind, struct pubkey *k,
 	switch (kind) {
 	case KEY_ED25519:
 		if (rd_string(r, &k->ed_a) != 0 || k->ed_a.len != 32)
-			FAIL("bad Ed25519 public key");
+			return fail(why, "bad Ed25519 public key");
 		return 0;
 	case KEY_ECDSA_P256:
 	case KEY_ECDSA_P384:
 	case KEY_ECDSA_P521:
 		if (rd_string(r, &curve) != 0 || !slice_eq_str(curve, ki->curve))
-			FAIL("ECDSA curve does not match the key type");
+			return fail(why, "ECDSA curve does not match the key type");
 		if (rd_string(r, &k->ec_q) != 0 || k->ec_q.len != ki->qlen ||
 		    k->ec_q.p[0] != 0x04)
-			FAIL("ECDSA point is not an uncompressed point of its curve");
+			return fail(why, "ECDSA point is not an uncompressed point "
+			    "of its curve");
 		return 0;
 	case KEY_RSA:
 		if (rd_mpint(r, &k->rsa_e) != 0 || rd_mpint(r, &k->rsa_n) != 0)
-			FAIL("bad RSA public key");
-		if (k->rsa_e.len == 0 || (k->rsa_e.p[k->rsa_e.len - 1] & 1) == 0)
-			FAIL("RSA public exponent is not odd");
-		k->rsa_bits = magnitude_bits(k->rsa_n);
-		if (k->rsa_bits < AGENT_RSA_MIN_BITS)
-			FAIL("RSA modulus is shorter than 1024 bits");
-		if (k->rsa_bits > AGENT_RSA_MAX_BITS)
-			FAIL("RSA modulus is longer than 16384 bits");
-		return 0;
+			return fail(why, "bad RSA public key");
+		return rsa_check_public(k, why);
+	case KEY_SK_ECDSA_P256:
+	case KEY_SK_ED25519:
+		if (parse_pub_fields(r, ki->base, k, why) != 0)
+			return -1;
+		return parse_sk_app(r, &k->sk_app, why);
 	case KEY_NONE:
 		break;
 	}
-	FAIL("unknown key type");
+	return fail(why, "unknown key type");
 }
 
 static int
@@ -168,12 +235,13 @@ static int
 parse_cert(struct rd *r, struct slice whole, struct pubkey *k, const char **why)
 {
 	struct key_cert *c = &k->cert;
-	struct slice reserved;
-	struct rd pr;
+	struct slice reserved, caname;
+	struct rd pr, cr;
 	struct pubkey ca;
+	int ca_cert;
 
 	if (rd_string(r, &c->nonce) != 0)
-		FAIL("truncated certificate");
+		return fail(why, "truncated certificate");
 	if (parse_pub_fields(r, k->kind, k, why) != 0)
 		return -1;
 	if (rd_u64(r, &c->serial) != 0 || rd_u32(r, &c->type) != 0 ||
@@ -182,38 +250,31 @@ parse_cert(struct rd *r, struct slice whole, struct pubkey *k, const char **why)
 	    rd_string(r, &c->critical_options) != 0 ||
 	    rd_string(r, &c->extensions) != 0 || rd_string(r, &reserved) != 0 ||
 	    rd_string(r, &c->signature_key) != 0)
-		FAIL("truncated certificate");
+		return fail(why, "truncated certificate");
 	c->signed_len = whole.len - r->len;
 	if (rd_string(r, &c->signature) != 0 || rd_done(r) != 0)
-		FAIL("certificate signature missing or bytes after it");
+		return fail(why, "certificate signature missing or bytes after it");
 	if (c->type != 1 && c->type != 2)
-		FAIL("certificate type is neither user nor host");
+		return fail(why, "certificate type is neither user nor host");
 	rd_init(&pr, c->principals.p, c->principals.len);
 	for (c->nprincipals = 0; pr.len > 0; c->nprincipals++) {
 		struct slice p;
 		if (c->nprincipals >= AGENT_MAX_PRINCIPALS || rd_text(&pr, &p) != 0)
-			FAIL("certificate principals malformed or more than 256");
+			return fail(why, "certificate principals malformed or "
+			    "more than 256");
 	}
 	if (well_formed_pairs(c->critical_options) != 0 ||
 	    well_formed_pairs(c->extensions) != 0)
-		FAIL("certificate options or extensions malformed");
-	/* Refuse a certificate as the CA before parsing it: otherwise the
-	 * recursion depth would follow the input (one frame could nest some
-	 * two thousand certificates). */
-	{
-		struct rd cr;
-		struct slice caname;
-		int ca_cert;
-		rd_init(&cr, c->signature_key.p, c->signature_key.len);
-		if (rd_string(&cr, &caname) == 0 &&
-		    key_kind_from_name(caname, &ca_cert, NULL) != KEY_NONE && ca_cert)
-			FAIL("certificate signed by a certificate");
-	}
-	if (key_parse_public(c->signature_key, &ca, why) != 0)
-		return -1;
-	if (ca.is_cert)
-		FAIL("certificate signed by a certificate");
-	return 0;
+		return fail(why, "certificate options or extensions malformed");
+	/* Refuse a certificate as the CA by its name, before parsing it:
+	 * otherwise the recursion depth would follow the input (one frame
+	 * could nest some two thousand certificates). key_parse_public
+	 * reads the same name, so what parses below is never a certificate. */
+	rd_init(&cr, c->signature_key.p, c->signature_key.len);
+	if (rd_string(&cr, &caname) == 0 &&
+	    key_kind_from_name(caname, &ca_cert, NULL) != KEY_NONE && ca_cert)
+		return fail(why, "certificate signed by a certificate");
+	return key_parse_public(c->signature_key, &ca, why);
 }
 
 int
@@ -225,7 +286,7 @@ key_parse_public(struct slice blob, struct pubkey *k, const char **why)
 	memset(k, 0, sizeof(*k));
 	rd_init(&r, blob.p, blob.len);
 	if (rd_string(&r, &name) != 0)
-		FAIL("key blob has no type name");
+		return fail(why, "key blob has no type name");
 	if ((k->kind = key_kind_from_name(name, &k->is_cert, why)) == KEY_NONE)
 		return -1;
 	if (k->is_cert) {
@@ -235,7 +296,7 @@ key_parse_public(struct slice blob, struct pubkey *k, const char **why)
 	if (parse_pub_fields(&r, k->kind, k, why) != 0)
 		return -1;
 	if (rd_done(&r) != 0)
-		FAIL("bytes after the key");
+		return fail(why, "bytes after the key");
 	return 0;
 }
 
@@ -243,6 +304,43 @@ static int
 nonzero_mpint(struct rd *r, struct slice *m)
 {
 	return rd_mpint(r, m) == 0 && m->len > 0 ? 0 : -1;
+}
+
+/* What follows the public fields of a FIDO key in an ADD (§4.4). */
+static int
+parse_sk_private(struct rd *r, struct privkey *k, const char **why)
+{
+	if (rd_u8(r, &k->sk_flags) != 0 ||
+	    rd_string(r, &k->sk_key_handle) != 0 ||
+	    rd_string(r, &k->sk_reserved) != 0)
+		return fail(why, "bad FIDO key: flags, key handle or reserved "
+		    "field missing");
+	if (k->sk_key_handle.len > AGENT_MAX_SK_KEY_HANDLE)
+		return fail(why, "FIDO key handle is longer than 4096 bytes");
+	if (k->sk_reserved.len > AGENT_MAX_SK_RESERVED)
+		return fail(why, "FIDO reserved field is longer than 1024 bytes");
+	return 0;
+}
+
+/* The certificate form of a FIDO ADD repeats public fields of the
+ * certified key, which must match it: Ed25519's A, then the application
+ * (both kinds). */
+static int
+parse_sk_cert_repeats(struct rd *r, const struct pubkey *pub, const char **why)
+{
+	struct slice a, app;
+
+	if (pub->kind == KEY_SK_ED25519) {
+		if (rd_string(r, &a) != 0 || a.len != 32)
+			return fail(why, "bad Ed25519 public key");
+		if (!slice_eq(a, pub->ed_a))
+			return fail(why, "Ed25519 key does not match its certificate");
+	}
+	if (parse_sk_app(r, &app, why) != 0)
+		return -1;
+	if (!slice_eq(app, pub->sk_app))
+		return fail(why, "FIDO application does not match the certificate");
+	return 0;
 }
 
 int
@@ -255,16 +353,16 @@ key_parse_private(struct rd *r, struct privkey *k, const char **why)
 
 	memset(k, 0, sizeof(*k));
 	if (rd_text(r, &name) != 0)
-		FAIL("no key type name");
+		return fail(why, "no key type name");
 	if ((kind = key_kind_from_name(name, &is_cert, why)) == KEY_NONE)
 		return -1;
 	if (is_cert) {
 		if (rd_string(r, &cert) != 0)
-			FAIL("truncated certificate key");
+			return fail(why, "truncated certificate key");
 		if (key_parse_public(cert, pub, why) != 0)
 			return -1;
 		if (!pub->is_cert || pub->kind != kind)
-			FAIL("certificate type does not match the key type");
+			return fail(why, "certificate type does not match the key type");
 	} else {
 		pub->kind = kind;
 	}
@@ -273,12 +371,13 @@ key_parse_private(struct rd *r, struct privkey *k, const char **why)
 	case KEY_ED25519:
 		if (rd_string(r, &a) != 0 || a.len != 32 ||
 		    rd_string(r, &k->ed_k) != 0 || k->ed_k.len != 64)
-			FAIL("bad Ed25519 private key lengths");
+			return fail(why, "bad Ed25519 private key lengths");
 		if (is_cert && !slice_eq(a, pub->ed_a))
-			FAIL("Ed25519 key does not match its certificate");
+			return fail(why, "Ed25519 key does not match its certificate");
 		pub->ed_a = a;
 		if (memcmp(k->ed_k.p + 32, a.p, 32) != 0)
-			FAIL("Ed25519 private key does not contain its public key");
+			return fail(why, "Ed25519 private key does not contain its "
+			    "public key");
 		return 0;
 	case KEY_ECDSA_P256:
 	case KEY_ECDSA_P384:
@@ -286,49 +385,54 @@ key_parse_private(struct rd *r, struct privkey *k, const char **why)
 		if (!is_cert && parse_pub_fields(r, kind, pub, why) != 0)
 			return -1;
 		if (nonzero_mpint(r, &k->ec_d) != 0)
-			FAIL("bad ECDSA private scalar");
+			return fail(why, "bad ECDSA private scalar");
 		return 0;
 	case KEY_RSA:
 		if (!is_cert) {
 			if (rd_mpint(r, &pub->rsa_n) != 0 || rd_mpint(r, &pub->rsa_e) != 0)
-				FAIL("bad RSA key");
-			if (pub->rsa_e.len == 0 ||
-			    (pub->rsa_e.p[pub->rsa_e.len - 1] & 1) == 0)
-				FAIL("RSA public exponent is not odd");
-			pub->rsa_bits = magnitude_bits(pub->rsa_n);
-			if (pub->rsa_bits < AGENT_RSA_MIN_BITS)
-				FAIL("RSA modulus is shorter than 1024 bits");
-			if (pub->rsa_bits > AGENT_RSA_MAX_BITS)
-				FAIL("RSA modulus is longer than 16384 bits");
+				return fail(why, "bad RSA key");
+			if (rsa_check_public(pub, why) != 0)
+				return -1;
 		}
 		if (nonzero_mpint(r, &k->rsa_d) != 0 ||
 		    nonzero_mpint(r, &k->rsa_iqmp) != 0 ||
 		    nonzero_mpint(r, &k->rsa_p) != 0 ||
 		    nonzero_mpint(r, &k->rsa_q) != 0)
-			FAIL("bad RSA private key");
+			return fail(why, "bad RSA private key");
 		return 0;
+	case KEY_SK_ECDSA_P256:
+	case KEY_SK_ED25519:
+		if (is_cert ? parse_sk_cert_repeats(r, pub, why) != 0 :
+		    parse_pub_fields(r, kind, pub, why) != 0)
+			return -1;
+		return parse_sk_private(r, k, why);
 	case KEY_NONE:
 		break;
 	}
-	FAIL("unknown key type");
+	return fail(why, "unknown key type");
 }
 
 static void
-write_pub_fields(struct wb *w, const struct pubkey *k)
+write_pub_fields(struct wb *w, enum key_kind kind, const struct pubkey *k)
 {
-	switch (k->kind) {
+	switch (kind) {
 	case KEY_ED25519:
 		wb_slice(w, k->ed_a);
 		break;
 	case KEY_ECDSA_P256:
 	case KEY_ECDSA_P384:
 	case KEY_ECDSA_P521:
-		wb_cstring(w, key_kind_curve(k->kind));
+		wb_cstring(w, key_kind_curve(kind));
 		wb_slice(w, k->ec_q);
 		break;
 	case KEY_RSA:
 		wb_mpint(w, k->rsa_e.p, k->rsa_e.len);
 		wb_mpint(w, k->rsa_n.p, k->rsa_n.len);
+		break;
+	case KEY_SK_ECDSA_P256:
+	case KEY_SK_ED25519:
+		write_pub_fields(w, key_kind_base(kind), k);
+		wb_slice(w, k->sk_app);
 		break;
 	case KEY_NONE:
 		w->err = 1;
@@ -344,7 +448,7 @@ key_write_public(struct wb *w, const struct pubkey *k)
 		return;
 	}
 	wb_cstring(w, key_kind_name(k->kind));
-	write_pub_fields(w, k);
+	write_pub_fields(w, k->kind, k);
 }
 
 void
@@ -361,7 +465,7 @@ key_write_private_plain(struct wb *w, const struct privkey *k)
 	case KEY_ECDSA_P256:
 	case KEY_ECDSA_P384:
 	case KEY_ECDSA_P521:
-		write_pub_fields(w, p);
+		write_pub_fields(w, p->kind, p);
 		wb_mpint(w, k->ec_d.p, k->ec_d.len);
 		break;
 	case KEY_RSA:
@@ -371,6 +475,13 @@ key_write_private_plain(struct wb *w, const struct privkey *k)
 		wb_mpint(w, k->rsa_iqmp.p, k->rsa_iqmp.len);
 		wb_mpint(w, k->rsa_p.p, k->rsa_p.len);
 		wb_mpint(w, k->rsa_q.p, k->rsa_q.len);
+		break;
+	case KEY_SK_ECDSA_P256:
+	case KEY_SK_ED25519:
+		write_pub_fields(w, p->kind, p);
+		wb_u8(w, k->sk_flags);
+		wb_slice(w, k->sk_key_handle);
+		wb_slice(w, k->sk_reserved);
 		break;
 	case KEY_NONE:
 		w->err = 1;
@@ -390,6 +501,8 @@ static const struct {
 	{ SIG_RSA_SHA1, "ssh-rsa", KEY_RSA },
 	{ SIG_RSA_SHA256, "rsa-sha2-256", KEY_RSA },
 	{ SIG_RSA_SHA512, "rsa-sha2-512", KEY_RSA },
+	{ SIG_SK_ECDSA_P256, "sk-ecdsa-sha2-nistp256@openssh.com", KEY_SK_ECDSA_P256 },
+	{ SIG_SK_ED25519, "sk-ssh-ed25519@openssh.com", KEY_SK_ED25519 },
 };
 
 #define NSIGALGS (sizeof(sig_algs) / sizeof(sig_algs[0]))
@@ -439,6 +552,10 @@ sig_alg_for(enum key_kind kind, uint32_t flags)
 		if (flags & SSH_AGENT_RSA_SHA2_512)
 			return SIG_RSA_SHA512;
 		return SIG_RSA_SHA1;
+	case KEY_SK_ECDSA_P256:
+		return SIG_SK_ECDSA_P256;
+	case KEY_SK_ED25519:
+		return SIG_SK_ED25519;
 	case KEY_NONE:
 		break;
 	}

@@ -17,7 +17,19 @@ enum key_kind {
 	KEY_ECDSA_P384,
 	KEY_ECDSA_P521,
 	KEY_RSA,
+	KEY_SK_ECDSA_P256,              /* FIDO: sk-ecdsa-sha2-nistp256@openssh.com */
+	KEY_SK_ED25519,                 /* FIDO: sk-ssh-ed25519@openssh.com */
 };
+
+/* FIDO (sk-) keys, spec §4.7: the algorithm numbers of the middleware API
+ * (what a SecurityKeyProvider's sk_sign takes) and the flags byte of the
+ * key and of each signature. */
+#define SK_ALG_ECDSA_P256               0x00
+#define SK_ALG_ED25519                  0x01
+#define SK_FLAG_USER_PRESENCE           0x01
+#define SK_FLAG_USER_VERIFICATION       0x04
+#define SK_FLAG_FORCE_OPERATION         0x10
+#define SK_FLAG_RESIDENT                0x20
 
 struct key_cert {
 	struct slice nonce;
@@ -42,6 +54,7 @@ struct pubkey {
 	struct slice ec_q;              /* uncompressed SEC1 point */
 	struct slice rsa_e, rsa_n;      /* magnitudes, leading zeros cut */
 	unsigned rsa_bits;
+	struct slice sk_app;            /* FIDO application (text, no NUL) */
 	struct key_cert cert;
 };
 
@@ -50,6 +63,10 @@ struct privkey {
 	struct slice ed_k;              /* 64 bytes: seed || A */
 	struct slice ec_d;
 	struct slice rsa_d, rsa_iqmp, rsa_p, rsa_q;
+	/* FIDO: no private key here, a key handle for the authenticator,
+	 * which is as secret as one (sealed like one by the keyholder). */
+	uint8_t sk_flags;
+	struct slice sk_key_handle, sk_reserved;
 };
 
 /* Names for a kind: the plain key type, its certificate type, the curve. */
@@ -58,6 +75,12 @@ const char *key_kind_cert_name(enum key_kind kind);
 const char *key_kind_curve(enum key_kind kind);
 /* Type name -> kind; *is_cert set. KEY_NONE with *why for refused types. */
 enum key_kind key_kind_from_name(struct slice name, int *is_cert, const char **why);
+/* Is this a FIDO (sk-) kind? Its SK_ALG_* number (-1 for other kinds),
+ * and the kind whose public key and signature arithmetic it uses
+ * (KEY_ED25519 or KEY_ECDSA_P256; every other kind is its own). */
+int key_is_sk(enum key_kind kind);
+int key_sk_alg(enum key_kind kind);
+enum key_kind key_kind_base(enum key_kind kind);
 
 /* Parse a whole key blob (plain or certificate); nothing may trail. On
  * failure *why (if given) says what was wrong, for the log. */
@@ -82,6 +105,8 @@ enum sig_alg {
 	SIG_RSA_SHA1,
 	SIG_RSA_SHA256,
 	SIG_RSA_SHA512,
+	SIG_SK_ECDSA_P256,      /* made by an authenticator (ipc/sksig.h) */
+	SIG_SK_ED25519,
 };
 const char *sig_alg_name(enum sig_alg alg);
 enum sig_alg sig_alg_from_name(struct slice name);

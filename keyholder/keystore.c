@@ -6,6 +6,7 @@
 #include "keyholder/keystore.h"
 #include "crypto/crypto.h"
 #include "ipc/log.h"
+#include "ipc/msg.h"
 #include "ipc/sshkey.h"
 
 #include <openssl/crypto.h>
@@ -107,8 +108,13 @@ ks_add(struct keystore *ks, uint64_t id, struct slice priv)
 		log_info("refused key: %s", why ? why : "not a plain private key");
 		return -1;
 	}
-	/* Checked once, here; then only the shielded encoding is kept. */
-	if ((pkey = pkey_private(&k, &why)) == NULL) {
+	/* Checked once, here; then only the shielded encoding is kept. A
+	 * FIDO key's private half is in its authenticator: what can be
+	 * checked is its public point; its key handle is kept sealed all
+	 * the same, for it is what lets the token sign. */
+	pkey = key_is_sk(k.pub.kind) ? pkey_public(&k.pub, &why) :
+	    pkey_private(&k, &why);
+	if (pkey == NULL) {
 		log_info("refused key: %s", why ? why : "invalid");
 		return -1;
 	}
@@ -138,6 +144,31 @@ ks_get(struct keystore *ks, uint64_t id, int *kind, struct sealed *out)
 		return -1;
 	*kind = s->kind;
 	return 0;
+}
+
+int
+ks_sk_material(struct keystore *ks, uint64_t id, struct wb *out)
+{
+	struct keyslot *s = ks_find(ks, id);
+	struct msg_sk_material m;
+	struct privkey k;
+	uint8_t *plain;
+	struct rd r;
+	int rc = -1;
+
+	if (ks->locked || s == NULL || !key_is_sk(s->kind) ||
+	    (plain = shield_open(&s->key)) == NULL)
+		return -1;
+	rd_init(&r, plain, s->key.len);
+	if (key_parse_private(&r, &k, NULL) == 0 && rd_done(&r) == 0 &&
+	    key_is_sk(k.pub.kind)) {
+		m = (struct msg_sk_material){ (uint8_t)key_sk_alg(k.pub.kind),
+		    k.pub.sk_app, k.sk_flags, k.sk_key_handle };
+		msg_sk_material_encode(out, &m);
+		rc = out->err ? -1 : 0;
+	}
+	shield_release(plain, s->key.len);
+	return rc;
 }
 
 unsigned

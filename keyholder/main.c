@@ -156,7 +156,10 @@ k_sign(const struct msg_hdr *h, struct rd *r)
 		return -1;
 	if ((j = calloc(1, sizeof(*j))) == NULL)
 		fatal("out of memory");
+	/* A FIDO key signs in its authenticator, through a token helper,
+	 * never here (k_sk_material gives policy what that needs). */
 	if (ks_get(&K.keys, m.key_id, &kind, &j->key) != 0 ||
+	    key_is_sk((enum key_kind)kind) ||
 	    !sig_alg_fits((enum sig_alg)m.alg, (enum key_kind)kind)) {
 		sealed_free(&j->key);
 		free(j);
@@ -180,6 +183,30 @@ k_sign(const struct msg_hdr *h, struct rd *r)
 		free(j);
 		reply_status(h->req, ST_FAIL);
 	}
+	return 0;
+}
+
+/* One FIDO key's material for one signature, to policy only, while
+ * unlocked; the answer carries the key handle, so the buffer is wiped
+ * once sent (chan.c wipes a queued copy when it is released). */
+static int
+k_sk_material(const struct msg_hdr *h, struct rd *r)
+{
+	struct msg_kh_sk_material m;
+
+	if (msg_kh_sk_material_decode(r, &m) != 0)
+		return -1;
+	msg_begin(&K.out, MSG_R_SK_MATERIAL, h->req, 0);
+	if (ks_sk_material(&K.keys, m.key_id, &K.out) != 0) {
+		wipe(K.out.p, K.out.len);
+		log_info("refused the material of key %llu: locked, no such key "
+		    "or not a FIDO key", (unsigned long long)m.key_id);
+		reply_status(h->req, ST_FAIL);
+		return 0;
+	}
+	if (chan_send(&K.policy, &K.out) != 0)
+		exit(0);
+	wipe(K.out.p, K.out.len);
 	return 0;
 }
 
@@ -244,6 +271,7 @@ static const struct {
 	{ MSG_KH_WIPE, k_wipe },
 	{ MSG_KH_LOCK, k_lock },
 	{ MSG_KH_UNLOCK, k_unlock },
+	{ MSG_KH_SK_MATERIAL, k_sk_material },
 };
 
 static void

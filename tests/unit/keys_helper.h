@@ -100,6 +100,8 @@ tkey_write_fields(struct wb *w, const struct tkey *k)
 		tkey_bn(k->pk, OSSL_PKEY_PARAM_RSA_E, w);      /* e before n */
 		tkey_bn(k->pk, OSSL_PKEY_PARAM_RSA_N, w);
 		break;
+	case KEY_SK_ECDSA_P256:         /* testkeys.h makes FIDO keys */
+	case KEY_SK_ED25519:
 	case KEY_NONE:
 		kh_die("no key kind");
 	}
@@ -126,6 +128,8 @@ tkey_gen(struct tkey *k, enum key_kind kind)
 	case KEY_RSA:
 		k->pk = EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)2048);
 		break;
+	case KEY_SK_ECDSA_P256:
+	case KEY_SK_ED25519:
 	case KEY_NONE:
 		break;
 	}

@@ -6,7 +6,9 @@
  * what it signs we verify, what we sign it verifies.
  */
 #include "crypto/crypto.h"
+#include "ipc/sksig.h"
 #include "ipc/sshkey.h"
+#include "tests/unit/skvectors.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/testkeys.h"
 #include "tests/unit/wire.h"
@@ -22,7 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { ED, ED2, P256, P256B, P384, P521, KRSA, KRSA2, KRSA1024, NKEYS };
+enum { ED, ED2, P256, P256B, P384, P521, KRSA, KRSA2, KRSA1024, SKED, SKED2, SKP256,
+	NKEYS };
 static struct testkey K[NKEYS];
 static struct tb PUB[NKEYS];
 static struct pubkey PK[NKEYS];
@@ -36,6 +39,8 @@ make_keys(void)
 		[P384] = { KEY_ECDSA_P384, 0 }, [P521] = { KEY_ECDSA_P521, 0 },
 		[KRSA] = { KEY_RSA, 2048 }, [KRSA2] = { KEY_RSA, 2048 },
 		[KRSA1024] = { KEY_RSA, 1024 },
+		[SKED] = { KEY_SK_ED25519, 0 }, [SKED2] = { KEY_SK_ED25519, 0 },
+		[SKP256] = { KEY_SK_ECDSA_P256, 0 },
 	};
 
 	for (int i = 0; i < NKEYS; i++) {
@@ -783,6 +788,265 @@ test_fingerprints(void)
 	tb_free(&t);
 }
 
+/* ---------------------------------------------------- FIDO (sk-) keys */
+
+/* What a token's middleware answers for one signature (sk_sign: sig_r,
+ * sig_s as the API gives them), made with the stand-in key: Ed25519 the
+ * 64-byte signature in sig_r; ECDSA r and s, 32 bytes each. Then the
+ * agent's encoder (sk_sig_encode) makes the blob. */
+static void
+token_sign(const struct testkey *k, struct slice app, struct slice data,
+    uint8_t flags, uint32_t counter, struct wb *blob)
+{
+	uint8_t msg[SK_MESSAGE_LEN], sig[128], r[32], s[32];
+	const unsigned char *der = sig;
+	size_t len = sizeof(sig);
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	ECDSA_SIG *es;
+	const BIGNUM *br, *bs;
+	int rc;
+
+	/* SHA-256(application) || flags || counter || SHA-256(data) */
+	SHA256(app.p, app.len, msg);
+	msg[32] = flags;
+	msg[33] = (uint8_t)(counter >> 24);
+	msg[34] = (uint8_t)(counter >> 16);
+	msg[35] = (uint8_t)(counter >> 8);
+	msg[36] = (uint8_t)counter;
+	SHA256(data.p, data.len, msg + 37);
+	if (ctx == NULL || EVP_DigestSignInit(ctx, NULL, k->kind == KEY_SK_ED25519 ?
+	    NULL : EVP_sha256(), NULL, k->pkey) != 1 ||
+	    EVP_DigestSign(ctx, sig, &len, msg, sizeof(msg)) != 1)
+		abort();
+	EVP_MD_CTX_free(ctx);
+	if (k->kind == KEY_SK_ED25519) {
+		rc = sk_sig_encode(blob, SK_ALG_ED25519, sl(sig, len), sl(NULL, 0),
+		    flags, counter);
+	} else {
+		if ((es = d2i_ECDSA_SIG(NULL, &der, (long)len)) == NULL)
+			abort();
+		ECDSA_SIG_get0(es, &br, &bs);
+		if (BN_bn2binpad(br, r, 32) != 32 || BN_bn2binpad(bs, s, 32) != 32)
+			abort();
+		ECDSA_SIG_free(es);
+		rc = sk_sig_encode(blob, SK_ALG_ECDSA_P256, sl(r, 32), sl(s, 32),
+		    flags, counter);
+	}
+	if (rc != 0)
+		abort();
+}
+
+enum skv { SV_OK, SV_DATA, SV_APP, SV_KEY, SV_FLAGS, SV_COUNTER, SV_SIGBIT,
+	SV_PLAIN_KEY, SV_PLAIN_NAME, SV_TRAILING, SV_CUT };
+
+static const struct {
+	const char *name;
+	int key;
+	enum skv m;
+	int rc;
+} skrows[] = {
+	{ "sk-ssh-ed25519: token signature verifies", SKED, SV_OK, 0 },
+	{ "sk-ecdsa: token signature verifies", SKP256, SV_OK, 0 },
+	{ "sk-ssh-ed25519: other data fails", SKED, SV_DATA, -1 },
+	{ "sk-ecdsa: other data fails", SKP256, SV_DATA, -1 },
+	{ "sk-ssh-ed25519: signed for another application fails", SKED, SV_APP, -1 },
+	{ "sk-ecdsa: signed for another application fails", SKP256, SV_APP, -1 },
+	{ "sk-ssh-ed25519: another key's signature fails", SKED2, SV_KEY, -1 },
+	{ "sk-ssh-ed25519: flags byte changed after signing fails", SKED, SV_FLAGS, -1 },
+	{ "sk-ecdsa: flags byte changed after signing fails", SKP256, SV_FLAGS, -1 },
+	{ "sk-ssh-ed25519: counter changed after signing fails", SKED, SV_COUNTER, -1 },
+	{ "sk-ecdsa: counter changed after signing fails", SKP256, SV_COUNTER, -1 },
+	{ "sk-ssh-ed25519: a bit of the signature flipped fails", SKED, SV_SIGBIT, -1 },
+	{ "sk-ecdsa: a bit of s flipped fails", SKP256, SV_SIGBIT, -1 },
+	{ "an ssh-ed25519 key does not take an sk signature", SKED, SV_PLAIN_KEY, -1 },
+	{ "an sk-ssh-ed25519 key does not take a plain ssh-ed25519 blob", SKED,
+	  SV_PLAIN_NAME, -1 },
+	{ "sk-ecdsa: a byte after the counter fails", SKP256, SV_TRAILING, -1 },
+	{ "sk-ssh-ed25519: the counter cut short fails", SKED, SV_CUT, -1 },
+};
+
+/* sk_sig_verify over the message a token signs (§4.6), and everything
+ * that must make it fail; sig_verify takes the same blobs for sk keys. */
+static void
+test_sk_verify(void)
+{
+	static const uint8_t data[] = "userauth request of perseus";
+	struct slice d = { data, sizeof(data) - 1 };
+
+	for (size_t i = 0; i < sizeof(skrows) / sizeof(skrows[0]); i++) {
+		const struct testkey *k = &K[skrows[i].key];
+		struct pubkey verifier = PK[skrows[i].m == SV_KEY ? SKED : skrows[i].key];
+		struct slice app = { k->app.b, k->app.len }, vd = d;
+		struct wb blob;
+		uint8_t flags = 0, wantflags = 0x05;
+		uint32_t counter = 0;
+		int rc, rc2;
+
+		wb_init(&blob);
+		if (skrows[i].m == SV_APP)
+			app = sl_str("ssh:other");
+		if (skrows[i].m == SV_PLAIN_NAME) {
+			if (sig_make(K[ED].pkey, SIG_ED25519, d, &blob) != 0)
+				abort();
+			/* the FIDO tail after a plain Ed25519 signature */
+			wb_u8(&blob, wantflags);
+			wb_u32(&blob, 1);
+		} else {
+			token_sign(k, app, d, wantflags, 0x01020304, &blob);
+		}
+		switch (skrows[i].m) {
+		case SV_DATA:
+			vd = sl_str("userauth request of medea");
+			break;
+		case SV_FLAGS:
+			blob.p[blob.len - 5] ^= 0x04;
+			break;
+		case SV_COUNTER:
+			blob.p[blob.len - 1] ^= 0x01;
+			break;
+		case SV_SIGBIT:
+			blob.p[blob.len - 6] ^= 0x01;
+			break;
+		case SV_PLAIN_KEY:
+			verifier = PK[ED];
+			break;
+		case SV_TRAILING:
+			wb_u8(&blob, 0);
+			break;
+		case SV_CUT:
+			blob.len--;
+			break;
+		default:
+			break;
+		}
+		rc = sk_sig_verify(&verifier, vd, wb_slice_of(&blob), &flags, &counter);
+		rc2 = sig_verify(&verifier, wb_slice_of(&blob), vd, NULL);
+		ok(rc == skrows[i].rc && rc2 == skrows[i].rc &&
+		    (rc != 0 || (flags == wantflags && counter == 0x01020304)),
+		    "sk_sig_verify and sig_verify: %s%s", skrows[i].name,
+		    skrows[i].rc == 0 ? " (flags 0x05, counter 0x01020304 read back)" : "");
+		wb_free(&blob);
+	}
+}
+
+/* A FIDO key in the rest of the crypto layer: its public point checked,
+ * no private key built, no signature made here; its certificate (plain
+ * signature name) and a FIDO CA's certificates verify. */
+static void
+test_sk_keys(void)
+{
+	const char *why = NULL;
+	EVP_PKEY *pk;
+	struct privkey k;
+	struct pubkey bad;
+	struct rd r;
+	struct tb t;
+	struct wb s;
+	uint8_t q[65];
+
+	pk = pkey_public(&PK[SKP256], &why);
+	ok(pk != NULL, "pkey_public of sk-ecdsa: a P-256 public key");
+	EVP_PKEY_free(pk);
+	pk = pkey_public(&PK[SKED], &why);
+	ok(pk != NULL && EVP_PKEY_get_id(pk) == EVP_PKEY_ED25519,
+	    "pkey_public of sk-ssh-ed25519: an Ed25519 public key");
+	EVP_PKEY_free(pk);
+	memcpy(q, K[SKP256].q.b, 65);
+	q[64] ^= 0x01;                  /* no longer on the curve */
+	tb_init(&t);
+	tb_cstring(&t, "sk-ecdsa-sha2-nistp256@openssh.com");
+	tb_cstring(&t, "nistp256");
+	tb_string(&t, q, 65);
+	tb_cstring(&t, "ssh:");
+	ok(key_parse_public(tb_slice(&t), &bad, NULL) == 0 &&
+	    pkey_public(&bad, &why) == NULL,
+	    "pkey_public of sk-ecdsa with a point off the curve: refused");
+	tb_free(&t);
+
+	tb_init(&t);
+	tk_priv(&t, &K[SKED]);
+	rd_init(&r, t.w.p, t.w.len);
+	why = NULL;
+	ok(key_parse_private(&r, &k, NULL) == 0 && pkey_private(&k, &why) == NULL &&
+	    why != NULL && strcmp(why, "a FIDO key has no private key to build") == 0 &&
+	    pkey_private_trusted(&k) == NULL,
+	    "pkey_private of an sk key: refused (the private key is in the token)");
+	wb_free_secret(&t.w);
+	wb_init(&s);
+	ok(sig_make(K[ED].pkey, SIG_SK_ED25519, sl("x", 1), &s) != 0 &&
+	    sig_make(K[P256].pkey, SIG_SK_ECDSA_P256, sl("x", 1), &s) != 0,
+	    "sig_make refuses the sk algorithms (only a token makes them)");
+	wb_free(&s);
+
+	/* a certificate identity's signature carries the plain sk name */
+	static const int certified[] = { SKED, SKP256 };
+	for (size_t i = 0; i < 2; i++) {
+		const struct testkey *tk = &K[certified[i]];
+		struct certspec cs = { .key = tk, .ca = &K[ED2], .nprincipals = 1 };
+		struct pubkey ck;
+		struct wb blob;
+		tb_init(&t);
+		tk_cert(&t, &cs);
+		wb_init(&blob);
+		token_sign(tk, sl(tk->app.b, tk->app.len), sl("x", 1), 0x01, 9, &blob);
+		ok(key_parse_public(tb_slice(&t), &ck, NULL) == 0 && ck.is_cert &&
+		    cert_verify(&ck) == 0 &&
+		    sk_sig_verify(&ck, sl("x", 1), wb_slice_of(&blob), NULL, NULL) == 0 &&
+		    sig_verify(&ck, wb_slice_of(&blob), sl("x", 1), NULL) == 0,
+		    "%s: the certificate verifies, and a token signature with the plain "
+		    "name \"%s\" verifies under it", tk_cert_name(tk->kind), tk_name(tk->kind));
+		wb_free(&blob);
+		tb_free(&t);
+	}
+
+	/* certificates a FIDO CA signed (its token's signature) */
+	for (int corrupt = 0; corrupt < 2; corrupt++)
+		for (size_t i = 0; i < 2; i++) {
+			struct certspec cs = { .key = &K[P384], .ca = &K[certified[i]],
+			    .nprincipals = 1, .corrupt_signature = corrupt };
+			struct pubkey ck;
+			int rc = -2;
+			tb_init(&t);
+			tk_cert(&t, &cs);
+			if (key_parse_public(tb_slice(&t), &ck, NULL) == 0)
+				rc = cert_verify(&ck);
+			ok(corrupt ? rc == -1 : rc == 0, "certificate signed by an %s CA%s",
+			    tk_name(K[certified[i]].kind), corrupt ?
+			    ", signature bit flipped: fails" : ": verifies");
+			tb_free(&t);
+		}
+
+	/* the certificates ssh-keygen -s made for the real vectors */
+	static const char *const certs[] = { SKV_ADD_ED25519_SK_CERT, SKV_ADD_ECDSA_SK_CERT };
+	static const char *const keyfps[] = { SKV_FP_ED, SKV_FP_EC };
+	for (size_t i = 0; i < 2; i++) {
+		size_t n;
+		uint8_t *p = skv_decode(certs[i], &n), type;
+		struct slice name, cert;
+		struct pubkey ck;
+		struct wb plain;
+		char fp[128] = "";
+		int good = 0;
+
+		rd_init(&r, p, n);
+		wb_init(&plain);
+		if (rd_u8(&r, &type) == 0 && rd_text(&r, &name) == 0 &&
+		    rd_string(&r, &cert) == 0 && key_parse_public(cert, &ck, NULL) == 0) {
+			good = cert_verify(&ck) == 0;
+			ck.is_cert = 0;
+			key_write_public(&plain, &ck);
+			good = good && fingerprint(wb_slice_of(&plain), "sha256", fp,
+			    sizeof(fp)) == 0 && strcmp(fp, keyfps[i]) == 0;
+		}
+		ok(good, "ssh-keygen -s certificate of sk key %zu: CA signature verifies; "
+		    "the key's fingerprint is ssh-keygen -l's", i);
+		if (!good)
+			printf("#   fingerprint %s, want %s\n", fp, keyfps[i]);
+		wb_free(&plain);
+		free(p);
+	}
+}
+
 /* ---------------------------------------------- ssh-keygen as witness */
 
 static char dir[64];
@@ -964,6 +1228,8 @@ test_openssh_verifies(void)
 		{ ED, SIG_ED25519 }, { P256, SIG_ECDSA_P256 }, { P384, SIG_ECDSA_P384 },
 		{ P521, SIG_ECDSA_P521 }, { KRSA, SIG_RSA_SHA256 }, { KRSA, SIG_RSA_SHA512 },
 		{ KRSA1024, SIG_RSA_SHA512 },
+		/* a token's answer, made into a blob by sk_sig_encode */
+		{ SKED, SIG_SK_ED25519 }, { SKP256, SIG_SK_ECDSA_P256 },
 	};
 	static const char *msg = "the message keyward signed\n";
 
@@ -977,10 +1243,23 @@ test_openssh_verifies(void)
 		wb_init(&sig);
 		wb_init(&file);
 		sshsig_signed_data(&data, "file", msg);
-		sig_make(K[rows[i].key].pkey, rows[i].alg, wb_slice_of(&data), &sig);
+		if (key_is_sk(K[rows[i].key].kind)) {
+			token_sign(&K[rows[i].key], sl(K[rows[i].key].app.b,
+			    K[rows[i].key].app.len), wb_slice_of(&data), SK_FLAG_USER_PRESENCE,
+			    42, &sig);
+			ok(sk_sig_verify(&PK[rows[i].key], wb_slice_of(&data),
+			    wb_slice_of(&sig), NULL, NULL) == 0,
+			    "%s: sk_sig_verify accepts what goes to ssh-keygen",
+			    sig_alg_name(rows[i].alg));
+		} else {
+			sig_make(K[rows[i].key].pkey, rows[i].alg, wb_slice_of(&data), &sig);
+		}
 		for (int bad = 0; bad < 2; bad++) {
+			/* a bit of the signature proper: a FIDO blob ends in
+			 * flags and counter (which the token signed too, so
+			 * ssh-keygen's acceptance shows where they go) */
 			if (bad)
-				sig.p[sig.len - 1] ^= 0x01;
+				sig.p[sig.len - (key_is_sk(K[rows[i].key].kind) ? 6 : 1)] ^= 0x01;
 			wb_reset(&file);
 			wb_bytes(&file, "SSHSIG", 6);
 			wb_u32(&file, 1);
@@ -1017,8 +1296,9 @@ test_openssh_verifies(void)
 				    "-n file -s %s/v%zu.sig < %s >/dev/null 2>&1", dir, i, dir, i,
 				    path) != 0;
 		}
-		ok(ok1 && ok2, "sig_make %s%s: ssh-keygen -Y verify accepts it, and refuses it "
-		    "with one bit flipped", sig_alg_name(rows[i].alg),
+		ok(ok1 && ok2, "%s %s%s: ssh-keygen -Y verify accepts it, and refuses it "
+		    "with one bit flipped", key_is_sk(K[rows[i].key].kind) ?
+		    "token answer through sk_sig_encode" : "sig_make", sig_alg_name(rows[i].alg),
 		    rows[i].key == KRSA1024 ? " (1024-bit)" : "");
 		wb_free(&data);
 		wb_free(&sig);
@@ -1145,6 +1425,8 @@ main(void)
 	test_cert_identity();
 	test_certs();
 	test_fingerprints();
+	test_sk_verify();
+	test_sk_keys();
 	test_openssh();
 	for (int i = 0; i < NKEYS; i++) {
 		tb_free(&PUB[i]);

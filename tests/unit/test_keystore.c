@@ -6,6 +6,7 @@
  */
 #include "keyholder/keystore.h"
 #include "keyholder/shield.h"
+#include "ipc/msg.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/testkeys.h"
 
@@ -172,6 +173,124 @@ lock_rows(struct keystore *ks)
 	testkey_free(&k);
 }
 
+/* Does the sealed copy hold n bytes of p anywhere in the clear? */
+static int
+in_clear(const struct sealed *s, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i + n <= s->len; i++)
+		if (memcmp(s->ct + i, p, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* The material ks_sk_material answers with (ipc/msg.h). */
+static int
+material_is(const struct wb *w, const struct testkey *k)
+{
+	struct msg_sk_material m;
+	struct rd r;
+
+	rd_init(&r, w->p, w->len);
+	return msg_sk_material_decode(&r, &m) == 0 &&
+	    m.alg == key_sk_alg(k->kind) &&
+	    slice_eq(m.application, (struct slice){ k->app.b, k->app.len }) &&
+	    m.flags == k->skflags &&
+	    slice_eq(m.key_handle, (struct slice){ k->kh.b, k->kh.len });
+}
+
+/* FIDO keys: added after their public point is checked, kept sealed (the
+ * key handle is a secret), listed and removed like any key; never signed
+ * with here; their material handed out only unlocked, and only theirs. */
+static void
+sk_rows(struct keystore *ks)
+{
+	static const struct {
+		const char *name;
+		enum key_kind kind;
+		uint64_t id;
+	} rows[] = {
+		{ "sk-ssh-ed25519", KEY_SK_ED25519, 300 },
+		{ "sk-ecdsa", KEY_SK_ECDSA_P256, 301 },
+	};
+	struct slice good = { (const uint8_t *)"correct horse", 13 };
+	struct testkey k[2], ed;
+	struct tb priv[2], edpriv, t;
+	struct sealed s;
+	struct wb w, sig;
+	int kind;
+
+	for (size_t i = 0; i < 2; i++) {
+		testkey_gen(&k[i], rows[i].kind, 0);
+		k[i].skflags = 0x05;
+		tb_init(&priv[i]);
+		tk_priv(&priv[i], &k[i]);
+		is_int(ks_add(ks, rows[i].id, tb_slice(&priv[i])), 0, "%s: added",
+		    rows[i].name);
+		is_int(ks_get(ks, rows[i].id, &kind, &s), 0, "%s: held, kind %s",
+		    rows[i].name, key_kind_name(rows[i].kind));
+		is_int(kind, rows[i].kind, "%s: its kind is kept", rows[i].name);
+		ok(!in_clear(&s, k[i].kh.b, k[i].kh.len) &&
+		    !in_clear(&s, k[i].app.b, k[i].app.len),
+		    "%s: sealed: neither key handle nor application in the clear",
+		    rows[i].name);
+		wb_init(&sig);
+		ok(ks_sign(&s, sig_alg_for(rows[i].kind, 0), sl_str("data"), &sig) != 0,
+		    "%s: the keyholder cannot sign with it", rows[i].name);
+		wb_free(&sig);
+		sealed_free(&s);
+		wb_init(&w);
+		ok(ks_sk_material(ks, rows[i].id, &w) == 0 && material_is(&w, &k[i]),
+		    "%s: its material: algorithm 0x%02x, application, flags 0x05, key "
+		    "handle", rows[i].name, key_sk_alg(rows[i].kind));
+		wb_free_secret(&w);
+	}
+
+	/* a point off the curve is refused, as any invalid public key */
+	tb_init(&t);
+	k[1].q.b[64] ^= 0x01;
+	tk_priv(&t, &k[1]);
+	k[1].q.b[64] ^= 0x01;
+	ok(ks_add(ks, 302, tb_slice(&t)) != 0, "sk-ecdsa with a point off the curve: "
+	    "refused");
+	tb_free(&t);
+
+	/* no material for another kind of key, or for no key */
+	testkey_gen(&ed, KEY_ED25519, 0);
+	tb_init(&edpriv);
+	tk_priv(&edpriv, &ed);
+	is_int(ks_add(ks, 303, tb_slice(&edpriv)), 0, "an Ed25519 key beside them");
+	wb_init(&w);
+	ok(ks_sk_material(ks, 303, &w) != 0 && w.len == 0,
+	    "no FIDO material for an Ed25519 key");
+	ok(ks_sk_material(ks, 999, &w) != 0 && w.len == 0,
+	    "no FIDO material for a key that is not held");
+
+	/* locked: sealed under the passphrase like the others */
+	is_int(ks_lock(ks, good), 0, "lock with FIDO keys held");
+	ok(ks_sk_material(ks, 300, &w) != 0 && w.len == 0,
+	    "locked: no FIDO material handed out");
+	ok(ks_get(ks, 301, &kind, &s) != 0, "locked: no sealed copy handed out");
+	is_int(ks_unlock(ks, good), 0, "unlock");
+	ok(ks_sk_material(ks, 301, &w) == 0 && material_is(&w, &k[1]),
+	    "unlocked: the material is the same as before the lock");
+	wb_free_secret(&w);
+
+	/* removed like any key */
+	ks_delete(ks, 300);
+	wb_init(&w);
+	ok(ks_sk_material(ks, 300, &w) != 0 && ks_get(ks, 300, &kind, &s) != 0,
+	    "sk-ssh-ed25519: gone after delete");
+	ks_delete(ks, 301);
+	ks_delete(ks, 303);
+	wb_free(&w);
+	for (size_t i = 0; i < 2; i++) {
+		wb_free_secret(&priv[i].w);
+		testkey_free(&k[i]);
+	}
+	wb_free_secret(&edpriv.w);
+	testkey_free(&ed);
+}
+
 int
 main(void)
 {
@@ -183,6 +302,7 @@ main(void)
 	sign_rows(&ks);
 	mismatch_rows(&ks);
 	lock_rows(&ks);
+	sk_rows(&ks);
 	ks_wipe(&ks);
 	free(ks.buckets);       /* ks_wipe keeps the table for reuse */
 	return done_testing();

@@ -77,6 +77,8 @@ static struct msg_identities ids_in;
 static struct msg_kh_add khadd_in;
 static struct msg_kh_sign khsign_in;
 static struct msg_kh_delete khdel_in = { 0x1122334455667788ULL };
+static struct msg_kh_sk_material khskm_in = { 0x0102030405060708ULL };
+static struct msg_sk_material skm_in;
 
 static int
 d_open(const uint8_t *p, size_t n, void *arg)
@@ -198,6 +200,32 @@ d_khdel(const uint8_t *p, size_t n, void *arg)
 }
 
 static int
+d_khskm(const uint8_t *p, size_t n, void *arg)
+{
+	struct rd r;
+	struct msg_kh_sk_material m;
+
+	rd_init(&r, p, n);
+	if (msg_kh_sk_material_decode(&r, &m) != 0)
+		return -1;
+	return arg == NULL || m.key_id == khskm_in.key_id ? 0 : -2;
+}
+
+static int
+d_skm(const uint8_t *p, size_t n, void *arg)
+{
+	struct rd r;
+	struct msg_sk_material m;
+
+	rd_init(&r, p, n);
+	if (msg_sk_material_decode(&r, &m) != 0)
+		return -1;
+	return arg == NULL || (m.alg == skm_in.alg &&
+	    slice_eq(m.application, skm_in.application) && m.flags == skm_in.flags &&
+	    slice_eq(m.key_handle, skm_in.key_handle)) ? 0 : -2;
+}
+
+static int
 d_status(const uint8_t *p, size_t n, void *arg)
 {
 	struct rd r;
@@ -290,6 +318,22 @@ enc_khdel(struct tb *t)
 	msg_kh_delete_encode(&t->w, &khdel_in);
 }
 
+static void
+enc_khskm(struct tb *t)
+{
+	msg_kh_sk_material_encode(&t->w, &khskm_in);
+}
+
+static void
+enc_skm(struct tb *t)
+{
+	tb_note(t);
+	t->pos[t->n - 1] = 1;
+	tb_note(t);
+	t->pos[t->n - 1] = 1 + 4 + skm_in.application.len + 1;
+	msg_sk_material_encode(&t->w, &skm_in);
+}
+
 static const struct {
 	const char *name;
 	void (*enc)(struct tb *);
@@ -304,6 +348,8 @@ static const struct {
 	{ "MSG_KH_ADD (key id, private key)", enc_khadd, d_khadd },
 	{ "MSG_KH_SIGN (key id, algorithm, data)", enc_khsign, d_khsign },
 	{ "MSG_KH_DELETE (key id)", enc_khdel, d_khdel },
+	{ "MSG_KH_SK_MATERIAL (key id)", enc_khskm, d_khskm },
+	{ "MSG_R_SK_MATERIAL (algorithm, application, flags, key handle)", enc_skm, d_skm },
 };
 
 static struct wb entries;
@@ -343,6 +389,10 @@ set_inputs(void)
 	khsign_in.key_id = UINT64_MAX;
 	khsign_in.alg = 6;
 	khsign_in.data = sl_str("data to sign");
+	skm_in.alg = 0x01;
+	skm_in.application = sl_str("ssh:");
+	skm_in.flags = 0x05;
+	skm_in.key_handle = sl_str("a key handle the token made");
 }
 
 static void
@@ -423,6 +473,20 @@ static const struct {
 	  B(0, 0, 0, 0, 0, 0, 0, 1, 7, 0, 0, 0, 0), 0 },
 	{ "kh_delete: 7 bytes refused", d_khdel, B(0, 0, 0, 0, 0, 0, 1), -1 },
 	{ "open: 9 bytes refused", d_open, B(0, 0, 0, 0, 0, 0, 0, 0, 1), -1 },
+	{ "kh_sk_material: 9 bytes refused", d_khskm, B(0, 0, 0, 0, 0, 0, 0, 0, 1), -1 },
+	/* alg, string application, flags, string key handle */
+	{ "sk_material: ECDSA (0x00), empty application and key handle", d_skm,
+	  B(0, 0, 0, 0, 0, 0x01, 0, 0, 0, 0), 0 },
+	{ "sk_material: Ed25519 (0x01)", d_skm,
+	  B(1, 0, 0, 0, 4, 's', 's', 'h', ':', 0x21, 0, 0, 0, 1, 'k'), 0 },
+	{ "sk_material: algorithm 0x02 refused", d_skm,
+	  B(2, 0, 0, 0, 4, 's', 's', 'h', ':', 0x01, 0, 0, 0, 1, 'k'), -1 },
+	{ "sk_material: application with a trailing NUL refused", d_skm,
+	  B(1, 0, 0, 0, 5, 's', 's', 'h', ':', 0, 0x01, 0, 0, 0, 1, 'k'), -1 },
+	{ "sk_material: application with a NUL inside refused", d_skm,
+	  B(1, 0, 0, 0, 4, 's', 0, 'h', ':', 0x01, 0, 0, 0, 1, 'k'), -1 },
+	{ "sk_material: key handle missing refused", d_skm,
+	  B(1, 0, 0, 0, 4, 's', 's', 'h', ':', 0x01), -1 },
 };
 
 static void
@@ -452,6 +516,31 @@ test_rules(void)
 	    out.c.lifetime == 60 && out.c.confirm == 1,
 	    "add: any true has_lifetime / confirm is encoded as 1");
 	wb_free(&w);
+
+	/* the keyholder never holds more; policy refuses more */
+	static uint8_t big[AGENT_MAX_SK_KEY_HANDLE + 1];
+	for (int over = 0; over < 2; over++) {
+		struct msg_sk_material m = { 0x00, sl_str("ssh:"), 0x01,
+		    sl(big, AGENT_MAX_SK_KEY_HANDLE + (size_t)over) }, mo;
+		wb_init(&w);
+		msg_sk_material_encode(&w, &m);
+		rd_init(&r, w.p, w.len);
+		is_int(msg_sk_material_decode(&r, &mo) == 0 ? 0 : -1, over ? -1 : 0,
+		    "sk_material: key handle of %d bytes %s", AGENT_MAX_SK_KEY_HANDLE + over,
+		    over ? "refused" : "accepted");
+		wb_free(&w);
+		m = (struct msg_sk_material){ 0x00, sl(big + 1,
+		    AGENT_MAX_SK_APPLICATION + (size_t)over), 0x01, sl_str("k") };
+		memset(big, 'a', sizeof(big));
+		wb_init(&w);
+		msg_sk_material_encode(&w, &m);
+		rd_init(&r, w.p, w.len);
+		is_int(msg_sk_material_decode(&r, &mo) == 0 ? 0 : -1, over ? -1 : 0,
+		    "sk_material: application of %d bytes %s",
+		    AGENT_MAX_SK_APPLICATION + over, over ? "refused" : "accepted");
+		wb_free(&w);
+		memset(big, 0, sizeof(big));
+	}
 }
 
 int

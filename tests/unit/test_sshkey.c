@@ -4,7 +4,9 @@
  * OpenSSL and encodings built field by field in the test.
  */
 #include "ipc/limits.h"
+#include "ipc/sksig.h"
 #include "ipc/sshkey.h"
+#include "tests/unit/skvectors.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/testkeys.h"
 #include "tests/unit/wire.h"
@@ -13,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ED, ED2, P256, P384, P521, KRSA, KRSA1024, NKEYS };
+enum { ED, ED2, P256, P384, P521, KRSA, KRSA1024, SKED, SKP256, NKEYS };
 static struct testkey K[NKEYS];
 
 static void
@@ -26,6 +28,8 @@ make_keys(void)
 	testkey_gen(&K[P521], KEY_ECDSA_P521, 0);
 	testkey_gen(&K[KRSA], KEY_RSA, 2048);
 	testkey_gen(&K[KRSA1024], KEY_RSA, 1024);
+	testkey_gen(&K[SKED], KEY_SK_ED25519, 0);
+	testkey_gen(&K[SKP256], KEY_SK_ECDSA_P256, 0);
 }
 
 /* ---------------------------------------------------------------- names */
@@ -53,14 +57,15 @@ static const struct {
 	  "XMSS keys are not supported (removed from OpenSSH in 10.1)" },
 	{ "ssh-xmss-cert-v01@openssh.com", KEY_NONE, 0,
 	  "XMSS keys are not supported (removed from OpenSSH in 10.1)" },
-	{ "sk-ecdsa-sha2-nistp256@openssh.com", KEY_NONE, 0,
-	  "FIDO security keys (sk-*) are not supported by keyward" },
-	{ "sk-ssh-ed25519@openssh.com", KEY_NONE, 0,
-	  "FIDO security keys (sk-*) are not supported by keyward" },
-	{ "sk-ssh-ed25519-cert-v01@openssh.com", KEY_NONE, 0,
-	  "FIDO security keys (sk-*) are not supported by keyward" },
+	{ "sk-ecdsa-sha2-nistp256@openssh.com", KEY_SK_ECDSA_P256, 0, NULL },
+	{ "sk-ecdsa-sha2-nistp256-cert-v01@openssh.com", KEY_SK_ECDSA_P256, 1, NULL },
+	{ "sk-ssh-ed25519@openssh.com", KEY_SK_ED25519, 0, NULL },
+	{ "sk-ssh-ed25519-cert-v01@openssh.com", KEY_SK_ED25519, 1, NULL },
 	{ "webauthn-sk-ecdsa-sha2-nistp256@openssh.com", KEY_NONE, 0,
-	  "FIDO security keys (sk-*) are not supported by keyward" },
+	  "webauthn-sk-* names a signature algorithm, not a key type" },
+	{ "sk-ecdsa-sha2-nistp384@openssh.com (no such FIDO type)", KEY_NONE, 0,
+	  "unknown key type" },
+	{ "sk-ssh-ed25519 (no @openssh.com)", KEY_NONE, 0, "unknown key type" },
 	{ "ssh-mldsa44-ed25519@openssh.com", KEY_NONE, 0,
 	  "ML-DSA keys are not supported by keyward" },
 	{ "rsa-sha2-256 (a signature algorithm, not a key type)", KEY_NONE, 0,
@@ -102,7 +107,7 @@ test_names(void)
 		if (!good)
 			printf("#   kind %d is_cert %d why %s\n", k, is_cert, why ? why : "-");
 	}
-	for (enum key_kind k = KEY_ED25519; k <= KEY_RSA; k++) {
+	for (enum key_kind k = KEY_ED25519; k <= KEY_SK_ED25519; k++) {
 		int is_cert;
 		ok(key_kind_from_name(sl_str(key_kind_name(k)), &is_cert, NULL) == k &&
 		    !is_cert && key_kind_from_name(sl_str(key_kind_cert_name(k)),
@@ -111,6 +116,29 @@ test_names(void)
 	}
 	is_str(key_kind_curve(KEY_ECDSA_P384), "nistp384", "curve name of P-384");
 	ok(key_kind_curve(KEY_ED25519) == NULL, "Ed25519 has no curve name");
+	is_str(key_kind_curve(KEY_SK_ECDSA_P256), "nistp256", "curve name of ECDSA-SK");
+
+	/* FIDO kinds: the middleware's algorithm numbers, the base kind */
+	static const struct {
+		enum key_kind kind;
+		int is_sk, alg;
+		enum key_kind base;
+	} sk[] = {
+		{ KEY_SK_ECDSA_P256, 1, 0x00, KEY_ECDSA_P256 },
+		{ KEY_SK_ED25519, 1, 0x01, KEY_ED25519 },
+		{ KEY_ED25519, 0, -1, KEY_ED25519 },
+		{ KEY_ECDSA_P256, 0, -1, KEY_ECDSA_P256 },
+		{ KEY_ECDSA_P521, 0, -1, KEY_ECDSA_P521 },
+		{ KEY_RSA, 0, -1, KEY_RSA },
+		{ KEY_NONE, 0, -1, KEY_NONE },
+	};
+	for (size_t i = 0; i < sizeof(sk) / sizeof(sk[0]); i++)
+		ok(key_is_sk(sk[i].kind) == sk[i].is_sk &&
+		    key_sk_alg(sk[i].kind) == sk[i].alg &&
+		    key_kind_base(sk[i].kind) == sk[i].base,
+		    "kind %s: FIDO %d, middleware algorithm %d, base %s",
+		    key_kind_name(sk[i].kind), sk[i].is_sk, sk[i].alg,
+		    key_kind_name(sk[i].base));
 }
 
 /* ---------------------------------------------------------- public keys */
@@ -118,7 +146,7 @@ test_names(void)
 enum pm {
 	PM_NONE, PM_ED_LEN, PM_CURVE, PM_POINT_PREFIX, PM_POINT_LEN,
 	PM_COMPRESSED, PM_RSA_E, PM_RSA_NBITS, PM_RSA_N_ZEROS, PM_RSA_N_NEG,
-	PM_TRAILING, PM_NAME, PM_EMPTY, PM_NAME_ONLY,
+	PM_TRAILING, PM_NAME, PM_EMPTY, PM_NAME_ONLY, PM_APP,
 };
 
 static const struct pubrow {
@@ -206,8 +234,37 @@ static const struct pubrow {
 	{ "empty blob refused", ED, PM_EMPTY, 0, NULL, -1, "key blob has no type name" },
 	{ "ssh-dss refused", KRSA, PM_NAME, 0, "ssh-dss", -1,
 	  "DSA keys are not supported (removed from OpenSSH in 10.1)" },
-	{ "sk-ssh-ed25519@openssh.com refused", ED, PM_NAME, 0, "sk-ssh-ed25519@openssh.com",
-	  -1, "FIDO security keys (sk-*) are not supported by keyward" },
+	{ "sk-ssh-ed25519@openssh.com: A, application accepted", SKED, PM_NONE, 0, NULL, 0,
+	  NULL },
+	{ "sk-ecdsa-sha2-nistp256@openssh.com: curve, Q, application accepted", SKP256,
+	  PM_NONE, 0, NULL, 0, NULL },
+	{ "sk-ssh-ed25519: no application (an ssh-ed25519 blob renamed) refused", ED, PM_NAME,
+	  0, "sk-ssh-ed25519@openssh.com", -1, "FIDO application missing or not text" },
+	{ "sk-ecdsa: no application (an ecdsa blob renamed) refused", P256, PM_NAME, 0,
+	  "sk-ecdsa-sha2-nistp256@openssh.com", -1, "FIDO application missing or not text" },
+	{ "sk-ssh-ed25519: 31-byte A refused", SKED, PM_ED_LEN, 31, NULL, -1,
+	  "bad Ed25519 public key" },
+	{ "sk-ecdsa: curve nistp384 refused", SKP256, PM_CURVE, 0, "nistp384", -1,
+	  "ECDSA curve does not match the key type" },
+	{ "sk-ecdsa: compressed point refused", SKP256, PM_COMPRESSED, 0, NULL, -1,
+	  "ECDSA point is not an uncompressed point of its curve" },
+	{ "sk-ecdsa: a P-384 point refused", P384, PM_NAME, 0,
+	  "sk-ecdsa-sha2-nistp256@openssh.com", -1, "ECDSA curve does not match the key type" },
+	{ "sk-ssh-ed25519: empty application accepted (as OpenSSH)", SKED, PM_APP, 0, "", 0,
+	  NULL },
+	{ "sk-ssh-ed25519: application with one trailing NUL accepted", SKED, PM_APP, 5,
+	  "ssh:\0", 0, NULL },
+	{ "sk-ssh-ed25519: application with a NUL inside refused", SKED, PM_APP, 5,
+	  "ss\0h:", -1, "FIDO application missing or not text" },
+	{ "sk-ecdsa: web origin application accepted", SKP256, PM_APP, 19,
+	  "https://example.com", 0, NULL },
+	{ "sk-ecdsa: 1024-byte application accepted", SKP256, PM_APP, 1024, NULL, 0, NULL },
+	{ "sk-ecdsa: 1025-byte application refused", SKP256, PM_APP, 1025, NULL, -1,
+	  "FIDO application is longer than 1024 bytes" },
+	{ "sk-ssh-ed25519: bytes after the application refused", SKED, PM_TRAILING, 0, NULL,
+	  -1, "bytes after the key" },
+	{ "sk-ecdsa: bytes after the application refused", SKP256, PM_TRAILING, 0, NULL,
+	  -1, "bytes after the key" },
 	{ "rsa-sha2-256 is not a key type: refused", KRSA, PM_NAME, 0, "rsa-sha2-256", -1,
 	  "unknown key type" },
 };
@@ -293,6 +350,14 @@ build_pub(struct tb *t, const struct pubrow *r)
 		tb_mpint(t, k->e.b, k->e.len);
 		tb_string(t, k->n.b, k->n.len);        /* top bit set, no 0x00 */
 		break;
+	case PM_APP:
+		/* the base fields, then an application of arg bytes: s, or
+		 * arg letters when s is NULL */
+		tk_pub_fields(t, &(struct testkey){ .kind = key_kind_base(k->kind),
+		    .a = k->a, .q = k->q });
+		memset(b, 'a', sizeof(b));
+		tb_string(t, r->s ? (const uint8_t *)r->s : b, (size_t)r->arg);
+		break;
 	case PM_NAME_ONLY:
 	case PM_EMPTY:
 		break;
@@ -359,7 +424,7 @@ test_public(void)
 static void
 test_public_fields(void)
 {
-	static const int keys[] = { ED, P256, P384, P521, KRSA, KRSA1024 };
+	static const int keys[] = { ED, P256, P384, P521, KRSA, KRSA1024, SKED, SKP256 };
 	struct tb t;
 	struct pubkey k;
 	struct wb w;
@@ -373,7 +438,9 @@ test_public_fields(void)
 		tk_pub(&t, tk);
 		good = key_parse_public(tb_slice(&t), &k, NULL) == 0 &&
 		    k.kind == tk->kind && !k.is_cert;
-		if (tk->kind == KEY_ED25519)
+		if (key_is_sk(tk->kind))
+			good = good && bytes_eq(k.sk_app, tk->app.b, tk->app.len);
+		if (key_kind_base(tk->kind) == KEY_ED25519)
 			good = good && bytes_eq(k.ed_a, tk->a.b, 32);
 		else if (tk->kind == KEY_RSA)
 			good = good && bytes_eq(k.rsa_n, tk->n.b, tk->n.len) &&
@@ -519,6 +586,21 @@ static const struct certrow {
 	{ "DSA certificate type refused", ED, ED2, 1, 0, 1, OPT_NONE, OPT_NONE, SK_CA,
 	  0, 0, 0, 0, 0, "ssh-dss-cert-v01@openssh.com", -1,
 	  "DSA keys are not supported (removed from OpenSSH in 10.1)" },
+	{ "sk-ssh-ed25519 user certificate (A, application), Ed25519 CA", SKED, ED2, 1, 0, 1,
+	  OPT_NONE, OPT_EMPTY_DATA, SK_CA, 0, 0, 0, 0, 0, NULL, 0, NULL },
+	{ "sk-ecdsa user certificate (curve, Q, application), RSA CA", SKP256, KRSA, 1, 0, 1,
+	  OPT_NONE, OPT_NONE, SK_CA, 0, 0, 0, 0, 0, NULL, 0, NULL },
+	{ "Ed25519 certificate signed by an sk-ssh-ed25519 CA", ED, SKED, 1, 0, 1, OPT_NONE,
+	  OPT_NONE, SK_CA, 0, 0, 0, 0, 0, NULL, 0, NULL },
+	{ "sk-ecdsa certificate signed by an sk-ecdsa CA", SKP256, SKP256, 2, 0, 1, OPT_NONE,
+	  OPT_NONE, SK_CA, 0, 0, 0, 0, 0, NULL, 0, NULL },
+	{ "ssh-ed25519 fields (no application) under an sk-ssh-ed25519 certificate type",
+	  ED, ED2, 1, 0, 1, OPT_NONE, OPT_NONE, SK_CA, 0, 0, 0, 0, 0,
+	  "sk-ssh-ed25519-cert-v01@openssh.com", -1, "FIDO application missing or not text" },
+	{ "sk-ssh-ed25519 fields under an ssh-ed25519 certificate type: the application "
+	  "read as the serial, the rest misaligned", SKED, ED2, 1, 0, 1, OPT_NONE, OPT_NONE,
+	  SK_CA, 0, 0, 0, 0, 0, "ssh-ed25519-cert-v01@openssh.com", -1,
+	  "truncated certificate" },
 };
 
 static void
@@ -631,6 +713,8 @@ test_certs(void)
 		{ "ecdsa-sha2-nistp384-cert-v01@openssh.com", P384, P256 },
 		{ "ecdsa-sha2-nistp521-cert-v01@openssh.com", P521, ED2 },
 		{ "ssh-rsa-cert-v01@openssh.com", KRSA, P384 },
+		{ "sk-ssh-ed25519-cert-v01@openssh.com", SKED, ED2 },
+		{ "sk-ecdsa-sha2-nistp256-cert-v01@openssh.com", SKP256, SKED },
 	};
 	for (size_t i = 0; i < sizeof(valid) / sizeof(valid[0]); i++) {
 		tb_init(&t);
@@ -649,7 +733,8 @@ enum prm {
 	PRM_EC_D_NEG, PRM_EC_D_MISSING, PRM_RSA_NBITS, PRM_RSA_E_EVEN,
 	PRM_RSA_PUBLIC_ORDER, PRM_RSA_D_ZERO, PRM_RSA_Q_MISSING,
 	PRM_CERT_OTHER_TYPE, PRM_CERT_PLAIN_INSIDE, PRM_CERT_TYPE3,
-	PRM_CERT_D_MISSING, PRM_NAME, PRM_NAME_NUL,
+	PRM_CERT_D_MISSING, PRM_NAME, PRM_NAME_NUL, PRM_SK_CUT, PRM_SK_KH_LEN,
+	PRM_SK_RES_LEN, PRM_SK_CERT_OTHER_APP, PRM_SK_CERT_OTHER_A, PRM_SK_CERT_NO_A,
 };
 
 static const struct privrow {
@@ -729,11 +814,55 @@ static const struct privrow {
 	  "DSA keys are not supported (removed from OpenSSH in 10.1)" },
 	{ "ssh-xmss@openssh.com refused", ED, PRM_NAME, 0, "ssh-xmss@openssh.com", -1,
 	  "XMSS keys are not supported (removed from OpenSSH in 10.1)" },
-	{ "sk-ssh-ed25519@openssh.com refused", ED, PRM_NAME, 0, "sk-ssh-ed25519@openssh.com",
-	  -1, "FIDO security keys (sk-*) are not supported by keyward" },
-	{ "sk-ecdsa-sha2-nistp256@openssh.com refused", P256, PRM_NAME, 0,
-	  "sk-ecdsa-sha2-nistp256@openssh.com", -1,
-	  "FIDO security keys (sk-*) are not supported by keyward" },
+	{ "sk-ssh-ed25519@openssh.com: A, application, flags, key handle, reserved: "
+	  "accepted", SKED, PRM_NONE, 0, NULL, 0, NULL },
+	{ "sk-ecdsa-sha2-nistp256@openssh.com: curve, Q, application, flags, key handle, "
+	  "reserved: accepted", SKP256, PRM_NONE, 0, NULL, 0, NULL },
+	{ "sk-ssh-ed25519-cert-v01@openssh.com: cert, A, application, flags, key handle, "
+	  "reserved: accepted", SKED, PRM_CERT, 0, NULL, 0, NULL },
+	{ "sk-ecdsa-sha2-nistp256-cert-v01@openssh.com: cert, application, flags, key "
+	  "handle, reserved: accepted", SKP256, PRM_CERT, 0, NULL, 0, NULL },
+	{ "sk-ssh-ed25519 with no application (ssh-ed25519 fields) refused", ED, PRM_NAME, 0,
+	  "sk-ssh-ed25519@openssh.com", -1, "FIDO application missing or not text" },
+	{ "sk-ecdsa with no application (ecdsa fields) refused", P256, PRM_NAME, 0,
+	  "sk-ecdsa-sha2-nistp256@openssh.com", -1, "FIDO application missing or not text" },
+	{ "sk-ssh-ed25519: flags missing refused", SKED, PRM_SK_CUT, 0, NULL, -1,
+	  "bad FIDO key: flags, key handle or reserved field missing" },
+	{ "sk-ssh-ed25519: key handle missing refused", SKED, PRM_SK_CUT, 1, NULL, -1,
+	  "bad FIDO key: flags, key handle or reserved field missing" },
+	{ "sk-ecdsa: reserved missing refused", SKP256, PRM_SK_CUT, 2, NULL, -1,
+	  "bad FIDO key: flags, key handle or reserved field missing" },
+	{ "sk-ecdsa: empty key handle accepted (as OpenSSH)", SKP256, PRM_SK_KH_LEN, 0, NULL,
+	  0, NULL },
+	{ "sk-ecdsa: 4096-byte key handle accepted", SKP256, PRM_SK_KH_LEN, 4096, NULL, 0,
+	  NULL },
+	{ "sk-ssh-ed25519: 4097-byte key handle refused", SKED, PRM_SK_KH_LEN, 4097, NULL, -1,
+	  "FIDO key handle is longer than 4096 bytes" },
+	{ "sk-ssh-ed25519: 1024-byte reserved field accepted", SKED, PRM_SK_RES_LEN, 1024,
+	  NULL, 0, NULL },
+	{ "sk-ssh-ed25519: 1025-byte reserved field refused", SKED, PRM_SK_RES_LEN, 1025,
+	  NULL, -1, "FIDO reserved field is longer than 1024 bytes" },
+	{ "sk-ssh-ed25519-cert: application differs from the certificate's refused", SKED,
+	  PRM_SK_CERT_OTHER_APP, 0, "ssh:other", -1,
+	  "FIDO application does not match the certificate" },
+	{ "sk-ecdsa-cert: application differs from the certificate's refused", SKP256,
+	  PRM_SK_CERT_OTHER_APP, 0, "ssh:x", -1,
+	  "FIDO application does not match the certificate" },
+	{ "sk-ecdsa-cert: the same application with a trailing NUL accepted (as OpenSSH)",
+	  SKP256, PRM_SK_CERT_OTHER_APP, 0, "ssh:\0", 0, NULL },
+	{ "sk-ssh-ed25519-cert: repeated A differs from the certified key refused", SKED,
+	  PRM_SK_CERT_OTHER_A, 0, NULL, -1, "Ed25519 key does not match its certificate" },
+	{ "sk-ssh-ed25519-cert without A (as PROTOCOL.u2f shows it) refused", SKED,
+	  PRM_SK_CERT_NO_A, 0, NULL, -1, "bad Ed25519 public key" },
+	{ "sk-ecdsa-cert name with an sk-ssh-ed25519 certificate refused", SKED,
+	  PRM_CERT_OTHER_TYPE, 0, "sk-ecdsa-sha2-nistp256-cert-v01@openssh.com", -1,
+	  "certificate type does not match the key type" },
+	{ "sk-ssh-ed25519-cert name with an ssh-ed25519 certificate refused", ED,
+	  PRM_CERT_OTHER_TYPE, 0, "sk-ssh-ed25519-cert-v01@openssh.com", -1,
+	  "certificate type does not match the key type" },
+	{ "webauthn-sk-ecdsa-sha2-nistp256@openssh.com refused", SKP256, PRM_NAME, 0,
+	  "webauthn-sk-ecdsa-sha2-nistp256@openssh.com", -1,
+	  "webauthn-sk-* names a signature algorithm, not a key type" },
 	{ "ssh-mldsa44-ed25519@openssh.com refused", ED, PRM_NAME, 0,
 	  "ssh-mldsa44-ed25519@openssh.com", -1, "ML-DSA keys are not supported by keyward" },
 	{ "unknown type refused", ED, PRM_NAME, 0, "ssh-foo", -1, "unknown key type" },
@@ -869,10 +998,54 @@ build_priv(struct tb *t, const struct privrow *r)
 		tb_string(t, "ssh-ed25519\0x", 13);
 		tk_priv_cert_fields(t, k);
 		break;
+	case PRM_SK_CUT:
+	case PRM_SK_KH_LEN:
+	case PRM_SK_RES_LEN:
+		memset(b, 0x5a, sizeof(b));
+		tb_cstring(t, tk_name(k->kind));
+		tk_pub_fields(t, k);
+		if (r->m == PRM_SK_CUT && r->arg == 0)
+			break;
+		tb_u8(t, k->skflags);
+		if (r->m == PRM_SK_CUT && r->arg == 1)
+			break;
+		tb_string(t, b, r->m == PRM_SK_KH_LEN ? (size_t)r->arg : k->kh.len);
+		if (r->m == PRM_SK_CUT)
+			break;
+		tb_string(t, b, r->m == PRM_SK_RES_LEN ? (size_t)r->arg : 0);
+		break;
+	case PRM_SK_CERT_OTHER_APP:
+	case PRM_SK_CERT_OTHER_A:
+	case PRM_SK_CERT_NO_A: {
+		struct testkey other = *k;
+		tk_cert(&c, &cs);
+		tb_cstring(t, tk_cert_name(k->kind));
+		tb_string_of(t, &c);
+		if (r->m == PRM_SK_CERT_OTHER_APP)
+			comp_set(&other.app, r->s, strlen(r->s) + (r->s[4] == '\0'));
+		if (r->m == PRM_SK_CERT_OTHER_A)
+			other.a = K[ED2].a;
+		if (r->m == PRM_SK_CERT_NO_A) {
+			tb_string(t, other.app.b, other.app.len);
+			tk_sk_tail(t, &other);
+		} else {
+			tk_priv_cert_fields(t, &other);
+		}
+		break;
+	}
 	}
 	tb_free(&c);
 	OPENSSL_cleanse(b, sizeof(b));
 	OPENSSL_cleanse(k64, sizeof(k64));
+}
+
+static int
+decode_sksig(const uint8_t *p, size_t n, void *arg)
+{
+	struct sk_sig s;
+
+	(void)arg;
+	return sk_sig_parse(sl(p, n), &s);
 }
 
 static int
@@ -919,7 +1092,7 @@ test_private(void)
 static void
 test_private_fields(void)
 {
-	static const int keys[] = { ED, P256, P384, P521, KRSA };
+	static const int keys[] = { ED, P256, P384, P521, KRSA, SKED, SKP256 };
 	struct tb t, plain, rest;
 	struct privkey k;
 	struct rd r;
@@ -948,6 +1121,16 @@ test_private_fields(void)
 			good = key_parse_private(&r, &k, NULL) == 0 &&
 			    r.len == 11 && k.pub.kind == tk->kind && k.pub.is_cert == cert;
 			switch (tk->kind) {
+			case KEY_SK_ED25519:
+			case KEY_SK_ECDSA_P256:
+				good = good && (tk->kind == KEY_SK_ED25519 ?
+				    bytes_eq(k.pub.ed_a, tk->a.b, 32) :
+				    bytes_eq(k.pub.ec_q, tk->q.b, tk->q.len)) &&
+				    bytes_eq(k.pub.sk_app, tk->app.b, tk->app.len) &&
+				    k.sk_flags == tk->skflags &&
+				    bytes_eq(k.sk_key_handle, tk->kh.b, tk->kh.len) &&
+				    k.sk_reserved.len == 0;
+				break;
 			case KEY_ED25519:
 				good = good && bytes_eq(k.pub.ed_a, tk->a.b, 32) &&
 				    k.ed_k.len == 64 && memcmp(k.ed_k.p, tk->seed.b, 32) == 0;
@@ -1008,6 +1191,8 @@ static const struct {
 	{ "ECDSA P-384, 0x04 ignored", KEY_ECDSA_P384, 0x04, SIG_ECDSA_P384 },
 	{ "ECDSA P-521, 0x06 ignored", KEY_ECDSA_P521, 0x06, SIG_ECDSA_P521 },
 	{ "ECDSA P-521, no flag", KEY_ECDSA_P521, 0, SIG_ECDSA_P521 },
+	{ "sk-ssh-ed25519, 0x02 ignored", KEY_SK_ED25519, 0x02, SIG_SK_ED25519 },
+	{ "sk-ecdsa, 0x04 ignored", KEY_SK_ECDSA_P256, 0x04, SIG_SK_ECDSA_P256 },
 	{ "no key kind: no algorithm", KEY_NONE, 0x02, SIG_NONE },
 };
 
@@ -1026,7 +1211,11 @@ static const struct {
 	/* a signature carries the plain name, never a -cert- name (§4.6) */
 	{ "rsa-sha2-256-cert-v01@openssh.com", SIG_NONE, KEY_NONE },
 	{ "ssh-ed25519-cert-v01@openssh.com", SIG_NONE, KEY_NONE },
-	{ "sk-ssh-ed25519@openssh.com", SIG_NONE, KEY_NONE },
+	{ "sk-ssh-ed25519@openssh.com", SIG_SK_ED25519, KEY_SK_ED25519 },
+	{ "sk-ecdsa-sha2-nistp256@openssh.com", SIG_SK_ECDSA_P256, KEY_SK_ECDSA_P256 },
+	{ "sk-ssh-ed25519-cert-v01@openssh.com", SIG_NONE, KEY_NONE },
+	/* a browser's signature; keyward's authenticators never make one */
+	{ "webauthn-sk-ecdsa-sha2-nistp256@openssh.com", SIG_NONE, KEY_NONE },
 	{ "ssh-dss", SIG_NONE, KEY_NONE },
 	{ "", SIG_NONE, KEY_NONE },
 };
@@ -1050,8 +1239,231 @@ test_sig_algs(void)
 	ok(!sig_alg_fits(SIG_RSA_SHA256, KEY_ED25519), "rsa-sha2-256 does not fit Ed25519");
 	ok(!sig_alg_fits(SIG_ECDSA_P256, KEY_ECDSA_P384), "nistp256 does not fit P-384");
 	ok(!sig_alg_fits(SIG_ED25519, KEY_RSA), "ssh-ed25519 does not fit RSA");
+	ok(!sig_alg_fits(SIG_ED25519, KEY_SK_ED25519),
+	    "ssh-ed25519 does not fit sk-ssh-ed25519 (a FIDO key signs FIDO signatures)");
+	ok(!sig_alg_fits(SIG_SK_ED25519, KEY_ED25519),
+	    "sk-ssh-ed25519 does not fit ssh-ed25519");
+	ok(!sig_alg_fits(SIG_SK_ECDSA_P256, KEY_ECDSA_P256),
+	    "sk-ecdsa does not fit ecdsa-sha2-nistp256");
 	ok(!sig_alg_fits(SIG_NONE, KEY_NONE), "no algorithm fits nothing");
 	is_str(sig_alg_name(SIG_NONE), "unknown", "name of no algorithm");
+}
+
+/* ------------------------------------------------- real ssh-add vectors */
+
+/* What ssh-add 9.2 sent for FIDO keys and their certificates: the ADD
+ * encodings of §4.4 as the real tool writes them (the Ed25519-SK
+ * certificate form repeats A), read to the last byte, and the plain
+ * form policy hands the keyholder the same for a key and its certificate. */
+static void
+test_real_vectors(void)
+{
+	static const struct {
+		const char *name, *b64, *comment;
+		enum key_kind kind;
+		int is_cert;
+	} v[] = {
+		{ "sk-ssh-ed25519", SKV_ADD_ED25519_SK, SKV_COMMENT_ED, KEY_SK_ED25519, 0 },
+		{ "sk-ssh-ed25519-cert", SKV_ADD_ED25519_SK_CERT, SKV_COMMENT_ED,
+		  KEY_SK_ED25519, 1 },
+		{ "sk-ecdsa", SKV_ADD_ECDSA_SK, SKV_COMMENT_EC, KEY_SK_ECDSA_P256, 0 },
+		{ "sk-ecdsa-cert", SKV_ADD_ECDSA_SK_CERT, SKV_COMMENT_EC, KEY_SK_ECDSA_P256, 1 },
+	};
+	uint8_t kh[48];
+	struct wb plain[2];
+
+	for (size_t i = 0; i < sizeof(kh); i++)
+		kh[i] = (uint8_t)(0x40 + i);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		size_t n;
+		uint8_t *p = skv_decode(v[i].b64, &n), type, ctype;
+		struct slice comment, cname, provider;
+		struct privkey k;
+		const char *why = NULL;
+		struct rd r;
+		int good;
+
+		rd_init(&r, p, n);
+		good = rd_u8(&r, &type) == 0 && type == 25 &&
+		    key_parse_private(&r, &k, &why) == 0;
+		ok(good, "ssh-add's %s ADD parses%s%s", v[i].name, why ? ": " : "",
+		    why ? why : "");
+		good = good && k.pub.kind == v[i].kind && k.pub.is_cert == v[i].is_cert &&
+		    slice_eq_str(k.pub.sk_app, "ssh:") && k.sk_flags == 0x01 &&
+		    bytes_eq(k.sk_key_handle, kh, sizeof(kh)) && k.sk_reserved.len == 0 &&
+		    (v[i].kind == KEY_SK_ED25519 ? bytes_eq(k.pub.ed_a, skv_ed_a, 32) :
+		    bytes_eq(k.pub.ec_q, skv_ec_q, 65));
+		ok(good, "%s: kind, application ssh:, flags 0x01, key handle, public key",
+		    v[i].name);
+		ok(rd_text(&r, &comment) == 0 && slice_eq_str(comment, v[i].comment) &&
+		    rd_u8(&r, &ctype) == 0 && ctype == 255 && rd_text(&r, &cname) == 0 &&
+		    slice_eq_str(cname, "sk-provider@openssh.com") &&
+		    rd_text(&r, &provider) == 0 && slice_eq_str(provider, "internal") &&
+		    rd_done(&r) == 0,
+		    "%s: the key ends where ssh-add's comment and sk-provider constraint "
+		    "begin", v[i].name);
+		if (v[i].is_cert) {
+			ok(k.pub.cert.type == 1 && k.pub.cert.nprincipals == 1,
+			    "%s: a user certificate for one principal", v[i].name);
+			wb_init(&plain[1]);
+			key_write_private_plain(&plain[1], &k);
+			ok(!plain[1].err && plain[0].len == plain[1].len &&
+			    memcmp(plain[0].p, plain[1].p, plain[0].len) == 0,
+			    "%s: the keyholder gets the plain key's encoding", v[i].name);
+			wb_free_secret(&plain[0]);
+			wb_free_secret(&plain[1]);
+		} else {
+			/* the plain form is what ssh-add sent, minus type, comment
+			 * and constraint */
+			wb_init(&plain[0]);
+			key_write_private_plain(&plain[0], &k);
+			ok(!plain[0].err && plain[0].len == n - 1 - (4 + comment.len) -
+			    1 - (4 + cname.len) - (4 + provider.len) &&
+			    memcmp(plain[0].p, p + 1, plain[0].len) == 0,
+			    "%s: written back byte for byte", v[i].name);
+		}
+		free(p);
+	}
+}
+
+/* ------------------------------------------------------ FIDO signatures */
+
+enum sks { SKS_ED, SKS_EC, SKS_EC_ZEROS, SKS_EC_33, SKS_EC_R0, SKS_ED_63, SKS_ED_S,
+	SKS_ALG };
+
+static const struct skrow {
+	const char *name;
+	enum sks m;
+	int rc;
+} skrows[] = {
+	{ "Ed25519: 64-byte signature, flags, counter", SKS_ED, 0 },
+	{ "ECDSA P-256: r and s of 32 bytes as mpints", SKS_EC, 0 },
+	{ "ECDSA P-256: leading zero bytes of r and s cut", SKS_EC_ZEROS, 0 },
+	{ "ECDSA P-256: r of 33 significant bytes refused", SKS_EC_33, -1 },
+	{ "ECDSA P-256: r = 0 refused", SKS_EC_R0, -1 },
+	{ "Ed25519: 63-byte signature refused", SKS_ED_63, -1 },
+	{ "Ed25519: an s given refused", SKS_ED_S, -1 },
+	{ "algorithm 0x02 (not in the middleware API) refused", SKS_ALG, -1 },
+};
+
+/* The encoder against blobs built field by field (§4.6), and the reader
+ * against the encoder and against truncation and trailing bytes. */
+static void
+test_sk_sigs(void)
+{
+	uint8_t r32[32], s32[32], r33[33], z[34], sig64[64];
+	struct tb want;
+	struct wb w;
+	struct sk_sig ss;
+
+	for (size_t i = 0; i < 32; i++) {
+		r32[i] = (uint8_t)(0x80 + i);   /* top bit set: mpint needs a 0x00 */
+		s32[i] = (uint8_t)(0x11 + i);
+	}
+	memset(r33, 0x22, sizeof(r33));
+	memset(z, 0, sizeof(z));
+	memcpy(z + 2, s32, 32);
+	for (size_t i = 0; i < 64; i++)
+		sig64[i] = (uint8_t)i;
+	for (size_t i = 0; i < sizeof(skrows) / sizeof(skrows[0]); i++) {
+		const struct skrow *row = &skrows[i];
+		struct slice r = { r32, 32 }, s = { s32, 32 };
+		int alg = SK_ALG_ECDSA_P256, rc;
+
+		tb_init(&want);
+		switch (row->m) {
+		case SKS_ED:
+		case SKS_ED_63:
+		case SKS_ED_S:
+			alg = SK_ALG_ED25519;
+			r = (struct slice){ sig64, row->m == SKS_ED_63 ? 63 : 64 };
+			s = row->m == SKS_ED_S ? (struct slice){ s32, 32 } :
+			    (struct slice){ NULL, 0 };
+			tb_cstring(&want, "sk-ssh-ed25519@openssh.com");
+			tb_string(&want, sig64, 64);
+			break;
+		case SKS_EC_ZEROS:
+			s = (struct slice){ z, sizeof(z) };
+			/* FALLTHROUGH */
+		case SKS_EC:
+		case SKS_EC_33:
+		case SKS_EC_R0:
+		case SKS_ALG:
+			if (row->m == SKS_EC_33)
+				r = (struct slice){ r33, 33 };
+			if (row->m == SKS_EC_R0)
+				r = (struct slice){ z, 2 };
+			if (row->m == SKS_ALG)
+				alg = 0x02;
+			tb_cstring(&want, "sk-ecdsa-sha2-nistp256@openssh.com");
+			tb_begin(&want);
+			tb_mpint(&want, r32, 32);
+			tb_mpint(&want, s32, 32);
+			tb_end(&want);
+			break;
+		}
+		tb_u8(&want, 0x05);
+		tb_u32(&want, 0x01020304);
+		wb_init(&w);
+		rc = sk_sig_encode(&w, alg, r, s, 0x05, 0x01020304);
+		ok(rc == row->rc && (rc != 0 || bytes_eq(tb_slice(&want), w.p, w.len)),
+		    "sk_sig_encode: %s", row->name);
+		if (rc == 0) {
+			ok(sk_sig_parse(wb_slice_of(&w), &ss) == 0 && ss.flags == 0x05 &&
+			    ss.counter == 0x01020304 && (alg == SK_ALG_ED25519 ?
+			    ss.alg == SIG_SK_ED25519 && bytes_eq(ss.inner, sig64, 64) :
+			    ss.alg == SIG_SK_ECDSA_P256 && bytes_eq(ss.r, r32, 32) &&
+			    bytes_eq(ss.s, s32, 32)),
+			    "sk_sig_parse reads back: %s", row->name);
+			wire_check(row->name, &want, decode_sksig, NULL, WIRE_ALL);
+		}
+		wb_free(&w);
+		tb_free(&want);
+	}
+
+	/* what the reader refuses, whoever wrote it */
+	static const struct {
+		const char *name, *alg;
+		size_t inner;
+		int ecdsa_inner;
+	} bad[] = {
+		{ "plain ssh-ed25519 name with flags and counter", "ssh-ed25519", 64, 0 },
+		{ "a -cert- name", "sk-ssh-ed25519-cert-v01@openssh.com", 64, 0 },
+		{ "the webauthn variant", "webauthn-sk-ecdsa-sha2-nistp256@openssh.com", 0, 1 },
+		{ "an Ed25519 signature under the ECDSA name", "sk-ecdsa-sha2-nistp256@openssh.com",
+		  64, 0 },
+		{ "ECDSA r and s under the Ed25519 name", "sk-ssh-ed25519@openssh.com", 0, 1 },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		tb_init(&want);
+		tb_cstring(&want, bad[i].alg);
+		if (bad[i].ecdsa_inner) {
+			tb_begin(&want);
+			tb_mpint(&want, r32, 32);
+			tb_mpint(&want, s32, 32);
+			tb_end(&want);
+		} else {
+			tb_string(&want, sig64, bad[i].inner);
+		}
+		tb_u8(&want, 0x01);
+		tb_u32(&want, 1);
+		ok(sk_sig_parse(tb_slice(&want), &ss) != 0, "sk_sig_parse refuses %s",
+		    bad[i].name);
+		tb_free(&want);
+	}
+	/* an ECDSA inner with bytes after s */
+	tb_init(&want);
+	tb_cstring(&want, "sk-ecdsa-sha2-nistp256@openssh.com");
+	tb_begin(&want);
+	tb_mpint(&want, r32, 32);
+	tb_mpint(&want, s32, 32);
+	tb_u8(&want, 0);
+	tb_end(&want);
+	tb_u8(&want, 0x01);
+	tb_u32(&want, 1);
+	ok(sk_sig_parse(tb_slice(&want), &ss) != 0,
+	    "sk_sig_parse refuses bytes after s inside the ECDSA signature");
+	tb_free(&want);
 }
 
 int
@@ -1065,6 +1477,8 @@ main(void)
 	test_private();
 	test_private_fields();
 	test_sig_algs();
+	test_real_vectors();
+	test_sk_sigs();
 	for (int i = 0; i < NKEYS; i++)
 		testkey_free(&K[i]);
 	return done_testing();

@@ -13,6 +13,7 @@
 
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
+#include <openssl/ecdsa.h>
 #include <openssl/evp.h>
 
 struct comp {
@@ -21,8 +22,10 @@ struct comp {
 };
 
 struct testkey {
-	enum key_kind kind;
+	enum key_kind kind;             /* a FIDO kind has its base kind's fields */
 	EVP_PKEY *pkey;
+	struct comp app, kh;            /* FIDO: application, key handle */
+	uint8_t skflags;                /* FIDO: the key's flags byte */
 	struct comp a, seed;                    /* Ed25519 */
 	struct comp q, d;                       /* ECDSA */
 	struct comp n, e, rd, iqmp, p, pq;      /* RSA: rd = d, pq = q */
@@ -57,7 +60,7 @@ testkey_from_pkey(struct testkey *k, enum key_kind kind, EVP_PKEY *pk)
 	memset(k, 0, sizeof(*k));
 	k->kind = kind;
 	k->pkey = pk;
-	switch (kind) {
+	switch (key_kind_base(kind)) {
 	case KEY_ED25519:
 		n = sizeof(k->a.b);
 		if (EVP_PKEY_get_raw_public_key(pk, k->a.b, &n) != 1)
@@ -86,8 +89,19 @@ testkey_from_pkey(struct testkey *k, enum key_kind kind, EVP_PKEY *pk)
 		/* OpenSSL's coefficient is q^-1 mod p, as SSH's iqmp (§4.4). */
 		comp_bn(pk, OSSL_PKEY_PARAM_RSA_COEFFICIENT1, &k->iqmp);
 		break;
+	case KEY_SK_ECDSA_P256:
+	case KEY_SK_ED25519:
 	case KEY_NONE:
 		abort();
+	}
+	if (key_is_sk(kind)) {
+		/* What the middleware would have enrolled: the key handle is
+		 * any bytes the token understands. */
+		comp_set(&k->app, "ssh:", 4);
+		for (size_t i = 0; i < 48; i++)
+			k->kh.b[i] = (uint8_t)(0xa0 + i);
+		k->kh.len = 48;
+		k->skflags = 0x01;
 	}
 }
 
@@ -103,6 +117,10 @@ testkey_gen(struct testkey *k, enum key_kind kind, size_t bits)
 	case KEY_ECDSA_P384: pk = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-384"); break;
 	case KEY_ECDSA_P521: pk = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-521"); break;
 	case KEY_RSA: pk = EVP_PKEY_Q_keygen(NULL, NULL, "RSA", bits); break;
+	/* a FIDO key is made by its token; a software key of its curve
+	 * stands in for the token's, to sign what a token would */
+	case KEY_SK_ECDSA_P256: pk = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256"); break;
+	case KEY_SK_ED25519: pk = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519"); break;
 	case KEY_NONE: break;
 	}
 	if (pk == NULL)
@@ -122,6 +140,7 @@ tk_curve(enum key_kind kind)
 {
 	switch (kind) {
 	case KEY_ECDSA_P256: return "nistp256";
+	case KEY_SK_ECDSA_P256: return "nistp256";
 	case KEY_ECDSA_P384: return "nistp384";
 	case KEY_ECDSA_P521: return "nistp521";
 	default: return "";
@@ -137,6 +156,8 @@ tk_name(enum key_kind kind)
 	case KEY_ECDSA_P384: return "ecdsa-sha2-nistp384";
 	case KEY_ECDSA_P521: return "ecdsa-sha2-nistp521";
 	case KEY_RSA: return "ssh-rsa";
+	case KEY_SK_ECDSA_P256: return "sk-ecdsa-sha2-nistp256@openssh.com";
+	case KEY_SK_ED25519: return "sk-ssh-ed25519@openssh.com";
 	default: return "";
 	}
 }
@@ -150,6 +171,8 @@ tk_cert_name(enum key_kind kind)
 	case KEY_ECDSA_P384: return "ecdsa-sha2-nistp384-cert-v01@openssh.com";
 	case KEY_ECDSA_P521: return "ecdsa-sha2-nistp521-cert-v01@openssh.com";
 	case KEY_RSA: return "ssh-rsa-cert-v01@openssh.com";
+	case KEY_SK_ECDSA_P256: return "sk-ecdsa-sha2-nistp256-cert-v01@openssh.com";
+	case KEY_SK_ED25519: return "sk-ssh-ed25519-cert-v01@openssh.com";
 	default: return "";
 	}
 }
@@ -158,7 +181,7 @@ tk_cert_name(enum key_kind kind)
 static inline void
 tk_pub_fields(struct tb *t, const struct testkey *k)
 {
-	switch (k->kind) {
+	switch (key_kind_base(k->kind)) {
 	case KEY_ED25519:
 		tb_string(t, k->a.b, k->a.len);
 		break;
@@ -172,9 +195,11 @@ tk_pub_fields(struct tb *t, const struct testkey *k)
 		tb_mpint(t, k->e.b, k->e.len);
 		tb_mpint(t, k->n.b, k->n.len);
 		break;
-	case KEY_NONE:
+	default:
 		break;
 	}
+	if (key_is_sk(k->kind))
+		tb_string(t, k->app.b, k->app.len);
 }
 
 static inline void
@@ -182,6 +207,15 @@ tk_pub(struct tb *t, const struct testkey *k)
 {
 	tb_cstring(t, tk_name(k->kind));
 	tk_pub_fields(t, k);
+}
+
+/* What follows a FIDO key's application in an ADD (§4.4). */
+static inline void
+tk_sk_tail(struct tb *t, const struct testkey *k)
+{
+	tb_u8(t, k->skflags);
+	tb_string(t, k->kh.b, k->kh.len);
+	tb_string(t, "", 0);                    /* reserved */
 }
 
 /* The plain private encoding of an ADD message (§4.4). */
@@ -192,6 +226,11 @@ tk_priv(struct tb *t, const struct testkey *k)
 
 	tb_cstring(t, tk_name(k->kind));
 	switch (k->kind) {
+	case KEY_SK_ECDSA_P256:
+	case KEY_SK_ED25519:
+		tk_pub_fields(t, k);
+		tk_sk_tail(t, k);
+		break;
 	case KEY_ED25519:
 		memcpy(k64, k->seed.b, 32);
 		memcpy(k64 + 32, k->a.b, 32);
@@ -226,6 +265,13 @@ tk_priv_cert_fields(struct tb *t, const struct testkey *k)
 	uint8_t k64[64];
 
 	switch (k->kind) {
+	case KEY_SK_ED25519:
+		tb_string(t, k->a.b, 32);       /* A again, then the application */
+		/* FALLTHROUGH */
+	case KEY_SK_ECDSA_P256:
+		tb_string(t, k->app.b, k->app.len);
+		tk_sk_tail(t, k);
+		break;
 	case KEY_ED25519:
 		memcpy(k64, k->seed.b, 32);
 		memcpy(k64 + 32, k->a.b, 32);
@@ -269,6 +315,54 @@ struct certspec {
 	int corrupt_signature;          /* flip a bit in the signature */
 };
 
+/* What a FIDO token signs (§4.6), made here with the stand-in key:
+ * SHA-256(application) || flags || counter || SHA-256(data); Ed25519
+ * signs those 69 bytes, ECDSA their SHA-256. The blob is built field by
+ * field: string name; string inner; byte flags; uint32 counter. */
+static inline void
+tk_sk_sign(const struct testkey *k, struct slice data, uint8_t flags,
+    uint32_t counter, struct tb *out)
+{
+	uint8_t msg[69], sig[128], r[40], s[40];
+	const unsigned char *der = sig;
+	size_t len = sizeof(sig);
+	unsigned int n = 0;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	ECDSA_SIG *es;
+	const BIGNUM *br, *bs;
+	struct tb inner;
+
+	if (EVP_Digest(k->app.b, k->app.len, msg, &n, EVP_sha256(), NULL) != 1 ||
+	    EVP_Digest(data.p, data.len, msg + 37, &n, EVP_sha256(), NULL) != 1)
+		abort();
+	msg[32] = flags;
+	msg[33] = (uint8_t)(counter >> 24);
+	msg[34] = (uint8_t)(counter >> 16);
+	msg[35] = (uint8_t)(counter >> 8);
+	msg[36] = (uint8_t)counter;
+	if (ctx == NULL || EVP_DigestSignInit(ctx, NULL, k->kind == KEY_SK_ED25519 ?
+	    NULL : EVP_sha256(), NULL, k->pkey) != 1 ||
+	    EVP_DigestSign(ctx, sig, &len, msg, sizeof(msg)) != 1)
+		abort();
+	EVP_MD_CTX_free(ctx);
+	tb_cstring(out, tk_name(k->kind));
+	if (k->kind == KEY_SK_ED25519) {
+		tb_string(out, sig, len);
+	} else {
+		if ((es = d2i_ECDSA_SIG(NULL, &der, (long)len)) == NULL)
+			abort();
+		ECDSA_SIG_get0(es, &br, &bs);
+		tb_init(&inner);
+		tb_mpint(&inner, r, (size_t)BN_bn2bin(br, r));
+		tb_mpint(&inner, s, (size_t)BN_bn2bin(bs, s));
+		tb_string_of(out, &inner);
+		tb_free(&inner);
+		ECDSA_SIG_free(es);
+	}
+	tb_u8(out, flags);
+	tb_u32(out, counter);
+}
+
 static inline enum sig_alg
 tk_default_alg(enum key_kind kind)
 {
@@ -306,7 +400,16 @@ tk_cert(struct tb *t, const struct certspec *cs)
 		tb_string(t, cs->sigkey, cs->sigkeylen);
 	else
 		tb_string_of(t, &ca);
-	if (!cs->no_signature) {
+	if (!cs->no_signature && key_is_sk(cs->ca->kind)) {
+		/* a FIDO CA: its token signs, user present */
+		struct tb sks;
+		tb_init(&sks);
+		tk_sk_sign(cs->ca, tb_slice(t), 0x01, 7, &sks);
+		if (cs->corrupt_signature)
+			sks.w.p[sks.w.len - 6] ^= 0x01;
+		tb_string(t, sks.w.p, sks.w.len);      /* opaque to the parser */
+		tb_free(&sks);
+	} else if (!cs->no_signature) {
 		wb_init(&sig);
 		if (sig_make(cs->ca->pkey, cs->ca_alg ? cs->ca_alg :
 		    tk_default_alg(cs->ca->kind), tb_slice(t), &sig) != 0)
