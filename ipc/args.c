@@ -24,6 +24,12 @@ word(const char *s, const char *yes, const char *no)
 	return -1;
 }
 
+int
+args_level(const char *s)
+{
+	return word(s, "debug", "info");
+}
+
 /* A decimal number in [lo, hi], all of s. */
 static int
 number(const char *s, long lo, long hi, long *out)
@@ -56,13 +62,14 @@ args_policy_encode(const struct policy_args *a, struct args_buf *b)
 {
 	snprintf(b->num[0], sizeof(b->num[0]), "%ld", a->default_lifetime);
 	snprintf(b->num[1], sizeof(b->num[1]), "%ld", a->confirm_timeout);
+	snprintf(b->num[2], sizeof(b->num[2]), "%ld", a->touch_timeout);
 	char *v[] = { "keyward-policy", a->debug ? "debug" : "info",
 	    (char *)a->fp_hash, b->num[0], b->num[1],
 	    (char *)audit_names[a->audit], a->audit_sync ? "sync" : "nosync",
 	    (char *)a->providers,
 	    a->allow_remote_providers ? "remote-providers" : "local-providers",
 	    a->restrict_websafe ? "restrict" : "any",
-	    (char *)a->websafe_allow, NULL };
+	    (char *)a->websafe_allow, b->num[2], NULL };
 	memcpy(b->argv, v, sizeof(v));
 	return b->argv;
 }
@@ -73,7 +80,7 @@ args_policy_decode(int argc, char *const *argv, struct policy_args *a)
 	int n;
 
 	memset(a, 0, sizeof(*a));
-	if (argc != 11 || (a->debug = word(argv[1], "debug", "info")) < 0 ||
+	if (argc != 12 || (a->debug = word(argv[1], "debug", "info")) < 0 ||
 	    *argv[2] == '\0' ||
 	    number(argv[3], -1, (long)AGENT_MAX_LIFETIME, &a->default_lifetime) != 0 ||
 	    number(argv[4], 1, CONFIRM_TIMEOUT_MAX, &a->confirm_timeout) != 0 ||
@@ -82,7 +89,8 @@ args_policy_decode(int argc, char *const *argv, struct policy_args *a)
 	    (a->allow_remote_providers = word(argv[8], "remote-providers",
 	    "local-providers")) < 0 ||
 	    (a->restrict_websafe = word(argv[9], "restrict", "any")) < 0 ||
-	    pattern_list(argv[10]) != 0)
+	    pattern_list(argv[10]) != 0 ||
+	    number(argv[11], 1, CONFIRM_TIMEOUT_MAX, &a->touch_timeout) != 0)
 		return -1;
 	for (n = 0; n < 3 && strcmp(argv[5], audit_names[n]) != 0; n++)
 		;

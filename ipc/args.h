@@ -6,7 +6,7 @@
  * is what was tested.
  *
  *   keyward-policy    LOGLEVEL HASH LIFETIME CONFIRM AUDIT SYNC
- *                     PROVIDERS REMOTE WEBSAFE WEBSAFE_LIST
+ *                     PROVIDERS REMOTE WEBSAFE WEBSAFE_LIST TOUCH
  *   keyward-keyholder LOGLEVEL
  *   keyward-sk        LOGLEVEL PROVIDER
  *
@@ -15,12 +15,13 @@
  * (fd: the trail is fd 5); SYNC sync|nosync; PROVIDERS the -P pattern
  * list; REMOTE remote-providers|local-providers (-O allow-remote-pkcs11);
  * WEBSAFE restrict|any (-O no-restrict-websafe); WEBSAFE_LIST the pattern
- * list of -O websafe-allow; PROVIDER "internal" or an absolute path.
+ * list of -O websafe-allow; TOUCH seconds a token may wait for a touch
+ * (-O touch-timeout); PROVIDER "internal" or an absolute path.
  */
 #ifndef KEYWARD_ARGS_H
 #define KEYWARD_ARGS_H
 
-#define ARGS_MAX          12    /* the longest list, its name and NULL */
+#define ARGS_MAX          13    /* the longest list, its name and NULL */
 #define ARGS_NUM_LEN      24
 
 /* Defaults of ssh-agent (spec §11.1, §8.9). */
@@ -40,6 +41,7 @@ struct policy_args {
 	int allow_remote_providers;     /* -O allow-remote-pkcs11 */
 	int restrict_websafe;           /* not -O no-restrict-websafe */
 	const char *websafe_allow;      /* -O websafe-allow */
+	long touch_timeout;             /* -O touch-timeout, seconds */
 };
 
 struct keyholder_args {
@@ -53,9 +55,12 @@ struct sk_args {
 
 /* Where an encoded list lives: argv points into num[] and the struct. */
 struct args_buf {
-	char num[2][ARGS_NUM_LEN];
+	char num[3][ARGS_NUM_LEN];
 	char *argv[ARGS_MAX];
 };
+
+/* LOGLEVEL: 1 debug, 0 info, -1 neither. */
+int args_level(const char *s);
 
 char **args_policy_encode(const struct policy_args *a, struct args_buf *b);
 int args_policy_decode(int argc, char *const *argv, struct policy_args *a);

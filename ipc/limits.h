@@ -34,7 +34,9 @@
 
 /* Inter-process messages: a client frame plus our own small header. */
 #define IPC_HEADER_LEN             9             /* type u8, req u32, conn u32 */
-#define IPC_MAX_MSG                (AGENT_MAX_FRAME + 4096)
+#define IPC_MAX_MSG                (AGENT_MAX_FRAME + 8192) /* + a token
+                                                  * request's key handle, PIN
+                                                  * and provider path */
 #define IPC_SOCKBUF                (2 * IPC_MAX_MSG)  /* SO_SNDBUF/SO_RCVBUF asked */
 
 /* Resources (doc/threat-model.md, "Resources"): what one client, and all
@@ -94,6 +96,12 @@
 #define TOKEN_MAX_SIG_PART         64            /* Ed25519: 64; P-256 r, s: 32 */
 #define TOKEN_MAX_REPLY            (1 + 4 + 1 + 4 + 2 * (4 + TOKEN_MAX_SIG_PART))
 #define TOKEN_MAX_DEVICES          64            /* FIDO devices looked at */
+
+/* Token helpers (policy/broker.c, issue 14). One keyward-sk process per
+ * signature; a touch that never comes ends in a refusal. */
+#define TOKEN_MAX_HELPERS          8             /* at once; more: refused */
+#define TOKEN_TOUCH_TIMEOUT_DEFAULT 60           /* seconds (-O touch-timeout=) */
+#define TOKEN_MAX_PATH             4096          /* a provider path */
 
 /* Lock (spec §5.8). */
 #define LOCK_SALT_LEN              16

@@ -68,21 +68,27 @@ msg_add_encode(struct wb *w, const struct msg_add *m)
 	wb_u8(w, m->c.confirm != 0);
 	wb_u8(w, m->c.has_dest != 0);
 	wb_slice(w, m->c.dest);
+	wb_u8(w, m->c.has_provider != 0);
+	wb_slice(w, m->c.provider);
 }
 
 int
 msg_add_decode(struct rd *r, struct msg_add *m)
 {
-	uint8_t life, confirm, dest;
+	uint8_t life, confirm, dest, prov;
 
 	if (rd_string(r, &m->key) || rd_text(r, &m->comment) ||
 	    rd_u8(r, &life) || rd_u32(r, &m->c.lifetime) ||
 	    rd_u8(r, &confirm) || rd_u8(r, &dest) ||
-	    rd_string(r, &m->c.dest) || rd_done(r))
+	    rd_string(r, &m->c.dest) || rd_u8(r, &prov) ||
+	    rd_text(r, &m->c.provider) || rd_done(r))
 		return -1;
-	if (life > 1 || confirm > 1 || dest > 1 ||
-	    (!life && m->c.lifetime != 0) || (!dest && m->c.dest.len != 0))
+	if (life > 1 || confirm > 1 || dest > 1 || prov > 1 ||
+	    (!life && m->c.lifetime != 0) || (!dest && m->c.dest.len != 0) ||
+	    (!prov && m->c.provider.len != 0) ||
+	    (prov && m->c.provider.len == 0))
 		return -1;
+	m->c.has_provider = prov;
 	m->c.has_dest = dest;
 	m->c.has_lifetime = life;
 	m->c.confirm = confirm;
@@ -237,4 +243,32 @@ msg_sk_material_decode(struct rd *r, struct msg_sk_material *m)
 	    m->key_handle.len > AGENT_MAX_SK_KEY_HANDLE)
 		return -1;
 	return 0;
+}
+
+void
+msg_tk_sign_encode(struct wb *w, const struct msg_tk_sign *m)
+{
+	wb_slice(w, m->provider);
+	wb_slice(w, m->request);
+}
+
+int
+msg_tk_sign_decode(struct rd *r, struct msg_tk_sign *m)
+{
+	return rd_text(r, &m->provider) || rd_string(r, &m->request) ||
+	    rd_done(r);
+}
+
+void
+msg_tk_fail_encode(struct wb *w, const struct msg_tk_fail *m)
+{
+	wb_u8(w, m->why);
+}
+
+int
+msg_tk_fail_decode(struct rd *r, struct msg_tk_fail *m)
+{
+	if (rd_u8(r, &m->why) || rd_done(r))
+		return -1;
+	return m->why >= TK_BUSY && m->why <= TK_FAIL_MAX ? 0 : -1;
 }

@@ -37,8 +37,13 @@ enum msg_type {
 	/* policy -> prompter */
 	MSG_PROMPT = 48,        /* msg_blob: the question */
 	MSG_PROMPT_CANCEL,      /* no payload: the asker went away */
+	MSG_PROMPT_SECRET,      /* msg_blob: the question; answered by a secret */
 	/* policy -> auditor */
 	MSG_AUDIT = 56,         /* msg_blob: one JSON line; req 0: no ack wanted */
+	/* policy -> broker (policy/broker.c) */
+	MSG_TK_RESOLVE = 96,    /* msg_blob: a provider path, to realpath */
+	MSG_TK_SIGN,            /* msg_tk_sign: one signature by one token helper */
+	MSG_TK_CANCEL,          /* no payload; req: that of the MSG_TK_SIGN */
 	/* replies, in any direction */
 	MSG_R_STATUS = 64,      /* msg_status */
 	MSG_R_SIGNATURE,        /* msg_blob: SSH signature blob */
@@ -46,6 +51,10 @@ enum msg_type {
 	MSG_R_EXTENSIONS,       /* msg_blob: repeat{ string name } */
 	MSG_R_INSPECT,          /* msg_blob: the INSPECT_EXTENSION answer body */
 	MSG_R_SK_MATERIAL,      /* msg_sk_material: holds a key handle (secret) */
+	MSG_R_SECRET,           /* msg_blob: what askpass printed (wiped) */
+	MSG_R_PATH,             /* msg_blob: the resolved provider path */
+	MSG_R_TOKEN,            /* msg_blob: the token helper's reply (ipc/token.h) */
+	MSG_R_TOKEN_FAIL,       /* msg_tk_fail: no reply from a token helper */
 };
 
 /* keyward's own extension: every identity with its constraints, for
@@ -71,12 +80,16 @@ struct msg_hdr {
 	uint32_t conn;          /* client connection, 0 for none */
 };
 
+#define SK_PROVIDER_EXTENSION_NAME "sk-provider@openssh.com"
+
 struct constraints {
 	int has_lifetime;
 	uint32_t lifetime;
 	int confirm;
 	int has_dest;
 	struct slice dest;      /* restrict-destination constraint_list (§6.6) */
+	int has_provider;
+	struct slice provider;  /* sk-provider@openssh.com (§6.5): text */
 };
 
 struct msg_open { uint32_t uid, pid; };
@@ -98,6 +111,17 @@ struct msg_sk_material {
 	uint8_t flags;
 	struct slice key_handle;
 };
+struct msg_tk_sign { struct slice provider, request; };
+/* Why the broker has no helper's reply for a MSG_TK_SIGN. */
+enum tk_fail {
+	TK_BUSY = 1,            /* TOKEN_MAX_HELPERS are running */
+	TK_START,               /* the helper could not be started */
+	TK_TIMEOUT,             /* no answer in the touch timeout */
+	TK_DIED,                /* it ended without an answer */
+	TK_CANCELLED,           /* policy cancelled it (the client went away) */
+	TK_FAIL_MAX = TK_CANCELLED,
+};
+struct msg_tk_fail { uint8_t why; };
 
 /* Header: begin a message in w; decode the header of a datagram. */
 void msg_begin(struct wb *w, uint8_t type, uint32_t req, uint32_t conn);
@@ -128,5 +152,9 @@ void msg_kh_sk_material_encode(struct wb *w, const struct msg_kh_sk_material *m)
 int msg_kh_sk_material_decode(struct rd *r, struct msg_kh_sk_material *m);
 void msg_sk_material_encode(struct wb *w, const struct msg_sk_material *m);
 int msg_sk_material_decode(struct rd *r, struct msg_sk_material *m);
+void msg_tk_sign_encode(struct wb *w, const struct msg_tk_sign *m);
+int msg_tk_sign_decode(struct rd *r, struct msg_tk_sign *m);
+void msg_tk_fail_encode(struct wb *w, const struct msg_tk_fail *m);
+int msg_tk_fail_decode(struct rd *r, struct msg_tk_fail *m);
 
 #endif

@@ -79,6 +79,7 @@ options_parse(int argc, char **argv, struct options *o)
 	o->fp_hash = "sha256";
 	o->default_lifetime = -1;
 	o->confirm_timeout = CONFIRM_TIMEOUT_DEFAULT;
+	o->touch_timeout = TOKEN_TOUCH_TIMEOUT_DEFAULT;
 	opterr = 0;
 	while ((ch = getopt(argc, argv, "+cDdksTuUVE:a:O:P:t:")) != -1) {
 		switch (ch) {
@@ -114,6 +115,13 @@ options_parse(int argc, char **argv, struct options *o)
 				if (o->confirm_timeout <= 0 ||
 				    o->confirm_timeout > CONFIRM_TIMEOUT_MAX) {
 					fprintf(stderr, "keyward: Invalid confirm-timeout\n");
+					return 255;
+				}
+			} else if (strncmp(optarg, "touch-timeout=", 14) == 0) {
+				o->touch_timeout = parse_lifetime(optarg + 14);
+				if (o->touch_timeout <= 0 ||
+				    o->touch_timeout > CONFIRM_TIMEOUT_MAX) {
+					fprintf(stderr, "keyward: Invalid touch-timeout\n");
 					return 255;
 				}
 			} else if (strncmp(optarg, "audit=", 6) == 0 && optarg[6] != '\0') {

@@ -25,6 +25,7 @@ struct options {
 	int allow_remote_pkcs11, no_restrict_websafe;
 	const char *websafe_allow;
 	long confirm_timeout;           /* -O confirm-timeout=SECONDS */
+	long touch_timeout;             /* -O touch-timeout=SECONDS */
 	const char *audit;              /* -O audit=PATH|-|syslog, or NULL */
 	int audit_sync;                 /* -O audit-sync=yes */
 	char **command;                 /* argv of the command, or NULL */

@@ -90,6 +90,16 @@ parse_constraints(struct rd *r, struct constraints *cs)
 				cs->has_dest = 1;
 				break;
 			}
+			if (slice_eq_str(name, SK_PROVIDER_EXTENSION_NAME)) {
+				/* Judged by policy (§6.5): only for FIDO keys, a
+				 * path resolved and checked against -P. */
+				if (cs->has_provider || rd_text(r, &cs->provider) != 0 ||
+				    cs->provider.len == 0 ||
+				    cs->provider.len >= TOKEN_MAX_PATH)
+					return -1;
+				cs->has_provider = 1;
+				break;
+			}
 			/* Never accept a key while ignoring a restriction on it. */
 			log_info("refused add: constraint extension \"%.*s\" is not "
 			    "supported", (int)(name.len > 64 ? 64 : name.len),

@@ -296,6 +296,7 @@ setup_children(const char *path, const char *made_dir)
 	pargs.fp_hash = M.opt.fp_hash;
 	pargs.default_lifetime = M.opt.default_lifetime;
 	pargs.confirm_timeout = M.opt.confirm_timeout;
+	pargs.touch_timeout = M.opt.touch_timeout;
 	pargs.audit_sync = M.opt.audit_sync;
 	pargs.providers = M.opt.allowed_providers != NULL ?
 	    M.opt.allowed_providers : PROVIDERS_DEFAULT;

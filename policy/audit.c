@@ -171,7 +171,22 @@ audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req)
 		wb_bytes(&w, r->id->is_cert ? "true" : "false", r->id->is_cert ? 4 : 5);
 		wb_bytes(&w, ",\"destination_constrained\":", 27);
 		wb_bytes(&w, r->id->dest.n ? "true" : "false", r->id->dest.n ? 4 : 5);
+		if (r->id->provider != NULL) {
+			wb_bytes(&w, ",\"provider\":", 12);
+			text_json_str(&w, r->id->provider);
+		}
 		wb_u8(&w, '}');
+	}
+	if (r->sk != NULL) {
+		/* what the authenticator asserted, in the signature it made */
+		char tok[128];
+		int n = snprintf(tok, sizeof(tok), "{\"user_presence\":%s,"
+		    "\"user_verification\":%s,\"counter\":%lu}",
+		    r->sk->flags & SK_FLAG_USER_PRESENCE ? "true" : "false",
+		    r->sk->flags & SK_FLAG_USER_VERIFICATION ? "true" : "false",
+		    (unsigned long)r->sk->counter);
+		key(&w, "token");
+		wb_bytes(&w, tok, (size_t)n);
 	}
 	if (r->alg != SIG_NONE) {
 		key(&w, "alg");

@@ -6,6 +6,7 @@
 #define KEYWARD_AUDIT_H
 
 #include "policy/policy.h"
+#include "policy/token.h"
 
 struct audit_rec {
 	const char *event;              /* list, sign, add, remove, ... */
@@ -16,6 +17,7 @@ struct audit_rec {
 	enum sig_alg alg;               /* SIG_NONE: not a signature */
 	struct slice data;              /* data to sign (only hashed), or {NULL} */
 	long count;                     /* keys listed, or -1 */
+	const struct sk_result *sk;     /* a token's signature, or NULL */
 };
 
 /* Send one record to the auditor; req 0: nobody waits for the answer.

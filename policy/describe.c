@@ -63,3 +63,12 @@ identity_by_blob(struct policy *P, struct slice blob)
 	wb_free(&canon);
 	return id;
 }
+
+struct identity *
+identity_by_key(struct policy *P, uint64_t key_id)
+{
+	for (size_t i = 0; i < P->ids.n; i++)
+		if (P->ids.order[i]->key_id == key_id)
+			return P->ids.order[i];
+	return NULL;
+}

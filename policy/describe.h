@@ -39,5 +39,7 @@ void describe_path(const struct policy *P, const struct identity *id,
     const struct bindings *b, char *out, size_t n);
 /* The identity a request's key blob names, in canonical form; or NULL. */
 struct identity *identity_by_blob(struct policy *P, struct slice blob);
+/* The identity whose private half the keyholder calls key_id; or NULL. */
+struct identity *identity_by_key(struct policy *P, uint64_t key_id);
 
 #endif

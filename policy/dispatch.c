@@ -9,6 +9,7 @@
 #include "ipc/log.h"
 #include "policy/audit.h"
 #include "policy/dispatch.h"
+#include "policy/token.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -87,7 +88,7 @@ audit_simple(struct policy *P, const char *event, const char *decision,
     const char *reason, const struct conn *c, const struct identity *id)
 {
 	struct audit_rec r = { event, decision, reason, c, id, SIG_NONE,
-	    { NULL, 0 }, -1 };
+	    { NULL, 0 }, -1, NULL };
 
 	audit_emit(P, &r, 0);
 }
@@ -173,6 +174,7 @@ policy_from_keyholder(struct policy *P, const uint8_t *p, size_t n)
 	struct msg_hdr h;
 	struct msg_status st;
 	struct msg_blob sig;
+	struct msg_sk_material mat;
 	struct pending *pd;
 	struct rd r;
 
@@ -188,6 +190,11 @@ policy_from_keyholder(struct policy *P, const uint8_t *p, size_t n)
 		sign_signed(P, pd, sig.blob);
 		return;
 	}
+	if (h.type == MSG_R_SK_MATERIAL && pd->state == P_SK_MATERIAL &&
+	    msg_sk_material_decode(&r, &mat) == 0) {
+		token_material(P, pd, &mat);
+		return;
+	}
 	if (h.type != MSG_R_STATUS || msg_status_decode(&r, &st) != 0)
 		fatal("malformed reply from the keyholder");
 	switch (pd->state) {
@@ -200,6 +207,9 @@ policy_from_keyholder(struct policy *P, const uint8_t *p, size_t n)
 		break;
 	case P_SIGN:
 		sign_signed(P, pd, (struct slice){ NULL, 0 });
+		break;
+	case P_SK_MATERIAL:
+		token_material(P, pd, NULL);
 		break;
 	default:
 		fatal("keyholder answered a request in state %d", (int)pd->state);
@@ -219,17 +229,64 @@ status_reply(const uint8_t *p, size_t n, const char *peer, struct msg_hdr *h,
 		fatal("malformed message from the %s", peer);
 }
 
+/* The prompter answers a confirm with a status, a PIN question with the
+ * PIN (MSG_R_SECRET) or a refusal. */
 void
 policy_from_prompter(struct policy *P, const uint8_t *p, size_t n)
 {
 	struct msg_hdr h;
 	struct msg_status st;
+	struct msg_blob pin;
 	struct pending *pd;
+	struct rd r;
 
-	status_reply(p, n, "prompter", &h, &st);
+	rd_init(&r, p, n);
+	if (msg_hdr_decode(&r, &h) != 0)
+		fatal("malformed message from the prompter");
 	if ((pd = pending_take(P, h.req, P_CONFIRM)) == NULL)
 		return;                 /* cancelled meanwhile */
-	sign_confirmed(P, pd, st.status == ST_OK);
+	if (pd->state == P_PIN && h.type == MSG_R_SECRET &&
+	    msg_blob_decode(&r, &pin) == 0)
+		token_pin(P, pd, pin.blob);
+	else if (h.type != MSG_R_STATUS || msg_status_decode(&r, &st) != 0)
+		fatal("malformed message from the prompter");
+	else if (pd->state == P_PIN)
+		token_pin(P, pd, (struct slice){ NULL, 0 });
+	else
+		sign_confirmed(P, pd, st.status == ST_OK);
+}
+
+/* The broker answers a resolve with the path or a refusal, a token
+ * signature with the helper's reply or why there is none. */
+void
+policy_from_broker(struct policy *P, const uint8_t *p, size_t n)
+{
+	struct msg_hdr h;
+	struct msg_blob b;
+	struct msg_status st;
+	struct msg_tk_fail f;
+	struct pending *pd;
+	struct rd r;
+
+	rd_init(&r, p, n);
+	if (msg_hdr_decode(&r, &h) != 0)
+		fatal("malformed message from the broker");
+	if ((pd = pending_take(P, h.req, P_TOKEN)) == NULL)
+		fatal("the broker answered request %u, which nobody asked", h.req);
+	if (pd->state == P_RESOLVE && h.type == MSG_R_PATH &&
+	    msg_blob_decode(&r, &b) == 0)
+		keys_resolved(P, pd, b.blob);
+	else if (pd->state == P_RESOLVE && h.type == MSG_R_STATUS &&
+	    msg_status_decode(&r, &st) == 0)
+		keys_resolved(P, pd, (struct slice){ NULL, 0 });
+	else if (pd->state == P_TOKEN && h.type == MSG_R_TOKEN &&
+	    msg_blob_decode(&r, &b) == 0)
+		token_answer(P, pd, b.blob, 0);
+	else if (pd->state == P_TOKEN && h.type == MSG_R_TOKEN_FAIL &&
+	    msg_tk_fail_decode(&r, &f) == 0)
+		token_answer(P, pd, (struct slice){ NULL, 0 }, f.why);
+	else
+		fatal("malformed reply from the broker");
 }
 
 void

@@ -4,6 +4,7 @@
  * quadratic, and a sign request finds its key in constant time.
  */
 #include "policy/identity.h"
+#include "ipc/log.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,17 @@ identity_free(struct identity *id)
 		return;
 	free(id->blob);
 	free(id->comment);
+	free(id->provider);
 	dest_set_free(&id->dest);
 	free(id);
+}
+
+char *
+str_dup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (d == NULL)
+		fatal("out of memory");
+	return d;
 }

@@ -24,6 +24,8 @@ struct identity {
 	uint64_t expiry_ms;             /* CLOCK_BOOTTIME ms, 0 = never */
 	int confirm;
 	struct dest_set dest;           /* destination constraints, n = 0: none */
+	char *provider;                 /* FIDO: "internal" or the library's
+	                                 * resolved path; NULL for other keys */
 	char fp[96];                    /* fingerprint in the -E hash, for logs */
 };
 
@@ -33,6 +35,9 @@ struct idtable {
 	struct identity **buckets;
 	size_t nbuckets;
 };
+
+/* strdup, or the end: policy out of memory fails closed. */
+char *str_dup(const char *s);
 
 void idt_init(struct idtable *t);
 struct identity *idt_find(const struct idtable *t, struct slice blob);

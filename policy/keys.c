@@ -5,13 +5,19 @@
  */
 #include "crypto/crypto.h"
 #include "ipc/log.h"
+#include "ipc/text.h"
 #include "policy/audit.h"
 #include "policy/describe.h"
 #include "policy/dispatch.h"
+#include "policy/token.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+static void kh_add(struct policy *P, struct pending *p);
+static void keys_add_refused(struct policy *P, struct pending *p, const char *why);
 
 /* Is identity I usable at all on connection C (§8.4 with u = ANY)? */
 static int
@@ -103,7 +109,7 @@ h_list(struct ctx *c)
 	}
 	m.entries = wb_slice_of(&e);
 	struct audit_rec r = { "list", "allow", NULL, c->conn, NULL, SIG_NONE,
-	    { NULL, 0 }, m.n };
+	    { NULL, 0 }, m.n, NULL };
 	audit_emit(P, &r, 0);
 	msg_begin(&P->out, MSG_R_IDENTITIES, c->h.req, c->h.conn);
 	msg_identities_encode(&P->out, &m);
@@ -199,6 +205,11 @@ h_add(struct ctx *c)
 		refuse_add(c, why ? why : "bytes after the key", NULL);
 		return 0;
 	}
+	if (m.c.has_provider && !key_is_sk(k.pub.kind)) {
+		refuse_add(c, "an sk-provider constraint on a key that is not a "
+		    "FIDO key", NULL);
+		return 0;
+	}
 	if ((id = identity_of(c, &k, &m, &why)) == NULL) {
 		refuse_add(c, why, NULL);
 		return 0;
@@ -207,16 +218,75 @@ h_add(struct ctx *c)
 	p->add = id;
 	p->key_id = id->key_id = ++P->next_key_id;
 	P->barrier = p->id;
+	key_write_private_plain(&p->data, &k);
+	if (key_is_sk(k.pub.kind)) {
+		struct slice prov = m.c.has_provider ? m.c.provider :
+		    (struct slice){ (const uint8_t *)"internal", 8 };
+		if (token_provider_internal(prov)) {
+			id->provider = str_dup("internal");
+		} else if (conn_remote(c->conn) && !P->args.allow_remote_providers) {
+			/* §8.10: a forwarded connection loads no library */
+			keys_add_refused(P, p, "a forwarded connection may not name "
+			    "a FIDO provider library (keyward -O allow-remote-pkcs11)");
+			return 0;
+		} else {
+			token_resolve(P, p, prov);
+			return 0;
+		}
+	}
+	kh_add(P, p);
+	return 0;
+}
+
+/* Hand the private half (p->data) to the keyholder; p waits in P_ADD. */
+static void
+kh_add(struct policy *P, struct pending *p)
+{
+	p->state = P_ADD;
 	pending_keep(P, p);
-	wb_reset(&P->secret);
-	key_write_private_plain(&P->secret, &k);
-	msg_begin(&P->out, MSG_KH_ADD, p->id, c->h.conn);
+	msg_begin(&P->out, MSG_KH_ADD, p->id, p->conn);
 	msg_kh_add_encode(&P->out, &(struct msg_kh_add){ p->key_id,
-	    wb_slice_of(&P->secret) });
-	wipe(P->secret.p, P->secret.len);
+	    wb_slice_of(&p->data) });
+	wb_free_secret(&p->data);
 	send_to(&P->kh, &P->out, "keyholder");
 	wipe(P->out.p, P->out.len);
-	return 0;
+}
+
+static void
+keys_add_refused(struct policy *P, struct pending *p, const char *why)
+{
+	if (P->barrier == p->id)
+		P->barrier = 0;
+	log_info("refused add: %s", why);
+	audit_simple(P, "add", "refuse", why, conn_find(P, p->conn), NULL);
+	reply_status(P, p->conn, p->req, ST_FAIL);
+	pending_free(P, p);
+}
+
+/* The broker has resolved an ADD's provider path (path.p NULL: it could
+ * not): the add goes on only for a library -P allows (§6.5). */
+void
+keys_resolved(struct policy *P, struct pending *p, struct slice path)
+{
+	char real[TOKEN_MAX_PATH];
+
+	if (path.p == NULL || path.len == 0 || path.len >= sizeof(real) ||
+	    memchr(path.p, '\0', path.len) != NULL) {
+		keys_add_refused(P, p, "the FIDO provider path does not resolve");
+		return;
+	}
+	memcpy(real, path.p, path.len);
+	real[path.len] = '\0';
+	if (!pattern_list_match(real, P->args.providers)) {
+		char why[TOKEN_MAX_PATH + 64], shown[TEXT_TERM_MAX];
+		text_term_str(shown, sizeof(shown), real);
+		snprintf(why, sizeof(why), "FIDO provider %s is not allowed by -P",
+		    shown);
+		keys_add_refused(P, p, why);
+		return;
+	}
+	p->add->provider = str_dup(real);
+	kh_add(P, p);
 }
 
 /* The keyholder has judged the private half. Accepted, the identity goes
@@ -247,6 +317,9 @@ keys_add_done(struct policy *P, struct pending *p, int ok)
 		old->key_id = id->key_id;
 		old->expiry_ms = id->expiry_ms;
 		old->confirm = id->confirm;
+		free(old->provider);
+		old->provider = id->provider;
+		id->provider = NULL;
 		dest_set_free(&old->dest);      /* re-adding replaces every constraint */
 		old->dest = id->dest;
 		memset(&id->dest, 0, sizeof(id->dest));

@@ -1,13 +1,15 @@
 /*
  * main.c - keyward-policy. Started by the monitor with fd 3 to the monitor
- * and fd 4 to the keyholder; forks the prompter, drops everything, enters
- * its filter and runs one poll loop over its three peers. Any peer gone
+ * and fd 4 to the keyholder; forks the prompter, the broker and (with an
+ * audit trail) the auditor, drops everything, enters its filter and runs
+ * one poll loop over its peers. Any peer gone
  * means the agent is going: exit.
  */
 #include "crypto/crypto.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
 #include "policy/audit.h"
+#include "policy/broker.h"
 #include "seccomp/sandbox.h"
 
 #include <errno.h>
@@ -64,8 +66,8 @@ parse_args(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
-	struct pollfd pfd[4];
-	struct chan *chans[4] = { &P.mon, &P.kh, &P.pr, &P.au };
+	struct pollfd pfd[5];
+	struct chan *chans[5] = { &P.mon, &P.kh, &P.pr, &P.au, &P.tk };
 
 	if (argc == 2 && strcmp(argv[1], "--host-tag") == 0)
 		return host_tag_print();
@@ -75,6 +77,7 @@ main(int argc, char **argv)
 	chan_init(&P.mon, 3);
 	chan_init(&P.kh, 4);
 	chan_init(&P.pr, prompter_spawn());
+	chan_init(&P.tk, broker_spawn(&P.args));
 	chan_init(&P.au, -1);
 	if (P.args.audit != AUDIT_NONE) {
 		int fd = P.args.audit == AUDIT_FD ? 5 : -1;
@@ -98,22 +101,22 @@ main(int argc, char **argv)
 	sandbox_harden();
 	sandbox_landlock("policy", NULL, NULL);
 	sandbox_limit_fds();
-	sandbox_policy((int[]){ P.mon.fd, P.kh.fd, P.pr.fd, P.au.fd },
-	    P.audit_on ? 4 : 3);
+	sandbox_policy((int[]){ P.mon.fd, P.kh.fd, P.pr.fd, P.tk.fd, P.au.fd },
+	    P.audit_on ? 5 : 4);
 	for (;;) {
 		int timeout = policy_timers(&P);
-		for (int i = 0; i < 4; i++)
+		for (int i = 0; i < 5; i++)
 			pfd[i] = (struct pollfd){ chans[i]->fd, chan_events(chans[i]), 0 };
 		/* Back-pressure and barriers: the monitor's next request waits
 		 * in its queue until policy may judge it (dispatch.c). */
 		if (!policy_may_read_monitor(&P))
 			pfd[0].events &= (short)~POLLIN;
-		if (poll(pfd, 4, timeout) < 0) {
+		if (poll(pfd, 5, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			fatal("poll: %m");
 		}
-		for (int i = 0; i < 4; i++)
+		for (int i = 0; i < 5; i++)
 			if ((pfd[i].revents & POLLOUT) && chan_flush(chans[i]) != 0)
 				exit(0);
 		if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))
@@ -122,6 +125,8 @@ main(int argc, char **argv)
 			drain(&P.pr, "prompter", policy_from_prompter, NULL);
 		if (pfd[3].revents & (POLLIN | POLLHUP | POLLERR))
 			drain(&P.au, "auditor", policy_from_auditor, NULL);
+		if (pfd[4].revents & (POLLIN | POLLHUP | POLLERR))
+			drain(&P.tk, "broker", policy_from_broker, NULL);
 		if (pfd[0].revents & POLLIN)
 			drain(&P.mon, "monitor", policy_from_monitor,
 			    policy_may_read_monitor);

@@ -37,16 +37,26 @@ pending_new(struct policy *P, enum pending_state s, uint32_t conn, uint32_t req)
 	p->req = req;
 	p->id = pending_new_id(P);
 	wb_init(&p->data);
+	wb_init(&p->pin);
 	P->npending++;
 	return p;
 }
 
+/* Which states each peer answers: named by one state of its own. */
 static int
 answers(enum pending_state s, enum pending_state from)
 {
-	if (from == P_CONFIRM || from == P_AUDIT)
-		return s == from;
-	return s == P_SIGN || s == P_ADD || s == P_LOCK || s == P_UNLOCK;
+	switch (from) {
+	case P_CONFIRM:         /* the prompter */
+		return s == P_CONFIRM || s == P_PIN;
+	case P_AUDIT:           /* the auditor */
+		return s == P_AUDIT;
+	case P_TOKEN:           /* the broker */
+		return s == P_TOKEN || s == P_RESOLVE;
+	default:                /* the keyholder */
+		return s == P_SIGN || s == P_ADD || s == P_LOCK ||
+		    s == P_UNLOCK || s == P_SK_MATERIAL;
+	}
 }
 
 struct pending *
@@ -73,7 +83,8 @@ pending_keep(struct policy *P, struct pending *p)
 void
 pending_free(struct policy *P, struct pending *p)
 {
-	wb_free_secret(&p->data);       /* a passphrase, or data to sign */
+	wb_free_secret(&p->data);       /* a passphrase, data to sign, a key */
+	wb_free_secret(&p->pin);
 	identity_free(p->add);
 	free(p);
 	P->npending--;
@@ -90,7 +101,12 @@ pending_gone(struct policy *P, uint32_t conn)
 			continue;
 		}
 		p->gone = 1;
-		if (p->state != P_CONFIRM) {
+		if (p->state == P_TOKEN) {
+			/* The broker kills the helper and answers "cancelled". */
+			msg_begin(&P->out, MSG_TK_CANCEL, p->id, p->conn);
+			send_to(&P->tk, &P->out, "broker");
+		}
+		if (p->state != P_CONFIRM && p->state != P_PIN) {
 			pp = &p->next;
 			continue;
 		}

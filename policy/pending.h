@@ -5,6 +5,12 @@
  *   sign:    h_sign --(confirm key)--> CONFIRM --yes--> AUDIT? --> SIGN --> reply
  *                   \--(no confirm)------------------/ (audit trail on)
  *            CONFIRM --no/timeout--> refuse;  AUDIT --not written--> refuse
+ *            FIDO key, instead of SIGN (token.c):
+ *              SK_MATERIAL --keyholder--> TOKEN --broker: signature verified--> reply
+ *              TOKEN --"PIN required", first time--> PIN --prompter--> SK_MATERIAL
+ *              TOKEN --no touch / refused / died--> refuse
+ *   add:     h_add --(FIDO key naming a library)--> RESOLVE --broker: path
+ *                   allowed by -P--> ADD                                 [barrier]
  *   add:     h_add --> ADD --keyholder ok--> identity live, reply OK
  *                          \-keyholder no--> reply FAIL                 [barrier]
  *   lock:    h_lock (locked from here on) --> LOCK --keyholder--> reply
@@ -37,6 +43,10 @@ enum pending_state {
 	P_UNLOCK,               /* at the keyholder: opening every key */
 	P_UNLOCK_QUEUED,        /* waiting its turn to be judged (lock.c) */
 	P_UNLOCK_DELAY,         /* judged wrong: answered at due_ms */
+	P_RESOLVE,              /* at the broker: an ADD's provider path */
+	P_SK_MATERIAL,          /* at the keyholder: a FIDO key's handle */
+	P_TOKEN,                /* at the broker: a token's signature */
+	P_PIN,                  /* at the prompter: the token's PIN */
 };
 
 struct identity;
@@ -50,7 +60,11 @@ struct pending {
 	uint64_t key_id;
 	uint64_t due_ms;        /* P_UNLOCK_DELAY: when to answer */
 	enum sig_alg alg;
-	struct wb data;         /* sign: the data; unlock: the passphrase (wiped) */
+	struct wb data;         /* sign: the data; unlock: the passphrase;
+	                         * RESOLVE: the private key (all wiped) */
+	struct wb pin;          /* a token's PIN, until handed on (wiped) */
+	int pin_asked;          /* once per signature, as OpenSSH */
+	struct slice provider;  /* RESOLVE: the path as the client sent it */
 	struct identity *add;   /* P_ADD: the identity to insert on success */
 };
 
@@ -59,8 +73,9 @@ struct policy;
 /* A new request, on no list yet: pending_keep() when it starts to wait. */
 struct pending *pending_new(struct policy *P, enum pending_state s,
     uint32_t conn, uint32_t req);
-/* Take the request waiting for answer id from peer (P_CONFIRM for the
- * prompter, P_AUDIT for the auditor, the keyholder's states otherwise). */
+/* Take the request waiting for answer id from peer (P_CONFIRM or P_PIN
+ * for the prompter, P_AUDIT for the auditor, P_TOKEN or P_RESOLVE for the
+ * broker, the keyholder's states otherwise). */
 struct pending *pending_take(struct policy *P, uint32_t id, enum pending_state from);
 /* Back on the list for its next step. */
 void pending_keep(struct policy *P, struct pending *p);

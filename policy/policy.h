@@ -24,6 +24,13 @@ struct conn {
 	struct bindings bind;   /* session-bind chain (spec §7.3) */
 };
 
+/* "Remote" (spec §8.10): a session-bind was attempted or made. */
+static inline int
+conn_remote(const struct conn *c)
+{
+	return c->bind.attempted || c->bind.n > 0;
+}
+
 struct lockstate {
 	int locked;
 	uint8_t salt[LOCK_SALT_LEN];
@@ -35,6 +42,7 @@ struct lockstate {
 
 struct policy {
 	struct chan mon, kh, pr, au;    /* au: the auditor, fd -1 if none */
+	struct chan tk;                 /* the broker (token helpers) */
 	int audit_on;
 	const char *fp_hash;
 	long default_lifetime;  /* seconds, <= 0: none */
@@ -63,6 +71,7 @@ void policy_from_monitor(struct policy *P, const uint8_t *p, size_t n);
 void policy_from_keyholder(struct policy *P, const uint8_t *p, size_t n);
 void policy_from_prompter(struct policy *P, const uint8_t *p, size_t n);
 void policy_from_auditor(struct policy *P, const uint8_t *p, size_t n);
+void policy_from_broker(struct policy *P, const uint8_t *p, size_t n);
 int policy_may_read_monitor(const struct policy *P);
 /* Expire identities, judge queued unlocks, answer delayed replies;
  * returns the poll timeout. */
@@ -87,6 +96,7 @@ void lock_done(struct policy *P, struct pending *p, int ok);
 /* keys.c */
 void keys_expire(struct policy *P);
 void keys_add_done(struct policy *P, struct pending *p, int ok);
+void keys_resolved(struct policy *P, struct pending *p, struct slice path);
 
 /* sign.c: the next step of a signature once the prompter, the auditor or
  * the keyholder has answered. */

@@ -1,8 +1,9 @@
 /*
  * prompter.c - the prompter: forked by policy before its sandbox closes,
  * it runs $SSH_ASKPASS for confirm constraints, several at once, and
- * answers yes or no. It holds no secret and never sees key material or
- * data to sign: only the question's text.
+ * answers yes or no; and for a token's PIN, answered with what askpass
+ * printed (wiped once sent). It never sees key material or data to sign:
+ * only the question's text, and a PIN on its way to policy.
  */
 #include "ipc/chan.h"
 #include "ipc/limits.h"
@@ -36,6 +37,7 @@ struct ask {
 	pid_t pid;
 	int pidfd, out;         /* out: askpass's stdout, -1 once at EOF */
 	int cancelled, timed_out;
+	int secret;             /* a PIN: the answer is what askpass prints */
 	struct timespec deadline;
 	char buf[PROMPT_MAX_OUTPUT + 1];
 	size_t len;
@@ -57,6 +59,24 @@ answer(struct chan *c, uint32_t req, int yes)
 	wb_free(&w);
 }
 
+/* The answer to a secret question: what askpass printed, or a refusal. */
+static void
+answer_secret(struct chan *c, uint32_t req, const char *s)
+{
+	struct wb w;
+
+	if (s == NULL) {
+		answer(c, req, 0);
+		return;
+	}
+	wb_init(&w);
+	msg_begin(&w, MSG_R_SECRET, req, 0);
+	msg_blob_encode(&w, &(struct msg_blob){ { (const uint8_t *)s, strlen(s) } });
+	if (chan_send(c, &w) != 0)
+		_exit(0);
+	wb_free_secret(&w);
+}
+
 /* As ssh-agent: no prompt is possible without a display unless forced. */
 static int
 can_prompt(void)
@@ -72,7 +92,7 @@ can_prompt(void)
 }
 
 static int
-start_ask(struct ask *a, uint32_t req, const char *text)
+start_ask(struct ask *a, uint32_t req, const char *text, int secret)
 {
 	const char *askpass = getenv("SSH_ASKPASS");
 	int p[2];
@@ -93,7 +113,8 @@ start_ask(struct ask *a, uint32_t req, const char *text)
 		setpgid(0, 0);          /* so a timeout ends its children too */
 		if (null < 0 || dup2(null, 0) != 0 || dup2(p[1], 1) != 1)
 			_exit(1);
-		setenv("SSH_ASKPASS_PROMPT", "confirm", 1);
+		if (!secret)
+			setenv("SSH_ASKPASS_PROMPT", "confirm", 1);
 		execl(askpass, askpass, text, (char *)NULL);
 		_exit(1);
 	}
@@ -102,6 +123,7 @@ start_ask(struct ask *a, uint32_t req, const char *text)
 	a->out = p[0];
 	a->len = 0;
 	a->cancelled = a->timed_out = 0;
+	a->secret = secret;
 	clock_gettime(CLOCK_MONOTONIC, &a->deadline);
 	a->deadline.tv_sec += prompt_timeout_s;
 	if ((a->pidfd = pidfd_open(a->pid, 0)) < 0) {
@@ -132,10 +154,14 @@ finish_ask(struct chan *c, size_t i)
 	yes = !a->timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
 	    (*s == '\0' || strcasecmp(s, "yes") == 0);
 	if (a->timed_out)
-		log_info("confirmation prompt unanswered after %ld s: refused",
-		    prompt_timeout_s);
-	if (!a->cancelled)
+		log_info("%s prompt unanswered after %ld s: refused",
+		    a->secret ? "PIN" : "confirmation", prompt_timeout_s);
+	if (!a->cancelled && a->secret)
+		answer_secret(c, a->req, !a->timed_out && WIFEXITED(status) &&
+		    WEXITSTATUS(status) == 0 ? s : NULL);
+	else if (!a->cancelled)
 		answer(c, a->req, yes);
+	wipe(a->buf, sizeof(a->buf));   /* a PIN */
 	if (a->out >= 0)
 		close(a->out);
 	close(a->pidfd);
@@ -161,7 +187,8 @@ request(struct chan *c, const uint8_t *p, size_t n)
 			}
 		return;
 	}
-	if (h.type != MSG_PROMPT || msg_blob_decode(&r, &m) != 0 ||
+	if ((h.type != MSG_PROMPT && h.type != MSG_PROMPT_SECRET) ||
+	    msg_blob_decode(&r, &m) != 0 ||
 	    m.blob.len > PROMPT_MAX_TEXT || memchr(m.blob.p, '\0', m.blob.len))
 		_exit(1);
 	memcpy(text, m.blob.p, m.blob.len);
@@ -172,7 +199,8 @@ request(struct chan *c, const uint8_t *p, size_t n)
 		answer(c, h.req, 0);
 		return;
 	}
-	if (nasks == PROMPT_MAX_CONCURRENT || start_ask(&asks[nasks], h.req, text) != 0) {
+	if (nasks == PROMPT_MAX_CONCURRENT || start_ask(&asks[nasks], h.req, text,
+	    h.type == MSG_PROMPT_SECRET) != 0) {
 		log_info("cannot start a confirmation prompt; refusing");
 		answer(c, h.req, 0);
 		return;

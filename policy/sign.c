@@ -9,8 +9,10 @@
 #include "policy/audit.h"
 #include "policy/describe.h"
 #include "policy/dispatch.h"
+#include "policy/token.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -33,7 +35,7 @@ refuse(struct policy *P, struct pending *p, const char *why,
     const struct identity *id, int log_it)
 {
 	struct audit_rec r = { "sign", "refuse", why, conn_find(P, p->conn), id,
-	    p->alg, wb_slice_of(&p->data), -1 };
+	    p->alg, wb_slice_of(&p->data), -1, NULL };
 
 	if (!p->gone) {
 		if (log_it)
@@ -42,15 +44,6 @@ refuse(struct policy *P, struct pending *p, const char *why,
 	}
 	reply_status(P, p->conn, p->req, ST_FAIL);
 	pending_free(P, p);
-}
-
-static struct identity *
-id_by_key(struct policy *P, uint64_t key_id)
-{
-	for (size_t i = 0; i < P->ids.n; i++)
-		if (P->ids.order[i]->key_id == key_id)
-			return P->ids.order[i];
-	return NULL;
 }
 
 /* The question a confirm prompt asks: which key, what for, where to and
@@ -98,11 +91,45 @@ confirm_text(const struct policy *P, const struct identity *id,
 		    "\nThe request comes through a forwarded agent." : "");
 }
 
+/* §8.9: a FIDO key whose application is not web-safe (not ssh:, unless
+ * -O websafe-allow says otherwise) signs only a login with that key or
+ * an SSHSIG blob: never a website's WebAuthn challenge. */
+static const char *
+websafe(const struct policy *P, const struct identity *id,
+    const struct bindings *b, struct slice data)
+{
+	struct purpose pu;
+	struct pubkey k;
+	char *app;
+	int safe;
+
+	if (!P->args.restrict_websafe)
+		return NULL;
+	if (key_parse_public((struct slice){ id->blob, id->blob_len }, &k, NULL) != 0)
+		fatal("cannot parse a key held");
+	if ((app = slice_strdup(k.sk_app)) == NULL)
+		fatal("out of memory");
+	safe = pattern_list_match(app, P->args.websafe_allow);
+	free(app);
+	if (safe)
+		return NULL;
+	purpose_of(data, id, b, &pu);
+	if (pu.kind == PURPOSE_LOGIN || pu.kind == PURPOSE_SSHSIG)
+		return NULL;
+	return "the FIDO application is not web-safe and the data is neither "
+	    "a login nor an SSHSIG";
+}
+
 static void
 kh_sign(struct policy *P, struct pending *p)
 {
 	struct msg_kh_sign m = { p->key_id, (uint8_t)p->alg, wb_slice_of(&p->data) };
+	const struct identity *id = identity_by_key(P, p->key_id);
 
+	if (id != NULL && key_is_sk(id->kind)) {
+		token_sign(P, p);       /* a token signs it (token.c) */
+		return;
+	}
 	p->state = P_SIGN;
 	pending_keep(P, p);
 	/* The connection rides along so the keyholder can serve its
@@ -120,7 +147,7 @@ static void
 go_sign(struct policy *P, struct pending *p, const struct identity *id)
 {
 	struct audit_rec r = { "sign", "allow", NULL, conn_find(P, p->conn), id,
-	    p->alg, wb_slice_of(&p->data), -1 };
+	    p->alg, wb_slice_of(&p->data), -1, NULL };
 
 	if (!P->audit_on) {
 		kh_sign(P, p);
@@ -141,6 +168,7 @@ h_sign(struct ctx *c)
 	struct msg_sign m;
 	struct identity *id;
 	struct pending *p;
+	const char *rule;
 	char prompt[PROMPT_MAX_TEXT];
 
 	if (msg_sign_decode(&c->r, &m) != 0)
@@ -156,7 +184,7 @@ h_sign(struct ctx *c)
 	if (id->dest.n > 0) {
 		char user[AGENT_MAX_USER_PATTERN + 64];
 		size_t hop;
-		const char *rule = sign_permitted(&id->dest,
+		rule = sign_permitted(&id->dest,
 		    (struct slice){ id->blob, id->blob_len }, &c->conn->bind, m.data,
 		    time(NULL), &hop, user, sizeof(user));
 		if (rule != NULL) {
@@ -164,6 +192,11 @@ h_sign(struct ctx *c)
 			refuse(P, p, rule, id, 0);
 			return 0;
 		}
+	}
+	if (key_is_sk(id->kind) && (rule = websafe(P, id, &c->conn->bind,
+	    m.data)) != NULL) {
+		refuse(P, p, rule, id, 1);
+		return 0;
 	}
 	if (!id->confirm) {
 		go_sign(P, p, id);
@@ -182,7 +215,7 @@ h_sign(struct ctx *c)
 void
 sign_confirmed(struct policy *P, struct pending *p, int yes)
 {
-	struct identity *id = id_by_key(P, p->key_id);
+	struct identity *id = identity_by_key(P, p->key_id);
 
 	if (!yes)
 		refuse(P, p, "the user did not confirm", id, 1);

@@ -225,3 +225,45 @@ __asan_default_options(void)
 	return "detect_leaks=0";
 }
 #endif
+
+static void
+deny(scmp_filter_ctx ctx, int nr)
+{
+	if (seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, nr, 0) != 0)
+		fatal("seccomp: cannot add deny rule for syscall %d", nr);
+}
+
+/* For the processes that must exec programs they do not control (the
+ * prompter, the broker): a seccomp filter is inherited across exec, so
+ * theirs allows by default and kills what no such program needs and what
+ * would reach a sibling: debugging other processes, kernel modules,
+ * namespaces, keyrings. */
+void
+sandbox_deny_reach(scmp_filter_ctx ctx)
+{
+	deny(ctx, SCMP_SYS(ptrace));            /* attach to a sibling */
+	deny(ctx, SCMP_SYS(process_vm_readv));  /* read a sibling's memory */
+	deny(ctx, SCMP_SYS(process_vm_writev));
+	deny(ctx, SCMP_SYS(pidfd_getfd));       /* steal a sibling's fd */
+	deny(ctx, SCMP_SYS(kcmp));
+	deny(ctx, SCMP_SYS(bpf));
+	deny(ctx, SCMP_SYS(perf_event_open));
+	deny(ctx, SCMP_SYS(init_module));
+	deny(ctx, SCMP_SYS(finit_module));
+	deny(ctx, SCMP_SYS(delete_module));
+	deny(ctx, SCMP_SYS(kexec_load));
+	deny(ctx, SCMP_SYS(kexec_file_load));
+	deny(ctx, SCMP_SYS(mount));
+	deny(ctx, SCMP_SYS(umount2));
+	deny(ctx, SCMP_SYS(pivot_root));
+	deny(ctx, SCMP_SYS(unshare));
+	deny(ctx, SCMP_SYS(setns));
+	deny(ctx, SCMP_SYS(userfaultfd));
+	deny(ctx, SCMP_SYS(io_uring_setup));
+	deny(ctx, SCMP_SYS(keyctl));
+	deny(ctx, SCMP_SYS(add_key));
+	deny(ctx, SCMP_SYS(request_key));
+	deny(ctx, SCMP_SYS(reboot));
+	deny(ctx, SCMP_SYS(swapon));
+	deny(ctx, SCMP_SYS(swapoff));
+}

@@ -6,6 +6,7 @@
 #define KEYWARD_SANDBOX_H
 
 #include <seccomp.h>
+#include <stddef.h>
 
 /* Not dumpable, no core files, no capabilities in any set, no new
  * privileges. Call after set-up, before the filter. */
@@ -24,6 +25,10 @@ void sandbox_landlock(const char *who, const char *rm_file_dir,
  * open, so Landlock is all that confines its file-system access). */
 int sandbox_landlock_token(const char *who, const char *const *ro_dirs,
     const char *const *dev_files);
+
+/* Landlock for the broker: execute only exe[0..n), write only under /dev
+ * (seccomp/landlock.c). */
+void sandbox_landlock_exec(const char *who, const char *const *exe, size_t n);
 /* RLIMIT_NOFILE to just above the highest open fd: no new fd can exist. */
 void sandbox_limit_fds(void);
 
@@ -38,6 +43,8 @@ void sandbox_allow_fd(scmp_filter_ctx ctx, int nr, int fd);
 void sandbox_allow_futex(scmp_filter_ctx ctx, int op);
 /* Rules every process needs the same way (memory, time, exit, signals). */
 void sandbox_allow_common(scmp_filter_ctx ctx);
+/* The deny list of the filters that allow by default (prompter, broker). */
+void sandbox_deny_reach(scmp_filter_ctx ctx);
 /* Load the filter (synchronised to all threads) and free it. */
 void sandbox_load(scmp_filter_ctx ctx, const char *who);
 
@@ -46,6 +53,7 @@ void sandbox_monitor(int listen_fd, int use_syslog);
 void sandbox_policy(const int *chan_fds, int n);
 void sandbox_keyholder(int chan_fd);
 void sandbox_prompter(void);
+void sandbox_broker(void);
 void sandbox_reaper(void);
 void sandbox_auditor(int chan_fd, int audit_fd, int use_syslog);
 void sandbox_sk(int chan_fd);

@@ -10,6 +10,7 @@
  * Trusts: policy's request only after ipc/token.c decoded it; the
  * middleware with everything this process has (which is that request).
  */
+#include "ipc/args.h"
 #include "ipc/buf.h"
 #include "ipc/chan.h"
 #include "ipc/limits.h"
@@ -266,20 +267,27 @@ serve(void)
 int
 main(int argc, char **argv)
 {
+	struct sk_args args;
 	int debug, type = 0;
 	socklen_t len = sizeof(type);
 
-	if (argc != 3 || (strcmp(argv[1], "debug") != 0 &&
-	    strcmp(argv[1], "info") != 0))
-		usage();
-	debug = strcmp(argv[1], "debug") == 0;
+	/* keyward gives exactly one argument list (ipc/args.h); a provider
+	 * that is not "internal" or an absolute path is refused there, and
+	 * one that is not its own realpath or not a file, here. */
+	if (args_sk_decode(argc, argv, &args) != 0) {
+		if (argc != 3 || args_level(argv[1]) < 0)
+			usage();
+		args.provider = NULL;
+		args.debug = args_level(argv[1]);
+	}
+	debug = args.debug;
 	log_init("keyward-sk", debug ? LOG_LVL_DEBUG : LOG_LVL_INFO, 0);
-	if (!provider_ok(argv[2])) {
+	if (args.provider == NULL || !provider_ok(args.provider)) {
 		log_error("provider refused: not \"internal\" nor the absolute, "
 		    "resolved path of a file");
 		return 1;
 	}
-	S.provider = argv[2];
+	S.provider = args.provider;
 	if (getsockopt(CHAN_FD, SOL_SOCKET, SO_TYPE, &type, &len) != 0 ||
 	    type != SOCK_SEQPACKET)
 		fatal("fd 3 is not a SOCK_SEQPACKET socket");

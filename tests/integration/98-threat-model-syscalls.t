@@ -4,7 +4,8 @@
 # seccomp/*.c and fails with a diff when the two differ, so the page cannot
 # drift from the filters again. Needs only the sources, not the agent.
 #
-# What it reads: in seccomp/sandbox.c, sandbox_allow_common(); in every
+# What it reads: in seccomp/sandbox.c, sandbox_allow_common() and
+# sandbox_deny_reach() (for the files that call them); in every
 # other seccomp/*.c (but landlock.c), each SCMP_SYS(name) and each
 # sandbox_allow_futex(); in both, rules under #ifdef KEYWARD_SANITIZE are
 # left out (never in a release build).
@@ -74,6 +75,10 @@ para=$(doc_para "Common to all filters")
 compare "common rules (sandbox_allow_common)" "$(doc_names <<<"$para")" \
 	"$common_src" "$(doc_count <<<"$para")"
 
+# The deny list of the filters that allow by default (prompter, broker).
+deny_src=$(src_list "$SECCOMP/sandbox.c" sandbox_deny_reach)
+[ -n "$deny_src" ] || bail "seccomp/sandbox.c: no sandbox_deny_reach list"
+
 # ----------------------------------------------------------- each process
 # every filter file is compared, the token helper's (sk.c) among them
 [ -f "$SECCOMP/sk.c" ]
@@ -84,6 +89,8 @@ for f in "$SECCOMP"/*.c; do
 	src=$(src_list "$f")
 	grep -q 'sandbox_allow_common' "$f" &&
 		src=$(printf '%s\n%s\n' "$src" "$common_src" | sort -u | grep .)
+	grep -q 'sandbox_deny_reach' "$f" &&
+		src=$(printf '%s\n%s\n' "$src" "$deny_src" | sort -u | grep .)
 	para=$(doc_para "May do" "$proc")
 	if [ -z "$para" ]; then
 		ok 1 "$proc: doc/threat-model.md has a '## $proc' section with a 'May do' paragraph"

@@ -242,7 +242,8 @@ start_pair(void)
 	char **pargv = args_policy_encode(&(struct policy_args){ .debug = 1,
 	    .fp_hash = "sha256", .default_lifetime = -1, .confirm_timeout = 60,
 	    .audit = AUDIT_NONE, .providers = PROVIDERS_DEFAULT,
-	    .restrict_websafe = 1, .websafe_allow = WEBSAFE_DEFAULT }, &pb);
+	    .restrict_websafe = 1, .websafe_allow = WEBSAFE_DEFAULT,
+	    .touch_timeout = TOKEN_TOUCH_TIMEOUT_DEFAULT }, &pb);
 	char **kargv = args_keyholder_encode(&(struct keyholder_args){ 1 }, &kb);
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, mp) != 0 ||
@@ -605,6 +606,8 @@ m_add(struct tb *t, uint32_t conn, const struct ukey *k, const struct addopt *o)
 		tb_string_of(t, o->dest);
 	else
 		tb_string(t, o->dest_raw.p, o->dest_raw.len);
+	tb_u8(t, 0);                    /* no sk-provider */
+	tb_u32(t, 0);
 }
 
 static void

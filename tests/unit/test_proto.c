@@ -34,6 +34,7 @@ enum rq {
 #define XL 1    /* lifetime */
 #define XC 2    /* confirm */
 #define XD 4    /* restrict-destination */
+#define XP 8    /* sk-provider (policy judges it) */
 
 enum cs {
 	CS_NONE, CS_LIFE, CS_CONFIRM, CS_LIFE_CONFIRM, CS_CONFIRM_LIFE,
@@ -104,8 +105,8 @@ static const struct prow {
 	{ "25 add, unknown constraint type 4: FAILURE", RQ_ADD, 25, ED, CS_TYPE, 4, NULL, 0, 0 },
 	{ "25 add, unknown constraint type 254: FAILURE", RQ_ADD, 25, ED, CS_TYPE, 254, NULL, 0, 0 },
 	{ "25 add, lifetime cut to 3 bytes: FAILURE", RQ_ADD, 25, ED, CS_LIFE_TRUNC, 0, NULL, 0, 0 },
-	{ "25 add, 255 sk-provider@openssh.com: FAILURE", RQ_ADD, 25, ED, CS_EXT, 0,
-	  "sk-provider@openssh.com", 0, 0 },
+	{ "25 add, 255 sk-provider@openssh.com: forwarded, for policy to judge (§6.5)",
+	  RQ_ADD, 25, ED, CS_EXT, 0, "sk-provider@openssh.com", MSG_ADD, XP },
 	{ "25 add, 255 associated-certs-v00@openssh.com: FAILURE", RQ_ADD, 25, ED, CS_EXT, 0,
 	  "associated-certs-v00@openssh.com", 0, 0 },
 	{ "25 add, 255 unknown extension: FAILURE", RQ_ADD, 25, ED, CS_EXT, 0,
@@ -263,7 +264,12 @@ constraints(struct tb *t, const struct prow *r, struct expect *e)
 	case CS_EXT:
 		tb_u8(t, 255);
 		tb_cstring(t, r->s);
+		at = t->w.len;
 		tb_cstring(t, "internal");
+		if (r->expc & XP) {
+			e->add.c.has_provider = 1;
+			e->add.c.provider = sl((const void *)(uintptr_t)(at + 4), 8);
+		}
 		break;
 	case CS_EXT_NAME_TRUNC:
 		tb_u8(t, 255);
@@ -456,6 +462,7 @@ fix_expect(struct expect *e, const uint8_t *base)
 	fix_slice(&e->add.key, base);
 	fix_slice(&e->add.comment, base);
 	fix_slice(&e->add.c.dest, base);
+	fix_slice(&e->add.c.provider, base);
 	fix_slice(&e->blob.blob, base);
 	fix_slice(&e->bind.hostkey, base);
 	fix_slice(&e->bind.session_id, base);

@@ -1,0 +1,240 @@
+/*
+ * token.c - signatures made by a FIDO token (sk- keys, spec §4.7) and the
+ * providers that reach it (§6.5). Policy asks and judges; it never waits:
+ *
+ *   sign: (judged, confirmed, audited as any key; sign.c) --> SK_MATERIAL
+ *         SK_MATERIAL --keyholder: (alg, application, flags, key handle)-->
+ *         TOKEN (the broker runs one keyward-sk; a touch may take long)
+ *         TOKEN --signature--> verified against the public key --> reply
+ *         TOKEN --"PIN required", none tried--> PIN (prompter) --PIN-->
+ *               SK_MATERIAL again, with the PIN (once, as OpenSSH does)
+ *         anything else --> refuse, with a log line
+ *   add:  (an sk key naming a library) --> RESOLVE (the broker: realpath)
+ *         --path matches -P--> the keyholder add (keys.c)       [barrier]
+ *
+ * The key handle and the PIN pass through policy for one signature and
+ * are wiped once handed on; the keyholder keeps the handle sealed.
+ */
+#include "crypto/crypto.h"
+#include "ipc/log.h"
+#include "ipc/sksig.h"
+#include "ipc/text.h"
+#include "ipc/token.h"
+#include "policy/audit.h"
+#include "policy/describe.h"
+#include "policy/dispatch.h"
+#include "policy/token.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* Comma-separated patterns as OpenSSH's match_pattern_list: a match of a
+ * negated pattern ("!x") refuses whatever else matched. */
+int
+pattern_list_match(const char *s, const char *list)
+{
+	char pat[TOKEN_MAX_PATH];
+	int got = 0;
+
+	while (*list != '\0') {
+		size_t len = strcspn(list, ",");
+		int neg = *list == '!';
+		if (len - (size_t)neg < sizeof(pat)) {
+			memcpy(pat, list + neg, len - (size_t)neg);
+			pat[len - (size_t)neg] = '\0';
+			if (wmatch(s, pat)) {
+				if (neg)
+					return 0;
+				got = 1;
+			}
+		}
+		list += len;
+		if (*list == ',')
+			list++;
+	}
+	return got;
+}
+
+int
+token_provider_internal(struct slice provider)
+{
+	return provider.len == 8 && strncasecmp((const char *)provider.p,
+	    "internal", 8) == 0;
+}
+
+/* ------------------------------------------------------------- add */
+
+void
+token_resolve(struct policy *P, struct pending *p, struct slice provider)
+{
+	p->state = P_RESOLVE;
+	pending_keep(P, p);
+	msg_begin(&P->out, MSG_TK_RESOLVE, p->id, p->conn);
+	msg_blob_encode(&P->out, &(struct msg_blob){ provider });
+	send_to(&P->tk, &P->out, "broker");
+}
+
+/* ------------------------------------------------------------- sign */
+
+static void
+refuse_token(struct policy *P, struct pending *p, const struct identity *id,
+    const char *why)
+{
+	if (!p->gone) {
+		log_info("refused signature with %s %s \"%s\": %s",
+		    id != NULL ? key_kind_name(id->kind) : "a key",
+		    id != NULL ? id->fp : "", id != NULL ? id->comment : "", why);
+		struct audit_rec r = { "sign", "refuse", why, conn_find(P, p->conn),
+		    id, p->alg, { NULL, 0 }, -1, NULL };
+		audit_emit(P, &r, 0);
+	}
+	reply_status(P, p->conn, p->req, ST_FAIL);
+	pending_free(P, p);
+}
+
+void
+token_sign(struct policy *P, struct pending *p)
+{
+	p->state = P_SK_MATERIAL;
+	pending_keep(P, p);
+	msg_begin(&P->out, MSG_KH_SK_MATERIAL, p->id, p->conn);
+	msg_kh_sk_material_encode(&P->out, &(struct msg_kh_sk_material){ p->key_id });
+	send_to(&P->kh, &P->out, "keyholder");
+}
+
+/* The keyholder's answer: the key's material, or (m NULL) a refusal. */
+void
+token_material(struct policy *P, struct pending *p, const struct msg_sk_material *m)
+{
+	struct identity *id = identity_by_key(P, p->key_id);
+	struct wb req;
+
+	if (m == NULL || id == NULL || id->provider == NULL) {
+		refuse_token(P, p, id, m == NULL ? "the keyholder has no such FIDO "
+		    "key (locked?)" : "the key was removed meanwhile");
+		return;
+	}
+	wb_init(&req);
+	token_req_encode(&req, &(struct token_req){ m->alg, m->application,
+	    m->flags, m->key_handle, wb_slice_of(&p->data), wb_slice_of(&p->pin) });
+	msg_begin(&P->out, MSG_TK_SIGN, p->id, p->conn);
+	msg_tk_sign_encode(&P->out, &(struct msg_tk_sign){
+	    { (const uint8_t *)id->provider, strlen(id->provider) },
+	    wb_slice_of(&req) });
+	wb_free_secret(&req);           /* a key handle, a PIN */
+	wb_free_secret(&p->pin);
+	p->state = P_TOKEN;
+	pending_keep(P, p);
+	send_to(&P->tk, &P->out, "broker");
+	wipe(P->out.p, P->out.len);
+}
+
+static void
+ask_pin(struct policy *P, struct pending *p, const struct identity *id)
+{
+	char text[PROMPT_MAX_TEXT], comment[256];
+
+	text_term_str(comment, sizeof(comment), id->comment);
+	snprintf(text, sizeof(text), "Enter PIN for %s key %s (%s):",
+	    key_kind_name(id->kind), comment, id->fp);
+	p->pin_asked = 1;
+	p->state = P_PIN;
+	pending_keep(P, p);
+	msg_begin(&P->out, MSG_PROMPT_SECRET, p->id, 0);
+	msg_blob_encode(&P->out, &(struct msg_blob){ { (const uint8_t *)text,
+	    strlen(text) } });
+	send_to(&P->pr, &P->out, "prompter");
+}
+
+/* The prompter's answer: the PIN, or (pin.p NULL) none. */
+void
+token_pin(struct policy *P, struct pending *p, struct slice pin)
+{
+	struct identity *id = identity_by_key(P, p->key_id);
+
+	if (pin.p == NULL || pin.len == 0 || id == NULL) {
+		refuse_token(P, p, id, "no PIN was given");
+		return;
+	}
+	wb_reset(&p->pin);
+	wb_bytes(&p->pin, pin.p, pin.len);
+	token_sign(P, p);
+}
+
+static const char *
+fail_text(uint8_t why)
+{
+	switch (why) {
+	case TK_BUSY: return "too many token signatures at once";
+	case TK_START: return "the token helper could not be started";
+	case TK_TIMEOUT: return "the token was not touched in time";
+	case TK_DIED: return "the token helper ended without an answer";
+	default: return "the request was cancelled";
+	}
+}
+
+static const char *
+status_text(int32_t st)
+{
+	switch (st) {
+	case TOKEN_ERR_UNSUPPORTED: return "the provider does not support it";
+	case TOKEN_ERR_PIN_REQUIRED: return "the token wants a PIN";
+	case TOKEN_ERR_NO_DEVICE: return "no token was found";
+	default: return "the token refused (a wrong PIN?)";
+	}
+}
+
+/* The broker's answer: the helper's reply (reply non-NULL), or why there
+ * is none. A signature leaves the agent only once it verifies. */
+void
+token_answer(struct policy *P, struct pending *p, struct slice reply, int fail)
+{
+	struct identity *id = identity_by_key(P, p->key_id);
+	struct token_reply t;
+	struct pubkey k;
+	struct wb sig;
+	uint8_t flags;
+	uint32_t counter;
+	struct rd r;
+
+	if (fail) {
+		refuse_token(P, p, id, fail_text((uint8_t)fail));
+		return;
+	}
+	if (id == NULL) {
+		refuse_token(P, p, NULL, "the key was removed meanwhile");
+		return;
+	}
+	rd_init(&r, reply.p, reply.len);
+	if (token_reply_decode(&r, (uint32_t)key_sk_alg(id->kind), &t) != 0) {
+		refuse_token(P, p, id, "the token helper's reply is malformed");
+		return;
+	}
+	if (t.status == TOKEN_ERR_PIN_REQUIRED && !p->pin_asked) {
+		ask_pin(P, p, id);
+		return;
+	}
+	if (t.status != TOKEN_OK) {
+		refuse_token(P, p, id, status_text(t.status));
+		return;
+	}
+	wb_init(&sig);
+	if (sk_sig_encode(&sig, key_sk_alg(id->kind), t.sig_r, t.sig_s, t.flags,
+	    t.counter) != 0 || sig.err ||
+	    key_parse_public((struct slice){ id->blob, id->blob_len }, &k, NULL) != 0 ||
+	    sk_sig_verify(&k, wb_slice_of(&p->data), wb_slice_of(&sig), &flags,
+	    &counter) != 0) {
+		wb_free(&sig);
+		refuse_token(P, p, id, "the token's signature does not verify");
+		return;
+	}
+	if (!p->gone) {
+		struct sk_result res = { id->provider, flags, counter };
+		struct audit_rec rec = { "token-signature", "allow", NULL,
+		    conn_find(P, p->conn), id, p->alg, { NULL, 0 }, -1, &res };
+		audit_emit(P, &rec, 0);
+	}
+	sign_signed(P, p, wb_slice_of(&sig));
+	wb_free(&sig);
+}

@@ -1,0 +1,35 @@
+/*
+ * token.h - FIDO signatures through the broker, and provider checks
+ * (token.c; the states are drawn there and in pending.h).
+ */
+#ifndef KEYWARD_TOKEN_POLICY_H
+#define KEYWARD_TOKEN_POLICY_H
+
+#include "ipc/msg.h"
+
+struct policy;
+struct pending;
+
+/* What the audit trail says of a token's signature. */
+struct sk_result {
+	const char *provider;
+	uint8_t flags;          /* as the authenticator asserted them */
+	uint32_t counter;
+};
+
+/* OpenSSH's match_pattern_list over wmatch: 1 if s matches the list. */
+int pattern_list_match(const char *s, const char *list);
+/* Is this provider the built-in one ("internal", any case)? */
+int token_provider_internal(struct slice provider);
+
+/* add: ask the broker to resolve the provider's path (P_RESOLVE). */
+void token_resolve(struct policy *P, struct pending *p, struct slice provider);
+/* sign: every check passed; fetch the key's material (P_SK_MATERIAL). */
+void token_sign(struct policy *P, struct pending *p);
+void token_material(struct policy *P, struct pending *p,
+    const struct msg_sk_material *m);
+void token_pin(struct policy *P, struct pending *p, struct slice pin);
+/* fail: a TK_* reason, or 0 with the helper's reply. */
+void token_answer(struct policy *P, struct pending *p, struct slice reply, int fail);
+
+#endif

@@ -1,0 +1,21 @@
+/*
+ * seccomp/broker.c - the broker starts the token helpers (keyward-sk),
+ * which load a provider library before they enter their own allowlist,
+ * and a seccomp filter is inherited across exec: so the broker's filter,
+ * like the prompter's, allows by default and kills the deny list of
+ * sandbox_deny_reach() (sandbox.c). What narrows it is Landlock: the
+ * broker may execute the token helpers and nothing else (broker.c).
+ */
+#include "seccomp/sandbox.h"
+#include "ipc/log.h"
+
+void
+sandbox_broker(void)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+
+	if (ctx == NULL)
+		fatal("seccomp_init failed");
+	sandbox_deny_reach(ctx);
+	sandbox_load(ctx, "broker");
+}
