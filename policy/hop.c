@@ -117,8 +117,9 @@ blob_eq(struct slice a, const struct hopkey *k)
 int
 hop_matches(struct slice K, const struct hop *h, time_t now)
 {
-	struct pubkey k, ca;
-	struct slice cab;
+	struct pubkey k;
+	struct wb ca;
+	int same;
 
 	if (key_parse_public(K, &k, NULL) != 0)
 		return 0;
@@ -131,15 +132,12 @@ hop_matches(struct slice K, const struct hop *h, time_t now)
 			continue;
 		}
 		/* a certificate matches only a CA spec that signed it */
-		if (!spec->is_ca || h->host == NULL ||
-		    key_parse_public(k.cert.signature_key, &ca, NULL) != 0)
+		if (!spec->is_ca || h->host == NULL)
 			continue;
-		struct wb w;
-		wb_init(&w);
-		key_write_public(&w, &ca);
-		cab = wb_slice_of(&w);
-		int same = !w.err && blob_eq(cab, spec);
-		wb_free(&w);
+		wb_init(&ca);
+		same = key_canonical(k.cert.signature_key, NULL, &ca, NULL) == 0 &&
+		    blob_eq(wb_slice_of(&ca), spec);
+		wb_free(&ca);
 		if (same && host_cert_ok(&k, h->host, now))
 			return 1;
 	}
@@ -263,9 +261,8 @@ const char *
 login_bound(const struct bindings *b, const struct userauth *ua)
 {
 	const struct binding *last;
-	struct pubkey hk;
 	struct wb canon;
-	int same;
+	int parsed, same;
 
 	if (b->n == 0)
 		return "the connection is not bound to any host";
@@ -277,13 +274,13 @@ login_bound(const struct bindings *b, const struct userauth *ua)
 		return "after a forwarding hop the server must support "
 		    "publickey-hostbound (OpenSSH 8.9 or later)";
 	if (ua->hostbound) {                                            /* 3.6 */
-		if (key_parse_public(ua->hostkey, &hk, NULL) != 0)
-			return "the request's host key does not decode";
 		wb_init(&canon);
-		key_write_public(&canon, &hk);
-		same = !canon.err && canon.len == last->keylen &&
-		    memcmp(canon.p, last->key, canon.len) == 0;
+		parsed = key_canonical(ua->hostkey, NULL, &canon, NULL) == 0;
+		same = parsed && slice_eq(wb_slice_of(&canon),
+		    (struct slice){ last->key, last->keylen });
 		wb_free(&canon);
+		if (!parsed)
+			return "the request's host key does not decode";
 		if (!same)
 			return "the request's host key is not the host the "
 			    "connection is bound to";
@@ -303,23 +300,18 @@ add_key(void *ctx, struct slice blob, int is_ca)
 {
 	struct hop *h = ctx;
 	struct pubkey k;
-	EVP_PKEY *pk;
+	EVP_PKEY *pk = NULL;
 	struct wb w;
 
-	if (key_parse_public(blob, &k, NULL) != 0)
-		return -1;
-	/* Full decode, as the reference does for every key it reads. */
-	if (k.is_cert && cert_verify(&k) != 0)
-		return -1;
-	if ((pk = pkey_public(&k, NULL)) == NULL)
-		return -1;
-	EVP_PKEY_free(pk);
 	wb_init(&w);
-	key_write_public(&w, &k);
-	if (w.err) {
+	/* Full decode, as the reference does for every key it reads. */
+	if (key_canonical(blob, &k, &w, NULL) != 0 ||
+	    (k.is_cert && cert_verify(&k) != 0) ||
+	    (pk = pkey_public(&k, NULL)) == NULL) {
 		wb_free(&w);
 		return -1;
 	}
+	EVP_PKEY_free(pk);
 	h->keys[h->nkeys].blob = w.p;
 	h->keys[h->nkeys].len = w.len;
 	h->keys[h->nkeys].is_ca = is_ca;
