@@ -106,7 +106,7 @@ from_params(const char *type, int selection, OSSL_PARAM_BLD *bld, int secret)
 		pkey = NULL;
 	/* OpenSSL 3.0 has no OSSL_PARAM_clear_free: wipe by hand. */
 	for (OSSL_PARAM *q = params; secret && q != NULL && q->key != NULL; q++)
-		OPENSSL_cleanse(q->data, q->data_size);
+		wipe(q->data, q->data_size);
 	OSSL_PARAM_free(params);
 	EVP_PKEY_CTX_free(ctx);
 	return pkey;

@@ -76,10 +76,21 @@ void wb_end_string(struct wb *w, size_t mark);
 struct slice wb_slice_of(const struct wb *w);
 void wb_reset(struct wb *w);
 void wb_free(struct wb *w);
-/* Wipe every byte the buffer ever held, then free it. */
-void wb_free_secret(struct wb *w);
 
-/* Wipe memory the compiler may not optimise away. */
+/*
+ * Where a secret ends (STYLE §6): one function per kind of buffer, so that
+ * grepping for the four names finds every place.
+ *   wipe(p, n)            memory the caller keeps or frees itself: arrays
+ *                         on the stack, a received frame, the bytes of a
+ *                         writer that is reused;
+ *   wb_free_secret(w)     a writer that held a secret, wiped and freed;
+ *   sealed_free(s)        a sealed private key (keyholder/shield.h);
+ *   shield_release(p, n)  memory from libcrypto's secure heap, taken with
+ *                         shield_alloc (keyholder/shield.h).
+ * libcrypto's own objects end in its clearing destructors: BN_clear_free
+ * for a BIGNUM that held a secret, EVP_PKEY_free for a key.
+ */
 void wipe(void *p, size_t n);
+void wb_free_secret(struct wb *w);
 
 #endif
