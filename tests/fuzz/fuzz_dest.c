@@ -1,6 +1,7 @@
 /*
  * fuzz_dest.c - libFuzzer harness for destination constraints (spec §6.6,
- * §7.2, §8): ipc/dest.c, policy/hop.c, policy/bind.c, policy/userauth.c.
+ * §7.2, §8): ipc/dest.c, policy/destset.c, policy/hop.c, policy/bind.c,
+ * policy/userauth.c.
  * The first byte chooses what the rest is:
  *
  *  0  a restrict-destination constraint_list: dest_parse (its callback
