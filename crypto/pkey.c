@@ -13,8 +13,6 @@
 #include <openssl/param_build.h>
 #include <string.h>
 
-#define FAIL(msg) do { if (why != NULL) *why = (msg); goto out; } while (0)
-
 static const char *
 group_name(enum key_kind kind)
 {
@@ -61,19 +59,31 @@ ec_consistent(enum key_kind kind, const BIGNUM *d, struct slice q,
 
 	if (g == NULL || bnctx == NULL || (pub = EC_POINT_new(g)) == NULL ||
 	    (dg = EC_POINT_new(g)) == NULL ||
-	    (lim = BN_dup(EC_GROUP_get0_order(g))) == NULL || !BN_sub_word(lim, 1))
-		FAIL("out of memory");
-	if ((unsigned)BN_num_bits(d) <= group_bits(kind) / 2)
-		FAIL("ECDSA private scalar is too small");
-	if (BN_cmp(d, lim) >= 0)
-		FAIL("ECDSA private scalar is not below the group order minus one");
+	    (lim = BN_dup(EC_GROUP_get0_order(g))) == NULL || !BN_sub_word(lim, 1)) {
+		*why = "out of memory";
+		goto out;
+	}
+	if ((unsigned)BN_num_bits(d) <= group_bits(kind) / 2) {
+		*why = "ECDSA private scalar is too small";
+		goto out;
+	}
+	if (BN_cmp(d, lim) >= 0) {
+		*why = "ECDSA private scalar is not below the group order minus one";
+		goto out;
+	}
 	if (EC_POINT_oct2point(g, pub, q.p, q.len, bnctx) != 1 ||
-	    EC_POINT_is_at_infinity(g, pub) || EC_POINT_is_on_curve(g, pub, bnctx) != 1)
-		FAIL("ECDSA point is not a valid point of its curve");
-	if (EC_POINT_mul(g, dg, d, NULL, NULL, bnctx) != 1)
-		FAIL("out of memory");
-	if (EC_POINT_cmp(g, dg, pub, bnctx) != 0)
-		FAIL("ECDSA private key does not match its public key");
+	    EC_POINT_is_at_infinity(g, pub) || EC_POINT_is_on_curve(g, pub, bnctx) != 1) {
+		*why = "ECDSA point is not a valid point of its curve";
+		goto out;
+	}
+	if (EC_POINT_mul(g, dg, d, NULL, NULL, bnctx) != 1) {
+		*why = "out of memory";
+		goto out;
+	}
+	if (EC_POINT_cmp(g, dg, pub, bnctx) != 0) {
+		*why = "ECDSA private key does not match its public key";
+		goto out;
+	}
 	ok = 1;
 out:
 	BN_free(lim);
@@ -96,7 +106,7 @@ from_params(const char *type, int selection, OSSL_PARAM_BLD *bld, int secret)
 		pkey = NULL;
 	/* OpenSSL 3.0 has no OSSL_PARAM_clear_free: wipe by hand. */
 	for (OSSL_PARAM *q = params; secret && q != NULL && q->key != NULL; q++)
-		OPENSSL_cleanse(q->data, q->data_size);
+		wipe(q->data, q->data_size);
 	OSSL_PARAM_free(params);
 	EVP_PKEY_CTX_free(ctx);
 	return pkey;
@@ -134,12 +144,17 @@ pkey_public(const struct pubkey *k, const char **why)
 	BIGNUM *n = NULL, *e = NULL;
 	EVP_PKEY *pkey = NULL;
 	enum key_kind kind = key_kind_base(k->kind);   /* FIDO: its curve */
+	const char *unasked;
 
+	if (why == NULL)
+		why = &unasked;         /* every failure below sets *why */
 	switch (kind) {
 	case KEY_ED25519:
 		if ((pkey = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL,
-		    k->ed_a.p, k->ed_a.len)) == NULL)
-			FAIL("bad Ed25519 public key");
+		    k->ed_a.p, k->ed_a.len)) == NULL) {
+			*why = "bad Ed25519 public key";
+			goto out;
+		}
 		return pkey;
 	case KEY_ECDSA_P256:
 	case KEY_ECDSA_P384:
@@ -148,31 +163,41 @@ pkey_public(const struct pubkey *k, const char **why)
 		    !OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME,
 		    group_name(kind), 0) ||
 		    !OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY,
-		    k->ec_q.p, k->ec_q.len))
-			FAIL("out of memory");
-		if ((pkey = from_params("EC", EVP_PKEY_PUBLIC_KEY, bld, 0)) == NULL)
-			FAIL("ECDSA point is not on its curve");
+		    k->ec_q.p, k->ec_q.len)) {
+			*why = "out of memory";
+			goto out;
+		}
+		if ((pkey = from_params("EC", EVP_PKEY_PUBLIC_KEY, bld, 0)) == NULL) {
+			*why = "ECDSA point is not on its curve";
+			goto out;
+		}
 		if (check_public(pkey) != 0) {
 			EVP_PKEY_free(pkey);
 			pkey = NULL;
-			FAIL("ECDSA point is not a valid point of its curve");
+			*why = "ECDSA point is not a valid point of its curve";
+			goto out;
 		}
 		goto out;
 	case KEY_RSA:
 		if ((bld = OSSL_PARAM_BLD_new()) == NULL ||
 		    (n = bn(k->rsa_n)) == NULL || (e = bn(k->rsa_e)) == NULL ||
 		    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_N, n) ||
-		    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_E, e))
-			FAIL("out of memory");
-		if ((pkey = from_params("RSA", EVP_PKEY_PUBLIC_KEY, bld, 0)) == NULL)
-			FAIL("bad RSA public key");
+		    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_E, e)) {
+			*why = "out of memory";
+			goto out;
+		}
+		if ((pkey = from_params("RSA", EVP_PKEY_PUBLIC_KEY, bld, 0)) == NULL) {
+			*why = "bad RSA public key";
+			goto out;
+		}
 		goto out;
 	case KEY_SK_ECDSA_P256:         /* not a base kind */
 	case KEY_SK_ED25519:
 	case KEY_NONE:
 		break;
 	}
-	FAIL("unknown key type");
+	*why = "unknown key type";
+	goto out;
 out:
 	OSSL_PARAM_BLD_free(bld);
 	BN_free(n);
@@ -188,8 +213,10 @@ ecdsa_private(const struct privkey *k, int checked, const char **why)
 	EVP_PKEY *pkey = NULL;
 
 	if ((d = BN_secure_new()) == NULL ||
-	    BN_bin2bn(k->ec_d.p, (int)k->ec_d.len, d) == NULL)
-		FAIL("out of memory");
+	    BN_bin2bn(k->ec_d.p, (int)k->ec_d.len, d) == NULL) {
+		*why = "out of memory";
+		goto out;
+	}
 	BN_set_flags(d, BN_FLG_CONSTTIME);
 	if (checked && ec_consistent(k->pub.kind, d, k->pub.ec_q, why) != 0)
 		goto out;
@@ -198,10 +225,14 @@ ecdsa_private(const struct privkey *k, int checked, const char **why)
 	    group_name(k->pub.kind), 0) ||
 	    !OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY,
 	    k->pub.ec_q.p, k->pub.ec_q.len) ||
-	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_PRIV_KEY, d))
-		FAIL("out of memory");
-	if ((pkey = from_params("EC", EVP_PKEY_KEYPAIR, bld, 1)) == NULL)
-		FAIL("bad ECDSA private key");
+	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_PRIV_KEY, d)) {
+		*why = "out of memory";
+		goto out;
+	}
+	if ((pkey = from_params("EC", EVP_PKEY_KEYPAIR, bld, 1)) == NULL) {
+		*why = "bad ECDSA private key";
+		goto out;
+	}
 out:
 	OSSL_PARAM_BLD_free(bld);
 	BN_clear_free(d);
@@ -231,38 +262,64 @@ rsa_consistent(const BIGNUM *n, const BIGNUM *e, const BIGNUM *d,
 	BIGNUM *t = BN_secure_new(), *ed = BN_secure_new(), *m = BN_secure_new();
 	int ok = 0;
 
-	if (t == NULL || ed == NULL || m == NULL)
-		FAIL("out of memory");
+	if (t == NULL || ed == NULL || m == NULL) {
+		*why = "out of memory";
+		goto out;
+	}
 	BN_set_flags(t, BN_FLG_CONSTTIME);
 	BN_set_flags(ed, BN_FLG_CONSTTIME);
 	BN_set_flags(m, BN_FLG_CONSTTIME);
 	if (BN_cmp(p, BN_value_one()) <= 0 || BN_cmp(q, BN_value_one()) <= 0 ||
-	    BN_cmp(p, q) == 0)
-		FAIL("RSA private key has impossible factors");
-	if (!BN_mul(t, p, q, bnctx))
-		FAIL("out of memory");
-	if (BN_cmp(t, n) != 0)
-		FAIL("RSA private key does not match its public key (n != p*q)");
-	if (!BN_is_odd(e) || BN_is_one(e) || BN_cmp(e, n) >= 0)
-		FAIL("RSA public exponent is out of range");
-	if (BN_cmp(d, BN_value_one()) <= 0 || BN_cmp(d, n) >= 0)
-		FAIL("RSA private exponent is out of range");
-	if (BN_is_zero(iqmp) || BN_cmp(iqmp, p) >= 0)
-		FAIL("RSA private key is inconsistent (d, e, iqmp)");
+	    BN_cmp(p, q) == 0) {
+		*why = "RSA private key has impossible factors";
+		goto out;
+	}
+	if (!BN_mul(t, p, q, bnctx)) {
+		*why = "out of memory";
+		goto out;
+	}
+	if (BN_cmp(t, n) != 0) {
+		*why = "RSA private key does not match its public key (n != p*q)";
+		goto out;
+	}
+	if (!BN_is_odd(e) || BN_is_one(e) || BN_cmp(e, n) >= 0) {
+		*why = "RSA public exponent is out of range";
+		goto out;
+	}
+	if (BN_cmp(d, BN_value_one()) <= 0 || BN_cmp(d, n) >= 0) {
+		*why = "RSA private exponent is out of range";
+		goto out;
+	}
+	if (BN_is_zero(iqmp) || BN_cmp(iqmp, p) >= 0) {
+		*why = "RSA private key is inconsistent (d, e, iqmp)";
+		goto out;
+	}
 	/* ed = e·d - 1, a multiple of p-1 and of q-1 */
 	if (!BN_mul(ed, e, d, bnctx) || !BN_sub_word(ed, 1) ||
-	    !BN_sub(m, p, BN_value_one()) || !BN_mod(t, ed, m, bnctx))
-		FAIL("out of memory");
-	if (!BN_is_zero(t))
-		FAIL("RSA private key is inconsistent (d, e, iqmp)");
-	if (!BN_sub(m, q, BN_value_one()) || !BN_mod(t, ed, m, bnctx))
-		FAIL("out of memory");
-	if (!BN_is_zero(t))
-		FAIL("RSA private key is inconsistent (d, e, iqmp)");
-	if (!BN_mul(m, iqmp, q, bnctx))
-		FAIL("out of memory");
-	if (!is_one_mod(t, m, p, bnctx))
-		FAIL("RSA private key is inconsistent (d, e, iqmp)");
+	    !BN_sub(m, p, BN_value_one()) || !BN_mod(t, ed, m, bnctx)) {
+		*why = "out of memory";
+		goto out;
+	}
+	if (!BN_is_zero(t)) {
+		*why = "RSA private key is inconsistent (d, e, iqmp)";
+		goto out;
+	}
+	if (!BN_sub(m, q, BN_value_one()) || !BN_mod(t, ed, m, bnctx)) {
+		*why = "out of memory";
+		goto out;
+	}
+	if (!BN_is_zero(t)) {
+		*why = "RSA private key is inconsistent (d, e, iqmp)";
+		goto out;
+	}
+	if (!BN_mul(m, iqmp, q, bnctx)) {
+		*why = "out of memory";
+		goto out;
+	}
+	if (!is_one_mod(t, m, p, bnctx)) {
+		*why = "RSA private key is inconsistent (d, e, iqmp)";
+		goto out;
+	}
 	ok = 1;
 out:
 	BN_clear_free(t);
@@ -289,8 +346,10 @@ rsa_private(const struct privkey *k, int checked, const char **why)
 	    BN_bin2bn(k->rsa_d.p, (int)k->rsa_d.len, d) == NULL ||
 	    BN_bin2bn(k->rsa_p.p, (int)k->rsa_p.len, p) == NULL ||
 	    BN_bin2bn(k->rsa_q.p, (int)k->rsa_q.len, q) == NULL ||
-	    BN_bin2bn(k->rsa_iqmp.p, (int)k->rsa_iqmp.len, iqmp) == NULL)
-		FAIL("out of memory");
+	    BN_bin2bn(k->rsa_iqmp.p, (int)k->rsa_iqmp.len, iqmp) == NULL) {
+		*why = "out of memory";
+		goto out;
+	}
 	BN_set_flags(d, BN_FLG_CONSTTIME);
 	BN_set_flags(p, BN_FLG_CONSTTIME);
 	BN_set_flags(q, BN_FLG_CONSTTIME);
@@ -299,8 +358,10 @@ rsa_private(const struct privkey *k, int checked, const char **why)
 		goto out;
 	/* CRT exponents derived from d, p and q, as the reference does. */
 	if (!BN_sub(t, p, BN_value_one()) || !BN_mod(dmp1, d, t, bnctx) ||
-	    !BN_sub(t, q, BN_value_one()) || !BN_mod(dmq1, d, t, bnctx))
-		FAIL("bad RSA private key");
+	    !BN_sub(t, q, BN_value_one()) || !BN_mod(dmq1, d, t, bnctx)) {
+		*why = "bad RSA private key";
+		goto out;
+	}
 	if ((bld = OSSL_PARAM_BLD_new()) == NULL ||
 	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_N, n) ||
 	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_E, e) ||
@@ -309,10 +370,14 @@ rsa_private(const struct privkey *k, int checked, const char **why)
 	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_FACTOR2, q) ||
 	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_EXPONENT1, dmp1) ||
 	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_EXPONENT2, dmq1) ||
-	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_COEFFICIENT1, iqmp))
-		FAIL("out of memory");
-	if ((pkey = from_params("RSA", EVP_PKEY_KEYPAIR, bld, 1)) == NULL)
-		FAIL("bad RSA private key");
+	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_COEFFICIENT1, iqmp)) {
+		*why = "out of memory";
+		goto out;
+	}
+	if ((pkey = from_params("RSA", EVP_PKEY_KEYPAIR, bld, 1)) == NULL) {
+		*why = "bad RSA private key";
+		goto out;
+	}
 out:
 	OSSL_PARAM_BLD_free(bld);
 	BN_free(n);
@@ -334,17 +399,23 @@ build_private(const struct privkey *k, int checked, const char **why)
 	EVP_PKEY *pkey = NULL;
 	uint8_t a[32];
 	size_t alen = sizeof(a);
+	const char *unasked;
 
+	if (why == NULL)
+		why = &unasked;         /* every failure below sets *why */
 	switch (k->pub.kind) {
 	case KEY_ED25519:
 		if ((pkey = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, NULL,
-		    k->ed_k.p, 32)) == NULL)
-			FAIL("bad Ed25519 private key");
+		    k->ed_k.p, 32)) == NULL) {
+			*why = "bad Ed25519 private key";
+			goto out;
+		}
 		if (checked && (EVP_PKEY_get_raw_public_key(pkey, a, &alen) != 1 ||
 		    alen != 32 || memcmp(a, k->pub.ed_a.p, 32) != 0)) {
 			EVP_PKEY_free(pkey);
 			pkey = NULL;
-			FAIL("Ed25519 private key does not match its public key");
+			*why = "Ed25519 private key does not match its public key";
+			goto out;
 		}
 		return pkey;
 	case KEY_ECDSA_P256:
@@ -357,11 +428,13 @@ build_private(const struct privkey *k, int checked, const char **why)
 	case KEY_SK_ED25519:
 		/* The private key is in the authenticator; the agent holds a
 		 * key handle, which no EVP_PKEY can be made of. */
-		FAIL("a FIDO key has no private key to build");
+		*why = "a FIDO key has no private key to build";
+		goto out;
 	case KEY_NONE:
 		break;
 	}
-	FAIL("unknown key type");
+	*why = "unknown key type";
+	goto out;
 out:
 	return pkey;
 }

@@ -17,8 +17,6 @@
 #define MIN_RULE_BYTES  (2 * MIN_HOP_BYTES)
 #define MIN_ID_BYTES    (4 + 4 + 4 + 4 + 1 + 4) /* blob .. nrules */
 
-#define FAIL(msg) do { *why = (msg); return -1; } while (0)
-
 void
 inspect_request(struct wb *w)
 {
@@ -50,16 +48,20 @@ decode_hop(struct rd *r, struct inspect_hop *h, const char **why)
 	uint32_t n;
 
 	if (rd_text(r, &h->user) != 0 || rd_text(r, &h->host) != 0 ||
-	    rd_u32(r, &n) != 0)
-		FAIL("truncated destination hop");
+	    rd_u32(r, &n) != 0) {
+		*why = "truncated destination hop";
+		return -1;
+	}
 	if (n > 0 && (h->keys = alloc_counted(r, n, MIN_KEY_BYTES,
 	    sizeof(*h->keys), why)) == NULL)
 		return -1;
 	h->nkeys = n;
 	for (size_t i = 0; i < h->nkeys; i++)
 		if (rd_text(r, &h->keys[i].fp) != 0 ||
-		    rd_bool(r, &h->keys[i].is_ca) != 0)
-			FAIL("truncated hop key");
+		    rd_bool(r, &h->keys[i].is_ca) != 0) {
+			*why = "truncated hop key";
+			return -1;
+		}
 	return 0;
 }
 
@@ -68,8 +70,10 @@ decode_rules(struct rd *r, struct inspect_id *id, const char **why)
 {
 	uint32_t n;
 
-	if (rd_u32(r, &n) != 0)
-		FAIL("truncated identity");
+	if (rd_u32(r, &n) != 0) {
+		*why = "truncated identity";
+		return -1;
+	}
 	if (n > 0 && (id->rules = alloc_counted(r, n, MIN_RULE_BYTES,
 	    sizeof(*id->rules), why)) == NULL)
 		return -1;
@@ -80,10 +84,14 @@ decode_rules(struct rd *r, struct inspect_id *id, const char **why)
 		    decode_hop(r, &ru->to, why) != 0)
 			return -1;
 		/* what the agent accepts on add (ipc/dest.c) */
-		if (ru->from.user.len != 0)
-			FAIL("a from-hop names a user");
-		if (ru->to.host.len == 0)
-			FAIL("a to-hop names no host");
+		if (ru->from.user.len != 0) {
+			*why = "a from-hop names a user";
+			return -1;
+		}
+		if (ru->to.host.len == 0) {
+			*why = "a to-hop names no host";
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -96,10 +104,14 @@ decode_id(struct rd *r, struct inspect_id *id, const char **why)
 
 	if (rd_string(r, &blob) != 0 || rd_text(r, &id->comment) != 0 ||
 	    rd_text(r, &id->fp) != 0 || rd_u32(r, &id->seconds_left) != 0 ||
-	    rd_bool(r, &id->confirm) != 0)
-		FAIL("truncated identity");
-	if (key_parse_public(blob, &id->pub, &kwhy) != 0)
-		FAIL(kwhy != NULL ? kwhy : "an identity's key blob does not parse");
+	    rd_bool(r, &id->confirm) != 0) {
+		*why = "truncated identity";
+		return -1;
+	}
+	if (key_parse_public(blob, &id->pub, &kwhy) != 0) {
+		*why = kwhy != NULL ? kwhy : "an identity's key blob does not parse";
+		return -1;
+	}
 	return decode_rules(r, id, why);
 }
 

@@ -15,129 +15,165 @@ rd_init(struct rd *r, const void *p, size_t len)
 	r->len = len;
 }
 
+static const struct slice empty_slice = { NULL, 0 };
+
 int
 rd_bytes(struct rd *r, size_t n, struct slice *s)
 {
+	if (s != NULL)
+		*s = empty_slice;
 	if (n > r->len)
-		return -1;
+		return BUF_ERR_SHORT;
 	if (s != NULL) {
 		s->p = r->p;
 		s->len = n;
 	}
 	r->p += n;
 	r->len -= n;
-	return 0;
+	return BUF_OK;
 }
 
 int
 rd_u8(struct rd *r, uint8_t *v)
 {
 	struct slice s;
+	int rc;
 
-	if (rd_bytes(r, 1, &s) != 0)
-		return -1;
+	*v = 0;
+	if ((rc = rd_bytes(r, 1, &s)) != BUF_OK)
+		return rc;
 	*v = s.p[0];
-	return 0;
+	return BUF_OK;
 }
 
 int
 rd_bool(struct rd *r, int *v)
 {
 	uint8_t b;
+	int rc;
 
-	if (rd_u8(r, &b) != 0)
-		return -1;
+	*v = 0;
+	if ((rc = rd_u8(r, &b)) != BUF_OK)
+		return rc;
 	*v = b != 0;
-	return 0;
+	return BUF_OK;
 }
 
 int
 rd_u32(struct rd *r, uint32_t *v)
 {
 	struct slice s;
+	int rc;
 
-	if (rd_bytes(r, 4, &s) != 0)
-		return -1;
+	*v = 0;
+	if ((rc = rd_bytes(r, 4, &s)) != BUF_OK)
+		return rc;
 	*v = (uint32_t)s.p[0] << 24 | (uint32_t)s.p[1] << 16 |
 	    (uint32_t)s.p[2] << 8 | s.p[3];
-	return 0;
+	return BUF_OK;
 }
 
 int
 rd_u64(struct rd *r, uint64_t *v)
 {
-	uint32_t hi, lo;
+	struct slice s;
+	int rc;
 
-	if (r->len < 8 || rd_u32(r, &hi) != 0 || rd_u32(r, &lo) != 0)
-		return -1;
-	*v = (uint64_t)hi << 32 | lo;
-	return 0;
+	*v = 0;
+	if ((rc = rd_bytes(r, 8, &s)) != BUF_OK)
+		return rc;
+	for (size_t i = 0; i < 8; i++)
+		*v = *v << 8 | s.p[i];
+	return BUF_OK;
 }
 
 int
 rd_string(struct rd *r, struct slice *s)
 {
-	uint32_t n;
 	struct rd save = *r;
+	uint32_t n;
+	int rc;
 
-	if (rd_u32(r, &n) != 0 || rd_bytes(r, n, s) != 0) {
+	*s = empty_slice;
+	if ((rc = rd_u32(r, &n)) != BUF_OK || (rc = rd_bytes(r, n, s)) != BUF_OK) {
 		*r = save;
-		return -1;
+		return rc;
 	}
-	return 0;
+	return BUF_OK;
 }
 
 int
 rd_sub(struct rd *r, struct rd *sub)
 {
 	struct slice s;
+	int rc;
 
-	if (rd_string(r, &s) != 0)
-		return -1;
+	rd_init(sub, NULL, 0);
+	if ((rc = rd_string(r, &s)) != BUF_OK)
+		return rc;
 	rd_init(sub, s.p, s.len);
-	return 0;
+	return BUF_OK;
 }
 
 int
 rd_text(struct rd *r, struct slice *s)
 {
+	struct rd save = *r;
 	struct slice t;
+	int rc;
 
-	if (rd_string(r, &t) != 0)
-		return -1;
+	*s = empty_slice;
+	if ((rc = rd_string(r, &t)) != BUF_OK)
+		return rc;
 	if (t.len > 0 && t.p[t.len - 1] == '\0')
 		t.len--;
-	if (memchr(t.p, '\0', t.len) != NULL)
-		return -1;
+	if (memchr(t.p, '\0', t.len) != NULL) {
+		*r = save;
+		return BUF_ERR_FORMAT;
+	}
 	*s = t;
-	return 0;
+	return BUF_OK;
+}
+
+/* The magnitude of an mpint string, or the error that refuses it. */
+static int
+mpint_magnitude(struct slice *s)
+{
+	if (s->len > AGENT_MAX_MPINT_BYTES)
+		return BUF_ERR_TOO_LONG;
+	if (s->len > 0 && (s->p[0] & 0x80) != 0)
+		return BUF_ERR_FORMAT;          /* negative */
+	while (s->len > 0 && s->p[0] == 0) {
+		s->p++;
+		s->len--;
+	}
+	if (s->len > AGENT_MAX_MPINT_BYTES - 1)
+		return BUF_ERR_TOO_LONG;
+	return BUF_OK;
 }
 
 int
 rd_mpint(struct rd *r, struct slice *m)
 {
+	struct rd save = *r;
 	struct slice s;
+	int rc;
 
-	if (rd_string(r, &s) != 0)
-		return -1;
-	if (s.len > AGENT_MAX_MPINT_BYTES)
-		return -1;
-	if (s.len > 0 && (s.p[0] & 0x80) != 0)
-		return -1;                      /* negative */
-	while (s.len > 0 && s.p[0] == 0) {
-		s.p++;
-		s.len--;
+	*m = empty_slice;
+	if ((rc = rd_string(r, &s)) != BUF_OK)
+		return rc;
+	if ((rc = mpint_magnitude(&s)) != BUF_OK) {
+		*r = save;
+		return rc;
 	}
-	if (s.len > AGENT_MAX_MPINT_BYTES - 1)
-		return -1;
 	*m = s;
-	return 0;
+	return BUF_OK;
 }
 
 int
 rd_done(const struct rd *r)
 {
-	return r->len == 0 ? 0 : -1;
+	return r->len == 0 ? BUF_OK : BUF_ERR_TRAILING;
 }
 
 int

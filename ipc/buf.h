@@ -1,9 +1,10 @@
 /*
  * buf.h - the one reader and the one writer for SSH wire types.
  * Every byte that crosses a process boundary or comes from a client is read
- * through struct rd: each getter checks bounds and returns -1 on a short or
- * malformed read, never a default value. struct wb grows and remembers the
- * first error, so encoders can write a whole message and check once.
+ * through struct rd: each getter checks bounds and returns a named error
+ * on a short or malformed read, never a default value. struct wb grows and
+ * remembers the first error, so encoders can write a whole message and
+ * check once.
  */
 #ifndef KEYWARD_BUF_H
 #define KEYWARD_BUF_H
@@ -22,17 +23,31 @@ struct slice {
 	size_t len;
 };
 
+/*
+ * What a getter returns: BUF_OK, or what was wrong, always negative, so
+ * a caller may test != 0 or < 0. Every getter clears its outputs first
+ * (0, an empty slice) and, when it fails, leaves the reader where it was:
+ * a failed read yields nothing and consumes nothing.
+ */
+enum buf_err {
+	BUF_OK = 0,
+	BUF_ERR_SHORT = -1,     /* the input ends before the field does */
+	BUF_ERR_TOO_LONG = -2,  /* an mpint longer than AGENT_MAX_MPINT_BYTES */
+	BUF_ERR_FORMAT = -3,    /* a NUL inside text; a negative mpint */
+	BUF_ERR_TRAILING = -4,  /* rd_done: bytes left after the last field */
+};
+
 void rd_init(struct rd *r, const void *p, size_t len);
 int rd_u8(struct rd *r, uint8_t *v);
 int rd_bool(struct rd *r, int *v);           /* any non-zero is true (§2) */
 int rd_u32(struct rd *r, uint32_t *v);
 int rd_u64(struct rd *r, uint64_t *v);
-int rd_bytes(struct rd *r, size_t n, struct slice *s);
+int rd_bytes(struct rd *r, size_t n, struct slice *s);  /* s may be NULL */
 int rd_string(struct rd *r, struct slice *s);
 int rd_sub(struct rd *r, struct rd *sub);    /* a string, to be parsed alone */
 int rd_text(struct rd *r, struct slice *s);  /* no NUL but a trailing one */
 int rd_mpint(struct rd *r, struct slice *magnitude); /* >= 0, leading 0s cut */
-int rd_done(const struct rd *r);             /* 0 iff nothing is left */
+int rd_done(const struct rd *r);             /* BUF_OK iff nothing is left */
 
 int slice_eq(struct slice a, struct slice b);
 int slice_eq_str(struct slice a, const char *s);
@@ -61,10 +76,21 @@ void wb_end_string(struct wb *w, size_t mark);
 struct slice wb_slice_of(const struct wb *w);
 void wb_reset(struct wb *w);
 void wb_free(struct wb *w);
-/* Wipe every byte the buffer ever held, then free it. */
-void wb_free_secret(struct wb *w);
 
-/* Wipe memory the compiler may not optimise away. */
+/*
+ * Where a secret ends (STYLE §6): one function per kind of buffer, so that
+ * grepping for the four names finds every place.
+ *   wipe(p, n)            memory the caller keeps or frees itself: arrays
+ *                         on the stack, a received frame, the bytes of a
+ *                         writer that is reused;
+ *   wb_free_secret(w)     a writer that held a secret, wiped and freed;
+ *   sealed_free(s)        a sealed private key (keyholder/shield.h);
+ *   shield_release(p, n)  memory from libcrypto's secure heap, taken with
+ *                         shield_alloc (keyholder/shield.h).
+ * libcrypto's own objects end in its clearing destructors: BN_clear_free
+ * for a BIGNUM that held a secret, EVP_PKEY_free for a key.
+ */
 void wipe(void *p, size_t n);
+void wb_free_secret(struct wb *w);
 
 #endif

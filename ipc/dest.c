@@ -8,8 +8,6 @@
 #include "ipc/limits.h"
 #include "ipc/sshkey.h"
 
-#define FAIL(msg) do { if (why != NULL) *why = (msg); return -1; } while (0)
-
 static int
 parse_hop(struct rd *r, struct dest_hop *h, const char **why)
 {
@@ -19,21 +17,31 @@ parse_hop(struct rd *r, struct dest_hop *h, const char **why)
 	int is_ca;
 
 	if (rd_sub(r, &hr) != 0 || rd_text(&hr, &h->user) != 0 ||
-	    rd_text(&hr, &h->host) != 0 || rd_string(&hr, &reserved) != 0)
-		FAIL("truncated destination hop");
-	if (reserved.len != 0)
-		FAIL("reserved field of a hop is not empty");
-	if (h->user.len > AGENT_MAX_USER_PATTERN)
-		FAIL("user pattern is longer than 256 bytes");
-	if (h->host.len > AGENT_MAX_HOSTNAME)
-		FAIL("host name is longer than 255 bytes");
+	    rd_text(&hr, &h->host) != 0 || rd_string(&hr, &reserved) != 0) {
+		*why = "truncated destination hop";
+		return -1;
+	}
+	if (reserved.len != 0) {
+		*why = "reserved field of a hop is not empty";
+		return -1;
+	}
+	if (h->user.len > AGENT_MAX_USER_PATTERN) {
+		*why = "user pattern is longer than 256 bytes";
+		return -1;
+	}
+	if (h->host.len > AGENT_MAX_HOSTNAME) {
+		*why = "host name is longer than 255 bytes";
+		return -1;
+	}
 	h->keys.p = hr.p;
 	h->keys.len = hr.len;
 	h->nkeys = 0;
 	kr = hr;
 	while (kr.len > 0) {
-		if (rd_string(&kr, &blob) != 0 || rd_bool(&kr, &is_ca) != 0)
-			FAIL("truncated host key in a destination hop");
+		if (rd_string(&kr, &blob) != 0 || rd_bool(&kr, &is_ca) != 0) {
+			*why = "truncated host key in a destination hop";
+			return -1;
+		}
 		if (key_parse_public(blob, &k, why) != 0)
 			return -1;
 		h->nkeys++;
@@ -66,34 +74,55 @@ dest_parse(struct slice list,
 	struct rd lr, cr;
 	struct slice reserved;
 	struct dest_rule rule;
+	const char *unasked;
 	int n = 0;
 
+	if (why == NULL)
+		why = &unasked;         /* every failure below sets *why */
 	rd_init(&lr, list.p, list.len);
 	while (lr.len > 0) {
-		if (n >= AGENT_MAX_DEST_RULES)
-			FAIL("more than 1024 destination constraints");
-		if (rd_sub(&lr, &cr) != 0)
-			FAIL("truncated destination constraint");
+		if (n >= AGENT_MAX_DEST_RULES) {
+			*why = "more than 1024 destination constraints";
+			return -1;
+		}
+		if (rd_sub(&lr, &cr) != 0) {
+			*why = "truncated destination constraint";
+			return -1;
+		}
 		if (parse_hop(&cr, &rule.from, why) != 0 ||
 		    parse_hop(&cr, &rule.to, why) != 0)
 			return -1;
-		if (rd_string(&cr, &reserved) != 0 || reserved.len != 0)
-			FAIL("reserved field of a constraint is missing or not empty");
-		if (rd_done(&cr) != 0)
-			FAIL("bytes after a destination constraint");
-		if (rule.from.user.len != 0)
-			FAIL("a from-hop names a user");
-		if ((rule.from.host.len == 0) != (rule.from.nkeys == 0))
-			FAIL("a from-hop has a host name without keys or keys without one");
-		if (rule.to.host.len == 0 || rule.to.nkeys == 0)
-			FAIL("a to-hop has no host name or no host keys");
-		if (fn != NULL && fn(ctx, &rule) != 0)
-			FAIL("destination constraint refused");
+		if (rd_string(&cr, &reserved) != 0 || reserved.len != 0) {
+			*why = "reserved field of a constraint is missing or not empty";
+			return -1;
+		}
+		if (rd_done(&cr) != 0) {
+			*why = "bytes after a destination constraint";
+			return -1;
+		}
+		if (rule.from.user.len != 0) {
+			*why = "a from-hop names a user";
+			return -1;
+		}
+		if ((rule.from.host.len == 0) != (rule.from.nkeys == 0)) {
+			*why = "a from-hop has a host name without keys or keys without one";
+			return -1;
+		}
+		if (rule.to.host.len == 0 || rule.to.nkeys == 0) {
+			*why = "a to-hop has no host name or no host keys";
+			return -1;
+		}
+		if (fn != NULL && fn(ctx, &rule) != 0) {
+			*why = "destination constraint refused";
+			return -1;
+		}
 		n++;
 	}
 	/* The reference leaves a key with an empty list unconstrained: never
 	 * take "no rule" for "no restriction" (§6.6). */
-	if (n == 0)
-		FAIL("empty destination constraint list");
+	if (n == 0) {
+		*why = "empty destination constraint list";
+		return -1;
+	}
 	return n;
 }

@@ -561,3 +561,22 @@ sig_alg_for(enum key_kind kind, uint32_t flags)
 	}
 	return SIG_NONE;
 }
+
+int
+key_canonical(struct slice blob, struct pubkey *k, struct wb *w,
+    const char **why)
+{
+	struct pubkey parsed;
+
+	if (k == NULL)
+		k = &parsed;
+	if (key_parse_public(blob, k, why) != 0)
+		return -1;
+	key_write_public(w, k);
+	if (w->err) {
+		if (why != NULL)
+			*why = "the key cannot be encoded";
+		return -1;
+	}
+	return 0;
+}

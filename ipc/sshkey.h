@@ -119,4 +119,13 @@ int sig_alg_fits(enum sig_alg alg, enum key_kind kind);
 #define SSH_AGENT_RSA_SHA2_256 0x02
 #define SSH_AGENT_RSA_SHA2_512 0x04
 
+/* Parse a public key blob (plain or certificate) and append its canonical
+ * form (§4.5) to w: a plain key re-encoded with minimal mpints, a
+ * certificate whole as received. Two blobs name the same key iff their
+ * canonical forms are equal bytes, so every comparison of keys goes
+ * through this. The parsed key goes to *k if k is not NULL. -1 on a blob
+ * that does not parse (*why, if given, says why) or on w's error. */
+int key_canonical(struct slice blob, struct pubkey *k, struct wb *w,
+    const char **why);
+
 #endif

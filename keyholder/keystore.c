@@ -268,7 +268,7 @@ out:
 int
 ks_lock(struct keystore *ks, struct slice pass)
 {
-	uint8_t *key = OPENSSL_secure_malloc(SHIELD_LOCK_KEY_LEN);
+	uint8_t *key = shield_alloc(SHIELD_LOCK_KEY_LEN);
 	int rc = -1;
 
 	if (key != NULL && !ks->locked && pass.len > 0 &&
@@ -282,14 +282,14 @@ ks_lock(struct keystore *ks, struct slice pass)
 		ks->locked = 1;
 		rc = 0;
 	}
-	OPENSSL_secure_clear_free(key, SHIELD_LOCK_KEY_LEN);
+	shield_release(key, SHIELD_LOCK_KEY_LEN);
 	return rc;
 }
 
 int
 ks_unlock(struct keystore *ks, struct slice pass)
 {
-	uint8_t *key = OPENSSL_secure_malloc(SHIELD_LOCK_KEY_LEN);
+	uint8_t *key = shield_alloc(SHIELD_LOCK_KEY_LEN);
 	int rc = -1;
 
 	if (key != NULL && ks->locked &&
@@ -298,6 +298,6 @@ ks_unlock(struct keystore *ks, struct slice pass)
 		ks->locked = 0;
 		rc = 0;
 	}
-	OPENSSL_secure_clear_free(key, SHIELD_LOCK_KEY_LEN);
+	shield_release(key, SHIELD_LOCK_KEY_LEN);
 	return rc;
 }

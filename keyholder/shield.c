@@ -45,7 +45,7 @@ shield_init(void)
 	if (r == 2)
 		log_error("warning: private key memory could not be locked "
 		    "(RLIMIT_MEMLOCK too small); it is still kept out of core dumps");
-	if ((prekey = OPENSSL_secure_malloc(SHIELD_PREKEY_LEN)) == NULL ||
+	if ((prekey = shield_alloc(SHIELD_PREKEY_LEN)) == NULL ||
 	    RAND_bytes(prekey, SHIELD_PREKEY_LEN) != 1)
 		fatal("cannot make the shielding prekey");
 	reveal_prekey();
@@ -87,7 +87,7 @@ crypt(const uint8_t *with, int enc, const uint8_t *iv, uint8_t *tag,
 	    EVP_CipherFinal_ex(ctx, out + n, &n) == 1 &&
 	    (!enc || EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, SHIELD_TAG_LEN,
 	    tag) == 1);
-	OPENSSL_cleanse(key, sizeof(key));
+	wipe(key, sizeof(key));
 	EVP_CIPHER_CTX_free(ctx);
 	return ok ? 0 : -1;
 }
@@ -123,7 +123,7 @@ shield_open(const struct sealed *s)
 uint8_t *
 shield_open_with(const uint8_t *key, const struct sealed *s)
 {
-	uint8_t *plain = OPENSSL_secure_malloc(s->len), tag[SHIELD_TAG_LEN];
+	uint8_t *plain = shield_alloc(s->len), tag[SHIELD_TAG_LEN];
 
 	if (plain == NULL)
 		return NULL;
@@ -135,11 +135,17 @@ shield_open_with(const uint8_t *key, const struct sealed *s)
 	return plain;
 }
 
-void
-shield_release(uint8_t *plain, size_t len)
+uint8_t *
+shield_alloc(size_t n)
 {
-	if (plain != NULL)
-		OPENSSL_secure_clear_free(plain, len);
+	return OPENSSL_secure_malloc(n);
+}
+
+void
+shield_release(uint8_t *p, size_t n)
+{
+	if (p != NULL)
+		OPENSSL_secure_clear_free(p, n);
 }
 
 int
@@ -168,8 +174,7 @@ shield_rekey(void)
 void
 sealed_free(struct sealed *s)
 {
-	if (s->ct != NULL)
-		OPENSSL_cleanse(s->ct, s->len);
+	wipe(s->ct, s->len);
 	free(s->ct);
 	memset(s, 0, sizeof(*s));
 }

@@ -46,7 +46,11 @@ uint8_t *shield_open_with(const uint8_t *key, const struct sealed *s);
 int shield_lock_key(struct slice pass, const uint8_t *salt, uint8_t *key);
 /* Plaintext in the secure heap, or NULL; release with shield_release. */
 uint8_t *shield_open(const struct sealed *s);
-void shield_release(uint8_t *plain, size_t len);
+/* n bytes of libcrypto's secure heap (mlocked, out of core dumps), or
+ * NULL. shield_release wipes and frees them: every secret allocated here
+ * ends there, and nowhere else. */
+uint8_t *shield_alloc(size_t n);
+void shield_release(uint8_t *p, size_t n);
 /* A new prekey: whatever was sealed under the old one no longer opens. */
 int shield_rekey(void);
 int sealed_copy(const struct sealed *from, struct sealed *to);

@@ -16,27 +16,27 @@ bind_add(struct bindings *b, struct slice hostkey, struct slice sid,
 {
 	struct pubkey k;
 	struct wb canon;
+	const char *bad = NULL;
 
-	if (key_parse_public(hostkey, &k, NULL) != 0 ||                 /* 2 */
-	    (k.is_cert && cert_verify(&k) != 0))
-		return "the host key does not decode (unknown type, or a "
-		    "certificate whose CA signature does not verify)";
-	if (sid.len > AGENT_MAX_SESSION_ID)                             /* 3 */
-		return "the session id is longer than 128 bytes";
-	if (sig_verify(&k, sig, sid, NULL) != 0)                        /* 4 */
-		return "the host's signature over the session id does not verify";
 	wb_init(&canon);
-	key_write_public(&canon, &k);
-	if (canon.err) {
+	if (key_canonical(hostkey, &k, &canon, NULL) != 0 ||            /* 2 */
+	    (k.is_cert && cert_verify(&k) != 0))
+		bad = "the host key does not decode (unknown type, or a "
+		    "certificate whose CA signature does not verify)";
+	else if (sid.len > AGENT_MAX_SESSION_ID)                        /* 3 */
+		bad = "the session id is longer than 128 bytes";
+	else if (sig_verify(&k, sig, sid, NULL) != 0)                   /* 4 */
+		bad = "the host's signature over the session id does not verify";
+	if (bad != NULL) {
 		wb_free(&canon);
-		return "the host key cannot be encoded";
+		return bad;
 	}
 	for (size_t i = 0; i < b->n; i++) {                             /* 5 */
 		const struct binding *x = &b->b[i];
 		int same_sid = x->sidlen == sid.len &&
 		    CRYPTO_memcmp(x->sid, sid.p, sid.len) == 0;
-		int same_key = x->keylen == canon.len &&
-		    memcmp(x->key, canon.p, canon.len) == 0;
+		int same_key = slice_eq((struct slice){ x->key, x->keylen },
+		    wb_slice_of(&canon));
 		const char *why = NULL;
 		if (!x->forwarding)
 			why = "nothing may be bound after an authentication binding";

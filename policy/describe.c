@@ -49,17 +49,13 @@ identity_by_blob(struct policy *P, struct slice blob)
 {
 	const char *why = NULL;
 	struct identity *id = NULL;
-	struct pubkey k;
 	struct wb canon;
 
-	if (key_parse_public(blob, &k, &why) != 0) {
-		log_debug("request names an unusable key: %s", why ? why : "malformed");
-		return NULL;
-	}
 	wb_init(&canon);
-	key_write_public(&canon, &k);
-	if (!canon.err)
+	if (key_canonical(blob, NULL, &canon, &why) == 0)
 		id = idt_find(&P->ids, wb_slice_of(&canon));
+	else
+		log_debug("request names an unusable key: %s", why ? why : "malformed");
 	wb_free(&canon);
 	return id;
 }

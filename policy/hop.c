@@ -1,16 +1,14 @@
 /*
  * hop.c - the decision procedure for destination-constrained keys,
- * written to be read beside spec §8. Every refusal names its rule.
+ * written to be read beside spec §8. Every refusal names its rule. The
+ * destination sets it walks are built in destset.c.
  */
 #include "policy/hop.h"
-#include "crypto/crypto.h"
-#include "ipc/dest.h"
 #include "ipc/sshkey.h"
 #include "policy/userauth.h"
 
 #include <openssl/crypto.h>
 #include <stdio.h>
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,8 +115,9 @@ blob_eq(struct slice a, const struct hopkey *k)
 int
 hop_matches(struct slice K, const struct hop *h, time_t now)
 {
-	struct pubkey k, ca;
-	struct slice cab;
+	struct pubkey k;
+	struct wb ca;
+	int same;
 
 	if (key_parse_public(K, &k, NULL) != 0)
 		return 0;
@@ -131,15 +130,12 @@ hop_matches(struct slice K, const struct hop *h, time_t now)
 			continue;
 		}
 		/* a certificate matches only a CA spec that signed it */
-		if (!spec->is_ca || h->host == NULL ||
-		    key_parse_public(k.cert.signature_key, &ca, NULL) != 0)
+		if (!spec->is_ca || h->host == NULL)
 			continue;
-		struct wb w;
-		wb_init(&w);
-		key_write_public(&w, &ca);
-		cab = wb_slice_of(&w);
-		int same = !w.err && blob_eq(cab, spec);
-		wb_free(&w);
+		wb_init(&ca);
+		same = key_canonical(k.cert.signature_key, NULL, &ca, NULL) == 0 &&
+		    blob_eq(wb_slice_of(&ca), spec);
+		wb_free(&ca);
 		if (same && host_cert_ok(&k, h->host, now))
 			return 1;
 	}
@@ -263,9 +259,8 @@ const char *
 login_bound(const struct bindings *b, const struct userauth *ua)
 {
 	const struct binding *last;
-	struct pubkey hk;
 	struct wb canon;
-	int same;
+	int parsed, same;
 
 	if (b->n == 0)
 		return "the connection is not bound to any host";
@@ -277,118 +272,18 @@ login_bound(const struct bindings *b, const struct userauth *ua)
 		return "after a forwarding hop the server must support "
 		    "publickey-hostbound (OpenSSH 8.9 or later)";
 	if (ua->hostbound) {                                            /* 3.6 */
-		if (key_parse_public(ua->hostkey, &hk, NULL) != 0)
-			return "the request's host key does not decode";
 		wb_init(&canon);
-		key_write_public(&canon, &hk);
-		same = !canon.err && canon.len == last->keylen &&
-		    memcmp(canon.p, last->key, canon.len) == 0;
+		parsed = key_canonical(ua->hostkey, NULL, &canon, NULL) == 0;
+		same = parsed && slice_eq(wb_slice_of(&canon),
+		    (struct slice){ last->key, last->keylen });
 		wb_free(&canon);
+		if (!parsed)
+			return "the request's host key does not decode";
 		if (!same)
 			return "the request's host key is not the host the "
 			    "connection is bound to";
 	}
 	return NULL;
-}
-
-/* ---------------------------------------------------------------- building */
-
-struct build {
-	struct dest_set *d;
-	const char **why;
-};
-
-static int
-add_key(void *ctx, struct slice blob, int is_ca)
-{
-	struct hop *h = ctx;
-	struct pubkey k;
-	EVP_PKEY *pk;
-	struct wb w;
-
-	if (key_parse_public(blob, &k, NULL) != 0)
-		return -1;
-	/* Full decode, as the reference does for every key it reads. */
-	if (k.is_cert && cert_verify(&k) != 0)
-		return -1;
-	if ((pk = pkey_public(&k, NULL)) == NULL)
-		return -1;
-	EVP_PKEY_free(pk);
-	wb_init(&w);
-	key_write_public(&w, &k);
-	if (w.err) {
-		wb_free(&w);
-		return -1;
-	}
-	h->keys[h->nkeys].blob = w.p;
-	h->keys[h->nkeys].len = w.len;
-	h->keys[h->nkeys].is_ca = is_ca;
-	h->nkeys++;
-	return 0;
-}
-
-static int
-build_hop(struct hop *h, const struct dest_hop *src)
-{
-	memset(h, 0, sizeof(*h));
-	if ((src->user.len > 0 && (h->user = slice_strdup(src->user)) == NULL) ||
-	    (src->host.len > 0 && (h->host = slice_strdup(src->host)) == NULL) ||
-	    (src->nkeys > 0 && (h->keys = calloc(src->nkeys, sizeof(*h->keys))) == NULL))
-		return -1;
-	return dest_hop_keys(src, add_key, h);
-}
-
-static int
-add_rule(void *ctx, const struct dest_rule *r)
-{
-	struct build *b = ctx;
-	struct dconstraint *c = &b->d->c[b->d->n++];
-
-	if (build_hop(&c->from, &r->from) != 0 || build_hop(&c->to, &r->to) != 0) {
-		*b->why = "a host key in a destination constraint is not valid";
-		return -1;
-	}
-	return 0;
-}
-
-int
-dest_set_build(struct dest_set *d, struct slice list, const char **why)
-{
-	struct build b = { d, why };
-	const char *ignored;
-	int n;
-
-	memset(d, 0, sizeof(*d));
-	if ((n = dest_parse(list, NULL, NULL, why)) < 0)
-		return -1;
-	if ((d->c = calloc((size_t)n, sizeof(*d->c))) == NULL)
-		return -1;
-	if (dest_parse(list, add_rule, &b, &ignored) < 0) {
-		dest_set_free(d);
-		return -1;
-	}
-	return 0;
-}
-
-static void
-hop_free(struct hop *h)
-{
-	free(h->user);
-	free(h->host);
-	for (size_t i = 0; i < h->nkeys; i++)
-		free(h->keys[i].blob);
-	free(h->keys);
-}
-
-void
-dest_set_free(struct dest_set *d)
-{
-	for (size_t i = 0; i < d->n; i++) {
-		hop_free(&d->c[i].from);
-		hop_free(&d->c[i].to);
-	}
-	free(d->c);
-	memset(d, 0, sizeof(*d));
 }
 
 const char *

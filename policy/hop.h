@@ -88,9 +88,9 @@ const char *bind_add(struct bindings *C, struct slice hostkey,
     struct slice session_id, struct slice signature, int forwarding);
 void bindings_free(struct bindings *C);
 
-/* Build a dest_set from a validated constraint_list (ipc/dest.c); the
- * host keys are fully decoded (certificates verified, points checked).
- * -1 with *why on failure. */
+/* destset.c: build a dest_set from a constraint_list (checked again by
+ * ipc/dest.c); the host keys are fully decoded (certificates verified,
+ * points checked) and kept canonical. -1 with *why on failure. */
 int dest_set_build(struct dest_set *d, struct slice list, const char **why);
 void dest_set_free(struct dest_set *d);
 /* The name a constraint gives to host key K, or NULL. */

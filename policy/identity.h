@@ -40,6 +40,8 @@ struct idtable {
 char *str_dup(const char *s);
 
 void idt_init(struct idtable *t);
+/* blob in canonical form (key_canonical, ipc/sshkey.h): keys are found by
+ * their bytes. */
 struct identity *idt_find(const struct idtable *t, struct slice blob);
 /* Append a new identity (takes ownership). -1 on allocation failure. */
 int idt_insert(struct idtable *t, struct identity *id);

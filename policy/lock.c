@@ -26,7 +26,7 @@ derive(const uint8_t *salt, struct slice pass, uint8_t *out)
 	r = PKCS5_PBKDF2_HMAC((const char *)md, (int)sizeof(md), salt,
 	    LOCK_SALT_LEN, LOCK_KDF_ITERATIONS, EVP_sha256(), LOCK_HASH_LEN,
 	    out) == 1 ? 0 : -1;
-	OPENSSL_cleanse(md, sizeof(md));
+	wipe(md, sizeof(md));
 	return r;
 }
 
@@ -49,7 +49,7 @@ lock_check(const struct lockstate *l, struct slice pass)
 	if (derive(l->salt, pass, h) != 0)
 		return -1;
 	r = CRYPTO_memcmp(h, l->hash, LOCK_HASH_LEN) == 0 ? 0 : -1;
-	OPENSSL_cleanse(h, sizeof(h));
+	wipe(h, sizeof(h));
 	return r;
 }
 

@@ -55,11 +55,9 @@ userauth_parse(struct slice data, struct slice key_blob, struct userauth *u)
 	    has_sig != 1 || rd_string(&r, &pkalg) != 0 ||
 	    rd_string(&r, &u->key) != 0)
 		return -1;
-	if (key_parse_public(u->key, &k, NULL) != 0 || !pkalg_fits(pkalg, &k))
-		return -1;
 	wb_init(&canon);
-	key_write_public(&canon, &k);
-	same = !canon.err && slice_eq(wb_slice_of(&canon), key_blob);
+	same = key_canonical(u->key, &k, &canon, NULL) == 0 &&
+	    pkalg_fits(pkalg, &k) && slice_eq(wb_slice_of(&canon), key_blob);
 	wb_free(&canon);
 	if (!same)
 		return -1;

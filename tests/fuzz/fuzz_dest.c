@@ -1,6 +1,7 @@
 /*
  * fuzz_dest.c - libFuzzer harness for destination constraints (spec §6.6,
- * §7.2, §8): ipc/dest.c, policy/hop.c, policy/bind.c, policy/userauth.c.
+ * §7.2, §8): ipc/dest.c, policy/destset.c, policy/hop.c, policy/bind.c,
+ * policy/userauth.c.
  * The first byte chooses what the rest is:
  *
  *  0  a restrict-destination constraint_list: dest_parse (its callback
@@ -190,10 +191,9 @@ static void
 identity_blob(struct slice data, struct wb *w)
 {
 	struct slice key;
-	struct pubkey k;
 
-	if (named_key(data, &key) == 0 && key_parse_public(key, &k, NULL) == 0)
-		key_write_public(w, &k);
+	if (named_key(data, &key) == 0 && key_canonical(key, NULL, w, NULL) != 0)
+		wb_reset(w);
 }
 
 static void
@@ -295,17 +295,17 @@ check_chain(const struct bindings *C)
 	CHECK(C->n <= AGENT_MAX_BINDINGS);
 	for (size_t i = 0; i < C->n; i++) {
 		const struct binding *b = &C->b[i];
-		struct pubkey k;
 		struct wb w;
 		CHECK(b->sidlen <= AGENT_MAX_SESSION_ID);
 		CHECK(b->forwarding == 0 || b->forwarding == 1);
 		/* only the last binding may be an authentication binding */
 		if (i + 1 < C->n)
 			CHECK(b->forwarding);
-		CHECK(key_parse_public((struct slice){ b->key, b->keylen }, &k, NULL) == 0);
+		/* a binding holds its host key in canonical form */
 		wb_init(&w);
-		key_write_public(&w, &k);
-		CHECK(!w.err && w.len == b->keylen && memcmp(w.p, b->key, w.len) == 0);
+		CHECK(key_canonical((struct slice){ b->key, b->keylen }, NULL, &w,
+		    NULL) == 0);
+		CHECK(w.len == b->keylen && memcmp(w.p, b->key, w.len) == 0);
 		wb_free(&w);
 		for (size_t j = 0; j < i; j++)
 			CHECK(!(C->b[j].sidlen == b->sidlen &&

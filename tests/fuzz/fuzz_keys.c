@@ -4,8 +4,8 @@
  * make on what parses (crypto/: pkey_public, cert_verify, pkey_private).
  *
  * The whole input is tried two ways:
- *  1. as a public key blob: what parses re-encodes (key_write_public) to a
- *     canonical blob that parses again to the same kind and re-encodes to
+ *  1. as a public key blob: what parses re-encodes (key_write_public, and
+ *     key_canonical to the same bytes) to a canonical blob that parses again to the same kind and re-encodes to
  *     the same bytes; a certificate is kept whole; cert_verify and
  *     pkey_public run on it (any answer, no crash, no leak);
  *  2. as the key part of an ADD message (key_parse_private): what parses
@@ -35,12 +35,17 @@ static void
 check_public(struct slice blob)
 {
 	struct pubkey k, k2;
-	struct wb w1, w2;
+	struct wb w1, w2, canon;
 	EVP_PKEY *pk;
 	const char *why = NULL;
+	int rc;
 
+	/* key_canonical is key_parse_public and key_write_public in one */
+	wb_init(&canon);
+	rc = key_canonical(blob, NULL, &canon, NULL);
 	if (key_parse_public(blob, &k, &why) != 0) {
-		CHECK(why != NULL);
+		CHECK(why != NULL && rc != 0 && canon.len == 0);
+		wb_free(&canon);
 		return;
 	}
 	CHECK(k.kind != KEY_NONE);
@@ -48,6 +53,8 @@ check_public(struct slice blob)
 	wb_init(&w2);
 	key_write_public(&w1, &k);
 	CHECK(!w1.err);
+	CHECK(rc == 0 && slice_eq(wb_slice_of(&canon), wb_slice_of(&w1)));
+	wb_free(&canon);
 	if (k.is_cert)
 		CHECK(slice_eq(wb_slice_of(&w1), blob));   /* kept as received */
 	if (key_parse_public(wb_slice_of(&w1), &k2, &why) != 0) {

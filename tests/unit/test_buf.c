@@ -1,7 +1,8 @@
 /*
  * test_buf.c - the one reader and the one writer (ipc/buf.c) against the
  * wire types of spec §2: each getter on valid, short and oversized input,
- * the text and mpint rules, and the writer's exact bytes.
+ * the text and mpint rules, and the writer's exact bytes. A getter that
+ * fails names its error, clears its outputs and consumes nothing.
  */
 #include "ipc/buf.h"
 #include "ipc/limits.h"
@@ -12,128 +13,148 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum op { U8, BOOL, U32, U64, STRING, TEXT, MPINT, SUB, DONE };
+enum op { U8, BOOL, U32, U64, BYTES, STRING, TEXT, MPINT, SUB, DONE };
 
 #define B(...) (const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ })
 #define NONE (const uint8_t *)"", 0
 
 /* One getter on one input: the result, the value or slice it yields and
- * how many bytes it leaves. */
+ * how many bytes it leaves. A refused row yields 0 or the empty slice and
+ * leaves every byte. */
 static const struct rdcase {
 	const char *name;
 	enum op op;
 	const uint8_t *in; size_t inlen;
-	int rc;                         /* 0 accepted, -1 refused */
-	uint64_t val;                   /* U8, BOOL, U32, U64 */
-	const char *str; size_t strlen; /* STRING, TEXT, MPINT, SUB contents */
+	int rc;                         /* BUF_OK (0) or the error named */
+	uint64_t val;                   /* U8, BOOL, U32, U64; BYTES: how many */
+	const char *str; size_t strlen; /* BYTES, STRING, TEXT, MPINT, SUB contents */
 	size_t left;                    /* bytes left after a success */
 } rdcases[] = {
 	{ "byte: one octet", U8, B(0x7f, 0x01), 0, 0x7f, NULL, 0, 1 },
-	{ "byte: empty input refused", U8, NONE, -1, 0, NULL, 0, 0 },
+	{ "byte: empty input refused", U8, NONE, BUF_ERR_SHORT, 0, NULL, 0, 0 },
 	{ "bool: 0 is false", BOOL, B(0x00), 0, 0, NULL, 0, 0 },
 	{ "bool: 1 is true", BOOL, B(0x01), 0, 1, NULL, 0, 0 },
 	{ "bool: any non-zero value (2) is true", BOOL, B(0x02), 0, 1, NULL, 0, 0 },
 	{ "bool: any non-zero value (0xff) is true", BOOL, B(0xff), 0, 1, NULL, 0, 0 },
-	{ "bool: empty input refused", BOOL, NONE, -1, 0, NULL, 0, 0 },
+	{ "bool: empty input refused", BOOL, NONE, BUF_ERR_SHORT, 0, NULL, 0, 0 },
 	{ "uint32: big-endian", U32, B(0xde, 0xad, 0xbe, 0xef), 0, 0xdeadbeef, NULL, 0, 0 },
 	{ "uint32: 0xffffffff", U32, B(0xff, 0xff, 0xff, 0xff), 0, 0xffffffff, NULL, 0, 0 },
-	{ "uint32: 3 octets refused", U32, B(0x00, 0x00, 0x01), -1, 0, NULL, 0, 0 },
-	{ "uint32: empty refused", U32, NONE, -1, 0, NULL, 0, 0 },
+	{ "uint32: 3 octets refused", U32, B(0x00, 0x00, 0x01), BUF_ERR_SHORT, 0, NULL, 0, 0 },
+	{ "uint32: empty refused", U32, NONE, BUF_ERR_SHORT, 0, NULL, 0, 0 },
 	{ "uint64: big-endian", U64, B(0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09),
 	  0, 0x0102030405060708ULL, NULL, 0, 1 },
 	{ "uint64: 0xffffffffffffffff (forever)", U64,
 	  B(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff), 0, UINT64_MAX, NULL, 0, 0 },
-	{ "uint64: 7 octets refused", U64, B(1, 2, 3, 4, 5, 6, 7), -1, 0, NULL, 0, 0 },
-	{ "uint64: 4 octets refused", U64, B(1, 2, 3, 4), -1, 0, NULL, 0, 0 },
+	{ "uint64: 7 octets refused", U64, B(1, 2, 3, 4, 5, 6, 7), BUF_ERR_SHORT, 0, NULL, 0, 0 },
+	{ "uint64: 4 octets refused", U64, B(1, 2, 3, 4), BUF_ERR_SHORT, 0, NULL, 0, 0 },
+	{ "bytes: 3 of 4", BYTES, B(1, 2, 3, 4), 0, 3, "\1\2\3", 3, 1 },
+	{ "bytes: none of none", BYTES, NONE, 0, 0, "", 0, 0 },
+	{ "bytes: 3 of 2 refused", BYTES, B(1, 2), BUF_ERR_SHORT, 3, NULL, 0, 0 },
 	{ "string: \"abc\"", STRING, B(0, 0, 0, 3, 'a', 'b', 'c', 'x'), 0, 0, "abc", 3, 1 },
 	{ "string: empty string", STRING, B(0, 0, 0, 0), 0, 0, "", 0, 0 },
 	{ "string: binary-safe, NUL inside kept", STRING, B(0, 0, 0, 3, 'a', 0, 'c'),
 	  0, 0, "a\0c", 3, 0 },
 	{ "string: length one more than what is left refused", STRING,
-	  B(0, 0, 0, 4, 'a', 'b', 'c'), -1, 0, NULL, 0, 0 },
+	  B(0, 0, 0, 4, 'a', 'b', 'c'), BUF_ERR_SHORT, 0, NULL, 0, 0 },
 	{ "string: length 0xffffffff refused", STRING,
-	  B(0xff, 0xff, 0xff, 0xff, 'a', 'b', 'c'), -1, 0, NULL, 0, 0 },
+	  B(0xff, 0xff, 0xff, 0xff, 'a', 'b', 'c'), BUF_ERR_SHORT, 0, NULL, 0, 0 },
 	{ "string: length 0x80000000 refused", STRING,
-	  B(0x80, 0, 0, 0, 'a'), -1, 0, NULL, 0, 0 },
-	{ "string: length field cut to 3 octets refused", STRING, B(0, 0, 0), -1, 0, NULL, 0, 0 },
-	{ "string: empty input refused", STRING, NONE, -1, 0, NULL, 0, 0 },
+	  B(0x80, 0, 0, 0, 'a'), BUF_ERR_SHORT, 0, NULL, 0, 0 },
+	{ "string: length field cut to 3 octets refused", STRING, B(0, 0, 0), BUF_ERR_SHORT, 0, NULL, 0, 0 },
+	{ "string: empty input refused", STRING, NONE, BUF_ERR_SHORT, 0, NULL, 0, 0 },
 	{ "text: \"perseus\"", TEXT, B(0, 0, 0, 7, 'p', 'e', 'r', 's', 'e', 'u', 's'),
 	  0, 0, "perseus", 7, 0 },
 	{ "text: empty text", TEXT, B(0, 0, 0, 0), 0, 0, "", 0, 0 },
 	{ "text: NUL in the middle refused", TEXT, B(0, 0, 0, 6, 's', 'c', 'y', 0, 'l', 'a'),
-	  -1, 0, NULL, 0, 0 },
-	{ "text: NUL first refused", TEXT, B(0, 0, 0, 2, 0, 'a'), -1, 0, NULL, 0, 0 },
+	  BUF_ERR_FORMAT, 0, NULL, 0, 0 },
+	{ "text: NUL first refused", TEXT, B(0, 0, 0, 2, 0, 'a'), BUF_ERR_FORMAT, 0, NULL, 0, 0 },
 	{ "text: one trailing NUL tolerated and ignored", TEXT,
 	  B(0, 0, 0, 10, 'c', 'h', 'a', 'r', 'y', 'b', 'd', 'i', 's', 0),
 	  0, 0, "charybdis", 9, 0 },
 	{ "text: a lone NUL is the empty text", TEXT, B(0, 0, 0, 1, 0), 0, 0, "", 0, 0 },
-	{ "text: two trailing NULs refused", TEXT, B(0, 0, 0, 3, 'a', 0, 0), -1, 0, NULL, 0, 0 },
+	{ "text: two trailing NULs refused", TEXT, B(0, 0, 0, 3, 'a', 0, 0), BUF_ERR_FORMAT, 0, NULL, 0, 0 },
 	{ "text: length longer than what is left refused", TEXT, B(0, 0, 0, 5, 'a'),
-	  -1, 0, NULL, 0, 0 },
+	  BUF_ERR_SHORT, 0, NULL, 0, 0 },
 	{ "mpint: zero is the empty string", MPINT, B(0, 0, 0, 0), 0, 0, "", 0, 0 },
 	{ "mpint: 0x7f", MPINT, B(0, 0, 0, 1, 0x7f), 0, 0, "\x7f", 1, 0 },
 	{ "mpint: 0x80 written 00 80", MPINT, B(0, 0, 0, 2, 0x00, 0x80), 0, 0, "\x80", 1, 0 },
 	{ "mpint: negative (first byte 0x80) refused", MPINT, B(0, 0, 0, 1, 0x80),
-	  -1, 0, NULL, 0, 0 },
+	  BUF_ERR_FORMAT, 0, NULL, 0, 0 },
 	{ "mpint: negative (first byte 0xff) refused", MPINT, B(0, 0, 0, 2, 0xff, 0x01),
-	  -1, 0, NULL, 0, 0 },
+	  BUF_ERR_FORMAT, 0, NULL, 0, 0 },
 	{ "mpint: redundant leading zeros accepted and ignored", MPINT,
 	  B(0, 0, 0, 4, 0, 0, 0, 0x01), 0, 0, "\x01", 1, 0 },
 	{ "mpint: zero written as 00 accepted", MPINT, B(0, 0, 0, 1, 0), 0, 0, "", 0, 0 },
 	{ "mpint: 00 00 80 accepted", MPINT, B(0, 0, 0, 3, 0, 0, 0x80), 0, 0, "\x80", 1, 0 },
 	{ "mpint: length longer than what is left refused", MPINT, B(0, 0, 0, 2, 0x01),
-	  -1, 0, NULL, 0, 0 },
+	  BUF_ERR_SHORT, 0, NULL, 0, 0 },
 	{ "mpint: length 0xffffffff refused", MPINT, B(0xff, 0xff, 0xff, 0xff, 0x01),
-	  -1, 0, NULL, 0, 0 },
+	  BUF_ERR_SHORT, 0, NULL, 0, 0 },
 	{ "sub: string parsed alone", SUB, B(0, 0, 0, 2, 'h', 'i', 'z'), 0, 0, "hi", 2, 1 },
 	{ "sub: length longer than what is left refused", SUB, B(0, 0, 0, 3, 'h', 'i'),
-	  -1, 0, NULL, 0, 0 },
+	  BUF_ERR_SHORT, 0, NULL, 0, 0 },
 	{ "done: nothing left", DONE, NONE, 0, 0, NULL, 0, 0 },
-	{ "done: one byte left is trailing garbage", DONE, B(0), -1, 0, NULL, 0, 0 },
+	{ "done: one byte left is trailing garbage", DONE, B(0), BUF_ERR_TRAILING, 0, NULL, 0, 0 },
 };
 
+/* Run the getter of row c with its outputs poisoned first; return what it
+ * returned and, even on failure, what it left in its outputs. */
 static int
 run_op(const struct rdcase *c, struct rd *r, uint64_t *val, struct slice *s)
 {
-	uint8_t b;
-	uint32_t u;
-	int v;
-	struct rd sub;
+	static const uint8_t poison[] = "poison";
+	uint8_t b = 0xa5;
+	uint32_t u = 0xa5a5a5a5;
+	int v = 0x5a, rc = -99;
+	struct rd sub = { poison, sizeof(poison) };
 
+	*val = UINT64_C(0xa5a5a5a5a5a5a5a5);
+	s->p = poison;
+	s->len = sizeof(poison);
 	switch (c->op) {
 	case U8:
-		if (rd_u8(r, &b) != 0)
-			return -1;
+		rc = rd_u8(r, &b);
 		*val = b;
-		return 0;
+		break;
 	case BOOL:
-		if (rd_bool(r, &v) != 0)
-			return -1;
+		rc = rd_bool(r, &v);
 		*val = (uint64_t)v;
-		return 0;
+		break;
 	case U32:
-		if (rd_u32(r, &u) != 0)
-			return -1;
+		rc = rd_u32(r, &u);
 		*val = u;
-		return 0;
+		break;
 	case U64:
-		return rd_u64(r, val);
+		rc = rd_u64(r, val);
+		break;
+	case BYTES:
+		rc = rd_bytes(r, (size_t)c->val, s);
+		break;
 	case STRING:
-		return rd_string(r, s);
+		rc = rd_string(r, s);
+		break;
 	case TEXT:
-		return rd_text(r, s);
+		rc = rd_text(r, s);
+		break;
 	case MPINT:
-		return rd_mpint(r, s);
+		rc = rd_mpint(r, s);
+		break;
 	case SUB:
-		if (rd_sub(r, &sub) != 0)
-			return -1;
+		rc = rd_sub(r, &sub);
 		s->p = sub.p;
 		s->len = sub.len;
-		return 0;
+		break;
 	case DONE:
-		return rd_done(r);
+		rc = rd_done(r);
+		break;
 	}
-	return -1;
+	return rc;
+}
+
+static int
+is_number_op(enum op op)
+{
+	return op == U8 || op == BOOL || op == U32 || op == U64;
 }
 
 static void
@@ -143,21 +164,26 @@ test_getters(void)
 		const struct rdcase *c = &rdcases[i];
 		uint8_t *copy = malloc(c->inlen ? c->inlen : 1);
 		struct rd r;
-		struct slice s = { NULL, 0 };
-		uint64_t val = 0;
+		struct slice s;
+		uint64_t val;
 		int rc, good;
 
 		/* an exact-size copy, so a read past the end trips ASan */
 		memcpy(copy, c->in, c->inlen);
 		rd_init(&r, copy, c->inlen);
-		rc = run_op(c, &r, &val, &s) == 0 ? 0 : -1;
+		rc = run_op(c, &r, &val, &s);
 		good = rc == c->rc;
-		if (good && rc == 0) {
-			if (c->op == U8 || c->op == BOOL || c->op == U32 || c->op == U64)
+		if (good && rc == BUF_OK) {
+			if (is_number_op(c->op))
 				good = val == c->val;
 			else if (c->op != DONE)
 				good = bytes_eq(s, c->str, c->strlen);
 			good = good && r.len == c->left;
+		} else if (good && c->op != DONE) {
+			/* refused: outputs cleared, nothing consumed */
+			good = (is_number_op(c->op) ? val == 0 :
+			    s.p == NULL && s.len == 0) &&
+			    r.p == copy && r.len == c->inlen;
 		}
 		ok(good, "%s", c->name);
 		if (!good)
@@ -172,14 +198,18 @@ static const struct {
 	const char *name;
 	size_t zeros, len;              /* leading 0x00 bytes, then len bytes */
 	uint8_t top;                    /* first magnitude byte */
-	int rc;
+	int rc;                         /* BUF_OK or the error named */
 } mpcases[] = {
-	{ "mpint: 2048-byte magnitude (16384 bits) with its 0x00: accepted", 1, 2048, 0xff, 0 },
-	{ "mpint: 2048-byte magnitude, top bit clear: accepted", 0, 2048, 0x7f, 0 },
-	{ "mpint: 2049 bytes of magnitude refused", 0, 2049, 0x01, -1 },
-	{ "mpint: 2050 bytes (2048 magnitude, two leading zeros) refused", 2, 2048, 0x7f, -1 },
-	{ "mpint: 2050 zero bytes refused (longer than 2049)", 2050, 0, 0x00, -1 },
-	{ "mpint: 2049 bytes, all zero (zero) accepted", 2049, 0, 0x00, 0 },
+	{ "mpint: 2048-byte magnitude (16384 bits) with its 0x00: accepted", 1, 2048, 0xff,
+	  BUF_OK },
+	{ "mpint: 2048-byte magnitude, top bit clear: accepted", 0, 2048, 0x7f, BUF_OK },
+	{ "mpint: 2049 bytes of magnitude refused as too long", 0, 2049, 0x01,
+	  BUF_ERR_TOO_LONG },
+	{ "mpint: 2050 bytes (2048 magnitude, two leading zeros) refused as too long",
+	  2, 2048, 0x7f, BUF_ERR_TOO_LONG },
+	{ "mpint: 2050 zero bytes refused as too long (longer than 2049)", 2050, 0, 0x00,
+	  BUF_ERR_TOO_LONG },
+	{ "mpint: 2049 bytes, all zero (zero) accepted", 2049, 0, 0x00, BUF_OK },
 };
 
 static void
@@ -189,7 +219,7 @@ test_mpint_limits(void)
 		size_t n = mpcases[i].zeros + mpcases[i].len;
 		uint8_t *b = calloc(1, 4 + n);
 		struct rd r;
-		struct slice m = { NULL, 0 };
+		struct slice m = { (const uint8_t *)"poison", 6 };
 		int rc;
 
 		put_be32(b, (uint32_t)n);
@@ -198,8 +228,9 @@ test_mpint_limits(void)
 			b[4 + mpcases[i].zeros] = mpcases[i].top;
 		}
 		rd_init(&r, b, 4 + n);
-		rc = rd_mpint(&r, &m) == 0 ? 0 : -1;
-		ok(rc == mpcases[i].rc && (rc != 0 || m.len == mpcases[i].len),
+		rc = rd_mpint(&r, &m);
+		ok(rc == mpcases[i].rc && (rc != BUF_OK ? m.p == NULL && m.len == 0 &&
+		    r.len == 4 + n : m.len == mpcases[i].len && r.len == 0),
 		    "%s", mpcases[i].name);
 		free(b);
 	}

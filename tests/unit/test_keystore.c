@@ -118,8 +118,17 @@ seal_rows(void)
 	a.tag[0] ^= 1;
 	ok(shield_open(&a) == NULL, "a tag with one bit flipped does not open");
 	sealed_free(&a);
+	ok(a.ct == NULL && a.len == 0, "sealed_free leaves an empty seal");
+	sealed_free(&a);        /* and may be called again */
 	sealed_free(&b);
 	ok(shield_seal((struct slice){ secret, 0 }, &a) != 0, "empty material is refused");
+	o = shield_alloc(SHIELD_LOCK_KEY_LEN);
+	ok(o != NULL && CRYPTO_secure_allocated(o),
+	    "shield_alloc takes its bytes from the secure heap");
+	if (o != NULL)
+		memset(o, 0x5a, SHIELD_LOCK_KEY_LEN);
+	shield_release(o, SHIELD_LOCK_KEY_LEN);
+	shield_release(NULL, 0);        /* nothing to release: no crash */
 }
 
 static void
