@@ -26,9 +26,8 @@
 #include "ipc/limits.h"
 #include "ipc/msg.h"
 #include "ipc/sshkey.h"
-#include "tests/unit/keys_helper.h"
-#include "tests/unit/tap.h"
 #include "tests/unit/testkeys.h"
+#include "tests/unit/tap.h"
 #include "tests/tools/secrets.h"
 
 #include <errno.h>
@@ -708,13 +707,13 @@ sid_new(struct sid *s, size_t len)
 	if (len > sizeof(s->b) || RAND_bytes(s->b, (int)len) != 1)
 		abort();
 	s->len = len;
-	return kh_sl(s->b, len);
+	return sl(s->b, len);
 }
 
 static struct slice
 sid_sl(const struct sid *s)
 {
-	return kh_sl(s->b, s->len);
+	return sl(s->b, s->len);
 }
 
 /* ----------------------------------------------------- little requests */
@@ -954,7 +953,7 @@ t_positive(void)
 	    "connection", NBASE);
 	c = conn_open();
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
-		struct slice data = kh_str("data an unconstrained key may sign");
+		struct slice data = sl_str("data an unconstrained key may sign");
 		o = do_sign(c, &U[plain[i].k], data, plain[i].flags, 1);
 		ok(sig_good(o, &U[plain[i].k], data, plain[i].alg),
 		    "positive: unconstrained %s, flags 0x%x: a valid %s signature",
@@ -1018,7 +1017,7 @@ t_unopened(void)
 		m[n].what = "LIST";
 		m_empty(&m[n++].t, MSG_LIST, c);
 		m[n].what = "SIGN (unconstrained key)";
-		m_sign(&m[n++].t, c, pub_of(&U[K_ED]), kh_str("x"), 0, 0);
+		m_sign(&m[n++].t, c, pub_of(&U[K_ED]), sl_str("x"), 0, 0);
 		m[n].what = "SIGN (constrained key, userauth data)";
 		m_sign(&m[n++].t, c, pub_of(&U[K_D]), wb_slice_of(&ua), 0, 0);
 		m[n].what = "ADD";
@@ -1026,9 +1025,9 @@ t_unopened(void)
 		m[n].what = "REMOVE";
 		m_blob(&m[n++].t, MSG_REMOVE, c, pub_of(&U[K_ED]));
 		m[n].what = "LOCK";
-		m_blob(&m[n++].t, MSG_LOCK, c, kh_str("hostile"));
+		m_blob(&m[n++].t, MSG_LOCK, c, sl_str("hostile"));
 		m[n].what = "UNLOCK";
-		m_blob(&m[n++].t, MSG_UNLOCK, c, kh_str("hostile"));
+		m_blob(&m[n++].t, MSG_UNLOCK, c, sl_str("hostile"));
 		m[n].what = "QUERY";
 		m_empty(&m[n++].t, MSG_QUERY, c);
 		m[n].what = "BIND";
@@ -1244,7 +1243,7 @@ t_constrained(void)
 	ua_make(&ua, sid_new(&sx, 32), "perseus", &U[K_D], &HX);
 	ok(refused(do_sign(c, &U[K_D], wb_slice_of(&ua), 0, 0)),
 	    "constrained: no bind on the connection: refused");
-	ok(refused(do_sign(c, &U[K_D], kh_str("plain data"), 0, 0)),
+	ok(refused(do_sign(c, &U[K_D], sl_str("plain data"), 0, 0)),
 	    "constrained: no bind, not userauth data: refused");
 
 	cur_case = "constrained key, BIND_BAD";
@@ -1313,9 +1312,9 @@ t_constrained(void)
 			    NULL, NULL, NULL, 50, 1, &U[K_D], &HY, { 0 } },
 			{ "another session id", sid_new(&so, 32), "perseus", NULL,
 			    NULL, NULL, 50, 1, &U[K_D], &HX, { 0 } },
-			{ "the session id less its last byte", kh_sl(sx.b, 31),
+			{ "the session id less its last byte", sl(sx.b, 31),
 			    "perseus", NULL, NULL, NULL, 50, 1, &U[K_D], &HX, { 0 } },
-			{ "the session id and one more byte", kh_sl(sx.b, 33),
+			{ "the session id and one more byte", sl(sx.b, 33),
 			    "perseus", NULL, NULL, NULL, 50, 1, &U[K_D], &HX, { 0 } },
 			{ "a trailing byte", sid_sl(&sx), "perseus", NULL, NULL, NULL,
 			    50, 1, &U[K_D], &HX, { (const uint8_t *)"", 1 } },
@@ -1355,7 +1354,7 @@ t_constrained(void)
 	tsshsig_write(&w, "file");
 	ok(refused(do_sign(c, &U[K_D], wb_slice_of(&w), 0, 0)),
 	    "constrained: bound to xhost, an SSHSIG blob: refused");
-	ok(refused(do_sign(c, &U[K_D], kh_sl(NULL, 0), 0, 0)),
+	ok(refused(do_sign(c, &U[K_D], sl(NULL, 0), 0, 0)),
 	    "constrained: bound to xhost, empty data: refused");
 	/* A userauth request wrapped in more data, or a signature-sized blob. */
 	ua_make(&ua, sid_sl(&sx), "perseus", &U[K_D], &HX);
@@ -1395,7 +1394,7 @@ t_constrained(void)
 	    "two-hop: the origin->xhost key at yhost: refused");
 
 	cur_case = "confirm key";
-	ok(refused(do_sign(c, &U[K_C], kh_str("confirm me"), 0, 0)),
+	ok(refused(do_sign(c, &U[K_C], sl_str("confirm me"), 0, 0)),
 	    "confirm: the user says no (askpass fails): refused");
 
 	cur_case = "locked agent";
@@ -1404,18 +1403,18 @@ t_constrained(void)
 	    "locked: bind to xhost accepted");
 	{
 		struct tb tl;
-		m_blob(&tl, MSG_LOCK, c, kh_str("passphrase"));
+		m_blob(&tl, MSG_LOCK, c, sl_str("passphrase"));
 		ok(is_status(run(&tl, W_REPLY), ST_OK), "locked: LOCK accepted");
 	}
 	ua_make(&ua, sid_sl(&sx), "perseus", &U[K_D], &HX);
 	ok(refused(do_sign(c, &U[K_D], wb_slice_of(&ua), 0, 0)),
 	    "locked: the constrained key with correct userauth data: refused");
-	ok(refused(do_sign(c, &U[K_ED], kh_str("x"), 0, 0)),
+	ok(refused(do_sign(c, &U[K_ED], sl_str("x"), 0, 0)),
 	    "locked: an unconstrained key: refused");
 	ok(list_keys(c, NULL, NULL) == 0, "locked: LIST is empty");
 	{
 		struct tb tl;
-		m_blob(&tl, MSG_UNLOCK, c, kh_str("passphrase"));
+		m_blob(&tl, MSG_UNLOCK, c, sl_str("passphrase"));
 		ok(is_status(run(&tl, W_REPLY), ST_OK), "locked: UNLOCK accepted");
 	}
 	ok(base_intact(), "locked: afterwards all keys are back");
@@ -1439,7 +1438,7 @@ t_enumerate(void)
 		size_t len = 1 + (size_t)(i * 7 % 599);
 		if (RAND_bytes(rnd, (int)len) != 1)
 			abort();
-		m_sign(&t, c, kh_sl(rnd, len), kh_str("x"), 0, 0);
+		m_sign(&t, c, sl(rnd, len), sl_str("x"), 0, 0);
 		if (!refused(run(&t, W_REPLY)))
 			served++;
 	}
@@ -1449,7 +1448,7 @@ t_enumerate(void)
 		wb_reset(&w);
 		wb_cstring(&w, "ssh-ed25519");
 		wb_string(&w, rnd, 32);
-		m_sign(&t, c, wb_slice_of(&w), kh_str("x"), 0, 0);
+		m_sign(&t, c, wb_slice_of(&w), sl_str("x"), 0, 0);
 		if (!refused(run(&t, W_REPLY)))
 			served++;
 	}
@@ -1462,7 +1461,7 @@ t_enumerate(void)
 		wb_cstring(&w, "ssh-rsa");
 		wb_mpint(&w, &e, 1);
 		wb_mpint(&w, rnd, 256);
-		m_sign(&t, c, wb_slice_of(&w), kh_str("x"), 0, 0);
+		m_sign(&t, c, wb_slice_of(&w), sl_str("x"), 0, 0);
 		if (!refused(run(&t, W_REPLY)))
 			served++;
 	}
@@ -1474,7 +1473,7 @@ t_enumerate(void)
 		wb_cstring(&w, "ecdsa-sha2-nistp256");
 		wb_cstring(&w, "nistp256");
 		wb_string(&w, rnd, 65);
-		m_sign(&t, c, wb_slice_of(&w), kh_str("x"), 0, 0);
+		m_sign(&t, c, wb_slice_of(&w), sl_str("x"), 0, 0);
 		if (!refused(run(&t, W_REPLY)))
 			served++;
 	}
@@ -1492,7 +1491,7 @@ t_enumerate(void)
 		for (size_t i = 0; i < b.len; i++, n++) {
 			memcpy(m, b.p, b.len);
 			m[i] ^= 0x01;
-			m_sign(&t, c, kh_sl(m, b.len), kh_str("x"), 0, 0);
+			m_sign(&t, c, sl(m, b.len), sl_str("x"), 0, 0);
 			if (!refused(run(&t, W_REPLY)))
 				served++;
 		}
@@ -1502,12 +1501,12 @@ t_enumerate(void)
 	    "keys' blobs: none signs (%d did)", n, served);
 
 	cur_case = "enumeration: keys not held";
-	ok(refused(do_sign(c, &E1, kh_str("x"), 0, 0)), "enumeration: a key "
+	ok(refused(do_sign(c, &E1, sl_str("x"), 0, 0)), "enumeration: a key "
 	    "never added cannot sign");
 	ok(is_status(do_add(ADMIN_CONN, &E2, NULL), ST_OK) &&
 	    is_status(do_remove(ADMIN_CONN, &E2), ST_OK),
 	    "enumeration: a key added and removed");
-	ok(refused(do_sign(c, &E2, kh_str("x"), 0, 0)), "enumeration: the removed "
+	ok(refused(do_sign(c, &E2, sl_str("x"), 0, 0)), "enumeration: the removed "
 	    "key cannot sign (its keyholder id is not reachable)");
 	{
 		/* a certificate for the held Ed25519 key, by some CA */
@@ -1516,7 +1515,7 @@ t_enumerate(void)
 		struct tb cert;
 		tb_init(&cert);
 		tk_cert(&cert, &cs);
-		m_sign(&t, c, tb_slice(&cert), kh_str("x"), 0, 0);
+		m_sign(&t, c, tb_slice(&cert), sl_str("x"), 0, 0);
 		ok(refused(run(&t, W_REPLY)), "enumeration: a certificate of a held "
 		    "plain key does not reach it");
 		tb_free(&cert);
@@ -1714,7 +1713,7 @@ t_wire(void)
 	m_empty(&v[n++].t, MSG_LIST, c);
 	v[n].name = "SIGN (unconstrained key)";
 	v[n].expect = ST_FAIL;
-	m_sign_k(&v[n++].t, c, &U[K_RSA], kh_str("data"), 4, 0);
+	m_sign_k(&v[n++].t, c, &U[K_RSA], sl_str("data"), 4, 0);
 	v[n].name = "SIGN (constrained key, userauth data, bound connection)";
 	v[n].expect = ST_FAIL;
 	m_sign_k(&v[n++].t, cb, &U[K_D], wb_slice_of(&ua), 0, 0);
@@ -1733,10 +1732,10 @@ t_wire(void)
 	m_empty(&v[n++].t, MSG_REMOVE_ALL, c);
 	v[n].name = "LOCK";
 	v[n].expect = ST_FAIL;
-	m_blob(&v[n++].t, MSG_LOCK, c, kh_str("hostile passphrase"));
+	m_blob(&v[n++].t, MSG_LOCK, c, sl_str("hostile passphrase"));
 	v[n].name = "UNLOCK";
 	v[n].expect = ST_FAIL;
-	m_blob(&v[n++].t, MSG_UNLOCK, c, kh_str("hostile passphrase"));
+	m_blob(&v[n++].t, MSG_UNLOCK, c, sl_str("hostile passphrase"));
 	v[n].name = "QUERY";
 	v[n].expect = ST_FAIL;
 	m_empty(&v[n++].t, MSG_QUERY, c);
@@ -1894,20 +1893,20 @@ t_limits(void)
 	if ((data = malloc(IPC_MAX_MSG + 8)) == NULL)
 		abort();
 	RAND_bytes(data, IPC_MAX_MSG + 8);
-	o = do_sign(c, &U[K_ED], kh_sl(data, AGENT_MAX_FRAME), 0, 1);
-	ok(sig_good(o, &U[K_ED], kh_sl(data, AGENT_MAX_FRAME), SIG_ED25519),
+	o = do_sign(c, &U[K_ED], sl(data, AGENT_MAX_FRAME), 0, 1);
+	ok(sig_good(o, &U[K_ED], sl(data, AGENT_MAX_FRAME), SIG_ED25519),
 	    "limits: 256 KiB of data, Ed25519: signed (%s)", outcome_name(o));
-	o = do_sign(c, &U[K_RSA], kh_sl(data, AGENT_MAX_FRAME), 4, 1);
-	ok(sig_good(o, &U[K_RSA], kh_sl(data, AGENT_MAX_FRAME), SIG_RSA_SHA512),
+	o = do_sign(c, &U[K_RSA], sl(data, AGENT_MAX_FRAME), 4, 1);
+	ok(sig_good(o, &U[K_RSA], sl(data, AGENT_MAX_FRAME), SIG_RSA_SHA512),
 	    "limits: 256 KiB of data, RSA: signed (%s)", outcome_name(o));
 	/* a SIGN datagram of exactly IPC_MAX_MSG bytes */
 	datalen = IPC_MAX_MSG - IPC_HEADER_LEN - 4 - pub_of(&U[K_P256]).len - 4 - 4;
-	o = do_sign(c, &U[K_P256], kh_sl(data, datalen), 0, 1);
-	ok(sig_good(o, &U[K_P256], kh_sl(data, datalen), SIG_ECDSA_P256),
+	o = do_sign(c, &U[K_P256], sl(data, datalen), 0, 1);
+	ok(sig_good(o, &U[K_P256], sl(data, datalen), SIG_ECDSA_P256),
 	    "limits: a SIGN datagram of exactly %d bytes: signed (%s)",
 	    IPC_MAX_MSG, outcome_name(o));
 	/* one byte more than any message may be: fail closed */
-	m_sign(&t, c, pub_of(&U[K_P256]), kh_sl(data, datalen + 1), 0, 0);
+	m_sign(&t, c, pub_of(&U[K_P256]), sl(data, datalen + 1), 0, 0);
 	if (t.w.len != IPC_MAX_MSG + 1)
 		abort();
 	o = run(&t, W_ANY);
@@ -1932,7 +1931,7 @@ t_limits(void)
 		u.sid = sid_sl(&s);
 		u.msg = 50;
 		memset(data, 'u', AGENT_MAX_FRAME - 1024);
-		u.user_raw = kh_sl(data, AGENT_MAX_FRAME - 1024);
+		u.user_raw = sl(data, AGENT_MAX_FRAME - 1024);
 		u.service = "ssh-connection";
 		u.method = "publickey-hostbound-v00@openssh.com";
 		u.has_sig = 1;
@@ -2047,10 +2046,10 @@ t_limits(void)
 			to.host = host;
 			to.keys = &spec;
 			to.nkeys = 1;
-			tconstraint_write(&list, &from, &to, kh_sl(NULL, 0),
-			    kh_sl(NULL, 0));
+			tconstraint_write(&list, &from, &to, sl(NULL, 0),
+			    sl(NULL, 0));
 		}
-		kh_check(&list, "constraint list");
+		tk_check(&list, "constraint list");
 		struct addopt ao = { .dest_raw = wb_slice_of(&list) };
 		o = do_add(ADMIN_CONN, &E1, &ao);
 		if (nrules == AGENT_MAX_DEST_RULES) {
@@ -2111,8 +2110,8 @@ t_limits(void)
 	o = do_add(ADMIN_CONN, &E4, NULL);
 	ok(is_status(o, ST_OK), "limits: ADD of a 1024-bit RSA key: accepted (%s)",
 	    outcome_name(o));
-	ok(sig_good(do_sign(ADMIN_CONN, &E4, kh_str("x"), SSH_AGENT_RSA_SHA2_256,
-	    1), &E4, kh_str("x"), SIG_RSA_SHA256), "limits: ... it signs");
+	ok(sig_good(do_sign(ADMIN_CONN, &E4, sl_str("x"), SSH_AGENT_RSA_SHA2_256,
+	    1), &E4, sl_str("x"), SIG_RSA_SHA256), "limits: ... it signs");
 	ok(is_status(do_remove(ADMIN_CONN, &E4), ST_OK), "limits: ... removed");
 	for (unsigned np = AGENT_MAX_PRINCIPALS; np <= AGENT_MAX_PRINCIPALS + 1;
 	    np++) {
@@ -2129,9 +2128,9 @@ t_limits(void)
 		if (np <= AGENT_MAX_PRINCIPALS) {
 			ok(is_status(o, ST_OK), "limits: ADD of a certificate with %u "
 			    "principals: accepted (%s)", np, outcome_name(o));
-			m_sign(&t, ADMIN_CONN, tb_slice(&cert), kh_str("x"), 0, 1);
+			m_sign(&t, ADMIN_CONN, tb_slice(&cert), sl_str("x"), 0, 1);
 			o = run(&t, W_REPLY);
-			ok(sig_good(o, &E1, kh_str("x"), SIG_ED25519), "limits: ... the "
+			ok(sig_good(o, &E1, sl_str("x"), SIG_ED25519), "limits: ... the "
 			    "certificate identity signs with its key (%s)",
 			    outcome_name(o));
 			m_blob(&t, MSG_REMOVE, ADMIN_CONN, tb_slice(&cert));
@@ -2139,7 +2138,7 @@ t_limits(void)
 		} else {
 			ok(refused(o), "limits: ADD of a certificate with %u principals: "
 			    "refused (%s)", np, outcome_name(o));
-			m_sign(&t, ADMIN_CONN, tb_slice(&cert), kh_str("x"), 0, 0);
+			m_sign(&t, ADMIN_CONN, tb_slice(&cert), sl_str("x"), 0, 0);
 			ok(refused(run(&t, W_REPLY)), "limits: ... it cannot sign");
 		}
 		tb_free(&cert);
@@ -2159,8 +2158,8 @@ t_limits(void)
 		ok(is_status(o, ST_OK), "limits: ADD with a %d-byte comment: "
 		    "accepted (%s)", AGENT_MAX_FRAME - 4097, outcome_name(o));
 		c = conn_open();
-		o = do_sign(c, &E2, kh_str("x"), 0, 1);
-		ok(sig_good(o, &E2, kh_str("x"), SIG_ED25519), "limits: ... it signs");
+		o = do_sign(c, &E2, sl_str("x"), 0, 1);
+		ok(sig_good(o, &E2, sl_str("x"), SIG_ED25519), "limits: ... it signs");
 		ok(list_keys(c, NULL, NULL) >= 0, "limits: ... LIST still answers");
 		ok(is_status(do_remove(ADMIN_CONN, &E2), ST_OK), "limits: ... "
 		    "removed");
@@ -2175,22 +2174,22 @@ t_limits(void)
 		o = do_add(ADMIN_CONN, &E2, &ao);
 		ok(o == O_REPLY, "limits: ADD with lifetime 0: answered (%s)",
 		    outcome_name(o));
-		ok(refused(do_sign(ADMIN_CONN, &E2, kh_str("x"), 0, 0)),
+		ok(refused(do_sign(ADMIN_CONN, &E2, sl_str("x"), 0, 0)),
 		    "limits: ... the key is gone at once: cannot sign");
 	}
 	{
 		struct tb tl;
 		memset(data, 'p', AGENT_MAX_FRAME);
 		c = conn_open();
-		m_blob(&tl, MSG_LOCK, c, kh_sl(data, AGENT_MAX_FRAME));
+		m_blob(&tl, MSG_LOCK, c, sl(data, AGENT_MAX_FRAME));
 		ok(is_status(run(&tl, W_REPLY), ST_OK), "limits: LOCK with a 256 KiB "
 		    "passphrase: accepted");
-		ok(refused(do_sign(c, &U[K_ED], kh_str("x"), 0, 0)), "limits: ... "
+		ok(refused(do_sign(c, &U[K_ED], sl_str("x"), 0, 0)), "limits: ... "
 		    "locked: cannot sign");
-		m_blob(&tl, MSG_UNLOCK, c, kh_sl(data, AGENT_MAX_FRAME - 1));
+		m_blob(&tl, MSG_UNLOCK, c, sl(data, AGENT_MAX_FRAME - 1));
 		ok(refused(run(&tl, W_REPLY)), "limits: ... UNLOCK with one byte "
 		    "less: refused");
-		m_blob(&tl, MSG_UNLOCK, c, kh_sl(data, AGENT_MAX_FRAME));
+		m_blob(&tl, MSG_UNLOCK, c, sl(data, AGENT_MAX_FRAME));
 		ok(is_status(run(&tl, W_REPLY), ST_OK), "limits: ... UNLOCK with it: "
 		    "accepted");
 	}
@@ -2208,7 +2207,7 @@ t_limits(void)
 		tb_string(&to, "x", 1);
 		tb_u32(&to, 0);
 		o = run(&to, W_REPLY);
-		ok(sig_good(o, &U[K_ED], kh_str("x"), SIG_ED25519) && R.req == 0 &&
+		ok(sig_good(o, &U[K_ED], sl_str("x"), SIG_ED25519) && R.req == 0 &&
 		    R.conn == ADMIN_CONN, "limits: request id 0: answered, echoed");
 		m_begin(&to, MSG_LIST, 0xffffffffU, ADMIN_CONN);
 		o = run(&to, W_REPLY);
@@ -2223,7 +2222,7 @@ t_limits(void)
 		cur_case = "limits: 64 pipelined signatures";
 		for (int i = 0; i < nreq; i++) {
 			struct tb tp;
-			m_sign(&tp, c, pub_of(&U[i % 2 ? K_ED : K_P256]), kh_str("pipe"),
+			m_sign(&tp, c, pub_of(&U[i % 2 ? K_ED : K_P256]), sl_str("pipe"),
 			    0, 1);
 			if (i == 0)
 				first = hdr_req(&tp);

@@ -1,19 +1,45 @@
 /*
- * testkeys.h - real keys for the unit tests, made with OpenSSL at run time,
- * and the SSH encodings built from their components field by field
- * (spec §4.2 public blobs, §4.3 certificates, §4.4 private ADD encodings),
- * independently of the code under test.
+ * testkeys.h - the one library of test keys: real keys made with OpenSSL at
+ * run time, and every SSH encoding the tests feed the code under test,
+ * built from the keys' components field by field and independently of the
+ * parsers under test: public blobs (spec §4.2), certificates (§4.3),
+ * private ADD encodings (§4.4), signatures (§4.6), restrict-destination
+ * constraint lists (§6.6), userauth requests (§8.7) and SSHSIG blobs
+ * (§8.8). Encodings go into a struct tb (tests/unit/wire.h), which also
+ * records every string length for the truncation and length checks. A
+ * failure to build a test input aborts, so it never passes for a test
+ * that ran.
  */
 #ifndef KEYWARD_TEST_KEYS_H
 #define KEYWARD_TEST_KEYS_H
 
 #include "crypto/crypto.h"
+#include "ipc/buf.h"
 #include "ipc/sshkey.h"
 #include "tests/unit/wire.h"
 
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static inline void
+tk_die(const char *what)
+{
+	fprintf(stderr, "testkeys: %s\n", what);
+	abort();
+}
+
+static inline void
+tk_check(const struct wb *w, const char *what)
+{
+	if (w->err)
+		tk_die(what);
+}
 
 struct comp {
 	uint8_t b[1100];
@@ -26,6 +52,7 @@ struct testkey {
 	struct comp a, seed;                    /* Ed25519 */
 	struct comp q, d;                       /* ECDSA */
 	struct comp n, e, rd, iqmp, p, pq;      /* RSA: rd = d, pq = q */
+	struct wb blob;                         /* public blob (§4.2) */
 };
 
 static inline void
@@ -49,9 +76,12 @@ comp_bn(EVP_PKEY *pk, const char *param, struct comp *c)
 	BN_clear_free(b);
 }
 
+static inline void tk_pub(struct tb *, const struct testkey *);
+
 static inline void
 testkey_from_pkey(struct testkey *k, enum key_kind kind, EVP_PKEY *pk)
 {
+	struct tb t;
 	size_t n;
 
 	memset(k, 0, sizeof(*k));
@@ -89,6 +119,10 @@ testkey_from_pkey(struct testkey *k, enum key_kind kind, EVP_PKEY *pk)
 	case KEY_NONE:
 		abort();
 	}
+	tb_init(&t);
+	tk_pub(&t, k);
+	tk_check(&t.w, "public blob");
+	k->blob = t.w;          /* the string map is not kept */
 }
 
 /* Generate a key: bits only matters for RSA. */
@@ -114,7 +148,14 @@ static inline void
 testkey_free(struct testkey *k)
 {
 	EVP_PKEY_free(k->pkey);
+	wb_free(&k->blob);
 	OPENSSL_cleanse(k, sizeof(*k));
+}
+
+static inline struct slice
+testkey_blob(const struct testkey *k)
+{
+	return wb_slice_of(&k->blob);
 }
 
 static inline const char *
@@ -259,9 +300,11 @@ struct certspec {
 	int type_given;                 /* use type even if 0 */
 	uint64_t serial;
 	const char *key_id;
-	unsigned nprincipals;
+	const char *const *principals;  /* NULL-terminated; NULL: nprincipals */
+	unsigned nprincipals;           /* made-up ones: user0, user1, ... */
 	uint64_t valid_after, valid_before;
 	const uint8_t *crit; size_t critlen;    /* raw critical_options bytes */
+	const char *critical;           /* or one option, empty data, by name */
 	const uint8_t *ext; size_t extlen;      /* raw extensions bytes */
 	const uint8_t *sigkey; size_t sigkeylen; /* raw signature key blob */
 	const uint8_t *trailer; size_t trailerlen; /* bytes after signature */
@@ -269,10 +312,21 @@ struct certspec {
 	int corrupt_signature;          /* flip a bit in the signature */
 };
 
+/* The algorithm a key of this kind signs with when nobody asks otherwise. */
 static inline enum sig_alg
 tk_default_alg(enum key_kind kind)
 {
 	return kind == KEY_RSA ? SIG_RSA_SHA512 : sig_alg_for(kind, 0);
+}
+
+/* Append the SSH signature blob (§4.6) of data; SIG_NONE: the default alg. */
+static inline void
+tk_sign(const struct testkey *k, enum sig_alg alg, struct slice data,
+    struct wb *out)
+{
+	if (sig_make(k->pkey, alg == SIG_NONE ? tk_default_alg(k->kind) : alg,
+	    data, out) != 0)
+		tk_die("sig_make");
 }
 
 static inline void
@@ -292,14 +346,22 @@ tk_cert(struct tb *t, const struct certspec *cs)
 	tb_u32(t, cs->type_given || cs->type ? cs->type : 1);
 	tb_cstring(t, cs->key_id ? cs->key_id : "perseus@argos");
 	tb_begin(t);
-	for (unsigned i = 0; i < cs->nprincipals; i++) {
+	for (size_t i = 0; cs->principals != NULL && cs->principals[i]; i++)
+		tb_cstring(t, cs->principals[i]);
+	for (unsigned i = 0; cs->principals == NULL && i < cs->nprincipals; i++) {
 		snprintf(pr, sizeof(pr), "user%u", i);
 		tb_cstring(t, pr);
 	}
 	tb_end(t);
 	tb_u64(t, cs->valid_after);
 	tb_u64(t, cs->valid_before ? cs->valid_before : UINT64_MAX);
-	tb_string(t, cs->crit, cs->critlen);
+	if (cs->crit == NULL && cs->critical != NULL) {
+		tb_begin(t);
+		tb_cstring(t, cs->critical);
+		tb_string(t, "", 0);
+		tb_end(t);
+	} else
+		tb_string(t, cs->crit, cs->critlen);
 	tb_string(t, cs->ext, cs->extlen);
 	tb_string(t, "", 0);                    /* reserved */
 	if (cs->sigkey != NULL)
@@ -308,9 +370,7 @@ tk_cert(struct tb *t, const struct certspec *cs)
 		tb_string_of(t, &ca);
 	if (!cs->no_signature) {
 		wb_init(&sig);
-		if (sig_make(cs->ca->pkey, cs->ca_alg ? cs->ca_alg :
-		    tk_default_alg(cs->ca->kind), tb_slice(t), &sig) != 0)
-			abort();
+		tk_sign(cs->ca, cs->ca_alg, tb_slice(t), &sig);
 		if (cs->corrupt_signature)
 			sig.p[sig.len - 1] ^= 0x01;
 		tb_string(t, sig.p, sig.len);
@@ -333,6 +393,117 @@ tk_priv_cert(struct tb *t, const struct certspec *cs)
 	tb_string_of(t, &c);
 	tk_priv_cert_fields(t, cs->key);
 	tb_free(&c);
+}
+
+/* The certificate's bytes alone, appended to out. */
+static inline void
+tk_cert_bytes(const struct certspec *cs, struct wb *out)
+{
+	struct tb c;
+
+	tb_init(&c);
+	tk_cert(&c, cs);
+	tk_check(&c.w, "certificate");
+	wb_bytes(out, c.w.p, c.w.len);
+	tb_free(&c);
+}
+
+/* ----------------------------------------------- restrict-destination (§6.6) */
+
+struct tspec {
+	struct slice blob;
+	int is_ca;
+};
+
+struct thop {
+	const char *user;               /* NULL: empty */
+	const char *host;               /* NULL: empty */
+	struct slice reserved;          /* must be empty to be valid */
+	const struct tspec *keys;
+	size_t nkeys;
+};
+
+/* string hop { string user; string host; string reserved; repeat{...} } */
+static inline void
+thop_write(struct wb *w, const struct thop *h)
+{
+	size_t mark = wb_begin_string(w);
+
+	wb_cstring(w, h->user ? h->user : "");
+	wb_cstring(w, h->host ? h->host : "");
+	wb_slice(w, h->reserved);
+	for (size_t i = 0; i < h->nkeys; i++) {
+		wb_slice(w, h->keys[i].blob);
+		wb_u8(w, h->keys[i].is_ca ? 1 : 0);
+	}
+	wb_end_string(w, mark);
+}
+
+/* One constraint string of a constraint_list; extra bytes, if any, go
+ * after its reserved field (invalid). */
+static inline void
+tconstraint_write(struct wb *w, const struct thop *from, const struct thop *to,
+    struct slice reserved, struct slice extra)
+{
+	size_t mark = wb_begin_string(w);
+
+	thop_write(w, from);
+	thop_write(w, to);
+	wb_slice(w, reserved);
+	wb_bytes(w, extra.p, extra.len);
+	wb_end_string(w, mark);
+}
+
+/* ------------------------------------------------ userauth requests (§8.7) */
+
+struct tua {
+	struct slice sid;
+	uint8_t msg;                    /* 50 */
+	const char *user;
+	struct slice user_raw;          /* used instead of user if p != NULL */
+	const char *service;            /* "ssh-connection" */
+	const char *method;             /* "publickey" or the hostbound one */
+	uint8_t has_sig;                /* 1 */
+	const char *pkalg;
+	struct slice key;
+	struct slice hostkey;           /* written if p != NULL */
+	struct slice trail;             /* bytes after everything */
+};
+
+static inline void
+tua_write(struct wb *w, const struct tua *u)
+{
+	wb_slice(w, u->sid);
+	wb_u8(w, u->msg);
+	if (u->user_raw.p != NULL)
+		wb_slice(w, u->user_raw);
+	else
+		wb_cstring(w, u->user);
+	wb_cstring(w, u->service);
+	wb_cstring(w, u->method);
+	wb_u8(w, u->has_sig);
+	wb_cstring(w, u->pkalg);
+	wb_slice(w, u->key);
+	if (u->hostkey.p != NULL)
+		wb_slice(w, u->hostkey);
+	wb_bytes(w, u->trail.p, u->trail.len);
+	tk_check(w, "userauth request");
+}
+
+/* An SSHSIG blob as ssh-keygen -Y sign makes it (§8.8): six magic bytes
+ * without a length, namespace, reserved, hash algorithm, H(message). */
+static inline void
+tsshsig_write(struct wb *w, const char *ns)
+{
+	uint8_t h[64];
+
+	memset(h, 0xab, sizeof(h));
+	wb_bytes(w, "SSHSIG", 6);
+	wb_cstring(w, ns);
+	wb_string(w, NULL, 0);
+	wb_cstring(w, "sha512");
+	wb_string(w, h, sizeof(h));
+	tk_check(w, "SSHSIG blob");
 }
 
 #endif
