@@ -780,6 +780,34 @@ answer_position(uint32_t first, uint32_t last, uint32_t want)
 	return n_ok == got ? pos : 0;
 }
 
+enum { NS = 8 };                /* RSA signatures piped in ahead */
+
+/* NS signatures by big on connection cbig, then one by last on clast
+ * (with alg), all sent while the keyholder is stopped, so that all
+ * arrive at once however this test is scheduled: the place of the last
+ * one's answer (answer_position). */
+static int
+piped_behind(const struct ukey *big, uint32_t cbig, const struct ukey *last,
+    enum sig_alg alg, uint32_t clast)
+{
+	uint32_t first;
+	struct tb t;
+
+	kill(P[0].pid, SIGSTOP);
+	first = next_req + 1;
+	for (int i = 0; i <= NS; i++) {
+		if (i < NS)
+			m_sign(&t, big->id, SIG_RSA_SHA512, sl_data());
+		else
+			m_sign(&t, last->id, (uint8_t)alg, sl_data());
+		put_be32(t.w.p + 5, i < NS ? cbig : clast);
+		send_raw(t.w.p, t.w.len);
+		tb_free(&t);
+	}
+	kill(P[0].pid, SIGCONT);
+	return answer_position(first, next_req, next_req);
+}
+
 /* Issue 13: one connection's pipelined signatures, or a big RSA key,
  * do not hold up another's. The header's conn field names the client
  * connection (policy's id; any value, 0 included). The signatures piped
@@ -788,9 +816,7 @@ answer_position(uint32_t first, uint32_t last, uint32_t want)
 static void
 t_fair(void)
 {
-	enum { NS = 8 };
 	static struct ukey big;         /* the leak scan keeps pointers into it */
-	uint32_t first, last;
 	struct tb t;
 	int pos;
 
@@ -800,39 +826,14 @@ t_fair(void)
 		ok(0, "fair: an RSA-%d key is added", KEYHOLDER_FAST_RSA_BITS + 64);
 		return;
 	}
-	/* stopped while we send, so that all arrive at once, however this
-	 * test is scheduled */
-	kill(P[0].pid, SIGSTOP);
-	first = next_req + 1;
-	for (int i = 0; i <= NS; i++) {
-		m_sign(&t, big.id, SIG_RSA_SHA512, sl_data());
-		put_be32(t.w.p + 5, i < NS ? 0 : 9);
-		send_raw(t.w.p, t.w.len);
-		tb_free(&t);
-	}
-	last = next_req;
-	kill(P[0].pid, SIGCONT);
-	pos = answer_position(first, last, last);
+	pos = piped_behind(&big, 0, &big, SIG_RSA_SHA512, 9);
 	ok(pos > 0 && pos <= 1 + KEYHOLDER_SLOW_WORKERS, "fair: after %d RSA-%d "
 	    "signatures piped in on connection 0, connection 9's is answered "
 	    "among the first %d (answer %d)", NS, KEYHOLDER_FAST_RSA_BITS + 64,
 	    1 + KEYHOLDER_SLOW_WORKERS, pos);
 
 	cur_case = "big RSA keys in their own lane";
-	kill(P[0].pid, SIGSTOP);
-	first = next_req + 1;
-	for (int i = 0; i <= NS; i++) {
-		if (i < NS)
-			m_sign(&t, big.id, SIG_RSA_SHA512, sl_data());
-		else
-			m_sign(&t, U[K_ED].id, SIG_ED25519, sl_data());
-		put_be32(t.w.p + 5, 7);
-		send_raw(t.w.p, t.w.len);
-		tb_free(&t);
-	}
-	last = next_req;
-	kill(P[0].pid, SIGCONT);
-	pos = answer_position(first, last, last);
+	pos = piped_behind(&big, 7, &U[K_ED], SIG_ED25519, 7);
 	ok(pos > 0 && pos <= 1 + KEYHOLDER_SLOW_WORKERS, "lane: after %d RSA-%d "
 	    "signatures on connection 7, its Ed25519 one is answered among the "
 	    "first %d (answer %d)", NS, KEYHOLDER_FAST_RSA_BITS + 64,

@@ -225,41 +225,6 @@ tk_pub(struct tb *t, const struct testkey *k)
 	tk_pub_fields(t, k);
 }
 
-/* The plain private encoding of an ADD message (§4.4). */
-static inline void
-tk_priv(struct tb *t, const struct testkey *k)
-{
-	uint8_t k64[64];
-
-	tb_cstring(t, tk_name(k->kind));
-	switch (k->kind) {
-	case KEY_ED25519:
-		memcpy(k64, k->seed.b, 32);
-		memcpy(k64 + 32, k->a.b, 32);
-		tb_string(t, k->a.b, 32);
-		tb_string(t, k64, 64);
-		OPENSSL_cleanse(k64, sizeof(k64));
-		break;
-	case KEY_ECDSA_P256:
-	case KEY_ECDSA_P384:
-	case KEY_ECDSA_P521:
-		tb_cstring(t, tk_curve(k->kind));
-		tb_string(t, k->q.b, k->q.len);
-		tb_mpint(t, k->d.b, k->d.len);
-		break;
-	case KEY_RSA:
-		tb_mpint(t, k->n.b, k->n.len);
-		tb_mpint(t, k->e.b, k->e.len);
-		tb_mpint(t, k->rd.b, k->rd.len);
-		tb_mpint(t, k->iqmp.b, k->iqmp.len);
-		tb_mpint(t, k->p.b, k->p.len);
-		tb_mpint(t, k->pq.b, k->pq.len);
-		break;
-	case KEY_NONE:
-		break;
-	}
-}
-
 /* The private fields of the certificate form (§4.4), cert already written. */
 static inline void
 tk_priv_cert_fields(struct tb *t, const struct testkey *k)
@@ -288,6 +253,21 @@ tk_priv_cert_fields(struct tb *t, const struct testkey *k)
 	case KEY_NONE:
 		break;
 	}
+}
+
+/* The plain private encoding of an ADD message (§4.4): the public
+ * fields the certificate form leaves to the certificate, then the rest. */
+static inline void
+tk_priv(struct tb *t, const struct testkey *k)
+{
+	tb_cstring(t, tk_name(k->kind));
+	if (k->kind == KEY_RSA) {              /* n before e, unlike §4.2 */
+		tb_mpint(t, k->n.b, k->n.len);
+		tb_mpint(t, k->e.b, k->e.len);
+	} else if (k->kind != KEY_ED25519) {
+		tk_pub_fields(t, k);            /* ECDSA: curve and Q */
+	}
+	tk_priv_cert_fields(t, k);
 }
 
 /* What goes into a certificate; zero fields mean the usual value. */
