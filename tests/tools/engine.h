@@ -36,7 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define REPLY_WAIT_MS   15000   /* RSA, scrypt under ASan: slow, not this slow */
+#define REPLY_WAIT_MS   15000   /* RSA, scrypt under ASan: slow, not so slow */
 #define MAX_HANGS       3       /* then give up: it stopped answering */
 #define EXIT_WAIT_MS    20000   /* for a process whose peer went away */
 #define ENG_MAX_PROCS   2       /* policy and keyholder, or keyholder alone */

@@ -874,7 +874,8 @@ main(int argc, char **argv)
 
 	cur_case = "the end";
 	ok(base_signs(), "end: every base key signs");
-	ok(eng_reap_all() == 0, "end: closing policy's end: the keyholder exits cleanly");
+	ok(eng_reap_all() == 0, "end: closing policy's end: the keyholder exits "
+	    "cleanly");
 	eng_summary();
 	ok(st.bad_exits == 0 && st.hangs == 0, "the keyholder never died by a "
 	    "signal, a sanitizer or a hang (%lu bad exits, %lu hangs)",

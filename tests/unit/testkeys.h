@@ -388,7 +388,7 @@ tk_cert_bytes(const struct certspec *cs, struct wb *out)
 	tb_free(&c);
 }
 
-/* ----------------------------------------------- restrict-destination (§6.6) */
+/* --------------------------------------------- restrict-destination (§6.6) */
 
 struct tspec {
 	struct slice blob;
