@@ -879,37 +879,10 @@ smaps_add(pid_t pid, struct mem *m, const char *show)
 static int
 tree_pids(pid_t root, pid_t *tree, int max)
 {
-	static pid_t pids[8192], par[8192];
-	struct dirent *de;
-	int np = 0, nt = 0, i, j, grew;
-	DIR *d;
+	int nt = ac_tree_pids(root, tree, max);
 
-	if ((d = opendir("/proc")) == NULL)
+	if (nt < 0)
 		die("/proc: %s", strerror(errno));
-	while ((de = readdir(d)) != NULL && np < 8192) {
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		pids[np] = (pid_t)atoi(de->d_name);
-		par[np] = ac_ppid(pids[np]);
-		np++;
-	}
-	closedir(d);
-	tree[nt++] = root;
-	do {
-		grew = 0;
-		for (i = 0; i < np; i++) {
-			int in = 0, isparent = 0;
-
-			for (j = 0; j < nt; j++) {
-				in |= tree[j] == pids[i];
-				isparent |= tree[j] == par[i];
-			}
-			if (!in && isparent && nt < max) {
-				tree[nt++] = pids[i];
-				grew = 1;
-			}
-		}
-	} while (grew);
 	return nt;
 }
 

@@ -31,8 +31,6 @@
 #include <openssl/pem.h>
 #include <openssl/rand.h>
 
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -297,41 +295,14 @@ agent_alive(void)
 static long
 tree_rss_kib(int *nproc)
 {
-	static pid_t pids[16384], par[16384];
 	pid_t tree[64];
-	struct dirent *de;
 	char path[64], line[256];
 	long sum = 0, v;
-	int np = 0, nt = 0, i, j, grew;
-	DIR *d;
+	int nt, i;
 	FILE *f;
 
-	if ((d = opendir("/proc")) == NULL)
+	if ((nt = ac_tree_pids(agent_pid, tree, 64)) < 0)
 		die("/proc: %s", strerror(errno));
-	while ((de = readdir(d)) != NULL && np < 16384) {
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		pids[np] = (pid_t)atoi(de->d_name);
-		par[np] = ac_ppid(pids[np]);
-		np++;
-	}
-	closedir(d);
-	tree[nt++] = agent_pid;
-	do {
-		grew = 0;
-		for (i = 0; i < np && nt < 64; i++) {
-			int in = 0, child = 0;
-
-			for (j = 0; j < nt; j++) {
-				in |= tree[j] == pids[i];
-				child |= tree[j] == par[i];
-			}
-			if (!in && child) {
-				tree[nt++] = pids[i];
-				grew = 1;
-			}
-		}
-	} while (grew);
 	for (i = 0; i < nt; i++) {
 		snprintf(path, sizeof(path), "/proc/%d/status", (int)tree[i]);
 		if ((f = fopen(path, "r")) == NULL)

@@ -3,15 +3,19 @@
  * (tests/hostile/attack.c) and the bench (tests/bench/bench.c), share:
  * a connection to the agent's socket, the SSH encodings of the keys they
  * make (spec §4.2 public blob, §4.4 plain private encoding, written from
- * the key's OpenSSL parameters), and a process's parent, to walk the
- * agent's process tree. Header-only: each client is one program. Both
+ * the key's OpenSSL parameters), and the agent's process tree (its
+ * processes are what both measure). Header-only: each client is one program. Both
  * run against ssh-agent too, so nothing here is keyward's own code.
  */
 #ifndef KEYWARD_TESTS_CLIENT_H
 #define KEYWARD_TESTS_CLIENT_H
 
+#define AC_MAX_PROCS    16384   /* processes scanned in /proc at most */
+
 #include "ipc/buf.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
@@ -154,6 +158,45 @@ ac_ppid(pid_t pid)
 	if ((p = strrchr(buf, ')')) == NULL || sscanf(p + 1, " %*c %d", &pp) != 1)
 		return -1;
 	return pp;
+}
+
+/* root and all its descendants into tree (n of them, at most max): n, or
+ * -1 if /proc cannot be read. */
+static inline int
+ac_tree_pids(pid_t root, pid_t *tree, int max)
+{
+	static pid_t pids[AC_MAX_PROCS], par[AC_MAX_PROCS];
+	struct dirent *de;
+	int np = 0, nt = 0, grew;
+	DIR *d;
+
+	if ((d = opendir("/proc")) == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL && np < AC_MAX_PROCS) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		pids[np] = (pid_t)atoi(de->d_name);
+		par[np] = ac_ppid(pids[np]);
+		np++;
+	}
+	closedir(d);
+	tree[nt++] = root;
+	do {
+		grew = 0;
+		for (int i = 0; i < np && nt < max; i++) {
+			int in = 0, child = 0;
+
+			for (int j = 0; j < nt; j++) {
+				in |= tree[j] == pids[i];
+				child |= tree[j] == par[i];
+			}
+			if (!in && child) {
+				tree[nt++] = pids[i];
+				grew = 1;
+			}
+		}
+	} while (grew);
+	return nt;
 }
 
 #endif
