@@ -31,9 +31,9 @@
  */
 #include "ipc/buf.h"
 #include "ipc/sshkey.h"
+#include "tests/hostile/client.h"
 
 #include <openssl/bn.h>
-#include <openssl/core_names.h>
 #include <openssl/ec.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
@@ -322,17 +322,9 @@ conn_init(struct conn *c, const char *who)
 static int
 unix_connect(const char *path)
 {
-	struct sockaddr_un sa;
-	int fd;
+	int fd = ac_connect(path, 0);
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(sa.sun_path))
-		die("socket path too long: %s", path);
-	strcpy(sa.sun_path, path);
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
-		die("socket: %s", strerror(errno));
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
+	if (fd < 0)
 		die("connect %s: %s", path, strerror(errno));
 	return fd;
 }
@@ -431,80 +423,24 @@ struct bkey {
 };
 
 static void
-put_bn(struct wb *w, EVP_PKEY *pk, const char *param)
-{
-	BIGNUM *b = NULL;
-	uint8_t buf[1024];
-	int n;
-
-	if (EVP_PKEY_get_bn_param(pk, param, &b) != 1 || BN_num_bytes(b) > (int)sizeof(buf))
-		die("key parameter %s", param);
-	n = BN_bn2bin(b, buf);
-	wb_mpint(w, buf, (size_t)n);
-	BN_clear_free(b);
-	OPENSSL_cleanse(buf, sizeof(buf));
-}
-
-static void
 key_gen(struct bkey *k, enum key_kind kind)
 {
-	uint8_t a[32], s[32], kk[64], q[133];
-	size_t n;
-
 	memset(k, 0, sizeof(*k));
 	k->kind = kind;
 	wb_init(&k->blob);
 	wb_init(&k->priv);
 	switch (kind) {
 	case KEY_ED25519:
-		if ((k->pk = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519")) == NULL)
-			die("Ed25519 keygen");
-		n = sizeof(a);
-		if (EVP_PKEY_get_raw_public_key(k->pk, a, &n) != 1 || n != 32)
-			die("Ed25519 public key");
-		n = sizeof(s);
-		if (EVP_PKEY_get_raw_private_key(k->pk, s, &n) != 1 || n != 32)
-			die("Ed25519 private key");
-		memcpy(kk, s, 32);
-		memcpy(kk + 32, a, 32);
-		wb_cstring(&k->blob, "ssh-ed25519");
-		wb_string(&k->blob, a, 32);
-		wb_cstring(&k->priv, "ssh-ed25519");
-		wb_string(&k->priv, a, 32);
-		wb_string(&k->priv, kk, 64);
-		OPENSSL_cleanse(s, sizeof(s));
-		OPENSSL_cleanse(kk, sizeof(kk));
+		k->pk = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
 		k->alg = "ssh-ed25519";
 		break;
 	case KEY_ECDSA_P256:
-		if ((k->pk = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256")) == NULL)
-			die("P-256 keygen");
-		if (EVP_PKEY_get_octet_string_param(k->pk, OSSL_PKEY_PARAM_PUB_KEY,
-		    q, sizeof(q), &n) != 1 || n != 65 || q[0] != 0x04)
-			die("P-256 public point");
-		wb_cstring(&k->blob, "ecdsa-sha2-nistp256");
-		wb_cstring(&k->blob, "nistp256");
-		wb_string(&k->blob, q, n);
-		wb_cstring(&k->priv, "ecdsa-sha2-nistp256");
-		wb_cstring(&k->priv, "nistp256");
-		wb_string(&k->priv, q, n);
-		put_bn(&k->priv, k->pk, OSSL_PKEY_PARAM_PRIV_KEY);
+		k->pk = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
 		k->alg = "ecdsa-sha2-nistp256";
 		k->md = EVP_sha256();
 		break;
 	case KEY_RSA:
-		if ((k->pk = EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)3072)) == NULL)
-			die("RSA keygen");
-		wb_cstring(&k->blob, "ssh-rsa");
-		put_bn(&k->blob, k->pk, OSSL_PKEY_PARAM_RSA_E);
-		put_bn(&k->blob, k->pk, OSSL_PKEY_PARAM_RSA_N);
-		wb_cstring(&k->priv, "ssh-rsa");                 /* n before e */
-		put_bn(&k->priv, k->pk, OSSL_PKEY_PARAM_RSA_N);
-		put_bn(&k->priv, k->pk, OSSL_PKEY_PARAM_RSA_E);
-		put_bn(&k->priv, k->pk, OSSL_PKEY_PARAM_RSA_D);
-		put_bn(&k->priv, k->pk, OSSL_PKEY_PARAM_RSA_COEFFICIENT1); /* q^-1 mod p */
-		put_bn(&k->priv, k->pk, OSSL_PKEY_PARAM_RSA_FACTOR1);      /* p */
-		put_bn(&k->priv, k->pk, OSSL_PKEY_PARAM_RSA_FACTOR2);      /* q */
+		k->pk = EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)3072);
 		k->alg = "rsa-sha2-256";
 		k->md = EVP_sha256();
 		k->flags = SSH_AGENT_RSA_SHA2_256;
@@ -512,7 +448,9 @@ key_gen(struct bkey *k, enum key_kind kind)
 	default:
 		die("key kind %d", kind);
 	}
-	if (k->blob.err || k->priv.err)
+	if (k->pk == NULL)
+		die("%s keygen", k->alg);
+	if (ac_key_encode(k->pk, &k->blob, &k->priv) != 0)
 		die("key encoding");
 }
 
@@ -904,25 +842,6 @@ struct mem {
 	int nproc;
 };
 
-static pid_t
-ppid_of(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	FILE *f;
-	size_t n;
-	int pp;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
-		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	if ((p = strrchr(buf, ')')) == NULL || sscanf(p + 1, " %*c %d", &pp) != 1)
-		return -1;
-	return pp;
-}
-
 static void
 smaps_add(pid_t pid, struct mem *m, const char *show)
 {
@@ -960,37 +879,10 @@ smaps_add(pid_t pid, struct mem *m, const char *show)
 static int
 tree_pids(pid_t root, pid_t *tree, int max)
 {
-	static pid_t pids[8192], par[8192];
-	struct dirent *de;
-	int np = 0, nt = 0, i, j, grew;
-	DIR *d;
+	int nt = ac_tree_pids(root, tree, max);
 
-	if ((d = opendir("/proc")) == NULL)
+	if (nt < 0)
 		die("/proc: %s", strerror(errno));
-	while ((de = readdir(d)) != NULL && np < 8192) {
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		pids[np] = (pid_t)atoi(de->d_name);
-		par[np] = ppid_of(pids[np]);
-		np++;
-	}
-	closedir(d);
-	tree[nt++] = root;
-	do {
-		grew = 0;
-		for (i = 0; i < np; i++) {
-			int in = 0, isparent = 0;
-
-			for (j = 0; j < nt; j++) {
-				in |= tree[j] == pids[i];
-				isparent |= tree[j] == par[i];
-			}
-			if (!in && isparent && nt < max) {
-				tree[nt++] = pids[i];
-				grew = 1;
-			}
-		}
-	} while (grew);
 	return nt;
 }
 

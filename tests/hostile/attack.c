@@ -25,15 +25,12 @@
  * them takes minutes.
  */
 #include "ipc/buf.h"
+#include "tests/hostile/client.h"
 
-#include <openssl/bn.h>
-#include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/rand.h>
 
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -47,7 +44,6 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/types.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -295,64 +291,18 @@ agent_alive(void)
 	return alive;
 }
 
-static pid_t
-ppid_of(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	FILE *f;
-	size_t n;
-	int pp;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
-		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	if ((p = strrchr(buf, ')')) == NULL || sscanf(p + 1, " %*c %d", &pp) != 1)
-		return -1;
-	return pp;
-}
-
 /* VmRSS summed over the agent and every descendant, in KiB. */
 static long
 tree_rss_kib(int *nproc)
 {
-	static pid_t pids[16384], par[16384];
 	pid_t tree[64];
-	struct dirent *de;
 	char path[64], line[256];
 	long sum = 0, v;
-	int np = 0, nt = 0, i, j, grew;
-	DIR *d;
+	int nt, i;
 	FILE *f;
 
-	if ((d = opendir("/proc")) == NULL)
+	if ((nt = ac_tree_pids(agent_pid, tree, 64)) < 0)
 		die("/proc: %s", strerror(errno));
-	while ((de = readdir(d)) != NULL && np < 16384) {
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		pids[np] = (pid_t)atoi(de->d_name);
-		par[np] = ppid_of(pids[np]);
-		np++;
-	}
-	closedir(d);
-	tree[nt++] = agent_pid;
-	do {
-		grew = 0;
-		for (i = 0; i < np && nt < 64; i++) {
-			int in = 0, child = 0;
-
-			for (j = 0; j < nt; j++) {
-				in |= tree[j] == pids[i];
-				child |= tree[j] == par[i];
-			}
-			if (!in && child) {
-				tree[nt++] = pids[i];
-				grew = 1;
-			}
-		}
-	} while (grew);
 	for (i = 0; i < nt; i++) {
 		snprintf(path, sizeof(path), "/proc/%d/status", (int)tree[i]);
 		if ((f = fopen(path, "r")) == NULL)
@@ -416,21 +366,10 @@ cl_free(struct cl *c)
 static int
 sock_connect(int *fdp)
 {
-	struct sockaddr_un sa;
-	int fd;
+	int fd = ac_connect(sock_path, SOCK_NONBLOCK);
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock_path);
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
+	if (fd < 0)
 		return -1;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		int e = errno;
-
-		close(fd);
-		errno = e;
-		return -1;
-	}
 	*fdp = fd;
 	return 0;
 }
@@ -590,72 +529,14 @@ struct key {
 };
 
 static void
-put_bn(struct wb *w, EVP_PKEY *pk, const char *param)
-{
-	BIGNUM *b = NULL;
-	uint8_t *buf;
-	int n;
-
-	if (EVP_PKEY_get_bn_param(pk, param, &b) != 1)
-		die("key parameter %s", param);
-	buf = xmalloc((size_t)BN_num_bytes(b) + 1);
-	n = BN_bn2bin(b, buf);
-	wb_mpint(w, buf, (size_t)n);
-	OPENSSL_cleanse(buf, (size_t)n);
-	free(buf);
-	BN_clear_free(b);
-}
-
-static void
 key_encode(struct key *k)
 {
-	uint8_t a[32], s[32], kk[64], q[133];
-	size_t n;
-
 	wb_init(&k->blob);
 	wb_init(&k->priv);
-	switch (k->kind) {
-	case K_ED25519:
-		n = sizeof(a);
-		if (EVP_PKEY_get_raw_public_key(k->pk, a, &n) != 1 || n != 32)
-			die("Ed25519 public key");
-		n = sizeof(s);
-		if (EVP_PKEY_get_raw_private_key(k->pk, s, &n) != 1 || n != 32)
-			die("Ed25519 private key");
-		memcpy(kk, s, 32);
-		memcpy(kk + 32, a, 32);
-		wb_cstring(&k->blob, "ssh-ed25519");
-		wb_string(&k->blob, a, 32);
-		wb_cstring(&k->priv, "ssh-ed25519");
-		wb_string(&k->priv, a, 32);
-		wb_string(&k->priv, kk, 64);
-		OPENSSL_cleanse(kk, sizeof(kk));
-		OPENSSL_cleanse(s, sizeof(s));
-		break;
-	case K_P521:
-		if (EVP_PKEY_get_octet_string_param(k->pk, OSSL_PKEY_PARAM_PUB_KEY,
-		    q, sizeof(q), &n) != 1 || n != 133 || q[0] != 0x04)
-			die("P-521 public point");
-		wb_cstring(&k->blob, "ecdsa-sha2-nistp521");
-		wb_cstring(&k->blob, "nistp521");
-		wb_string(&k->blob, q, n);
-		break;
-	case K_RSA:
-		wb_cstring(&k->blob, "ssh-rsa");
-		put_bn(&k->blob, k->pk, OSSL_PKEY_PARAM_RSA_E);
-		put_bn(&k->blob, k->pk, OSSL_PKEY_PARAM_RSA_N);
-		wb_cstring(&k->priv, "ssh-rsa");         /* n before e */
-		put_bn(&k->priv, k->pk, OSSL_PKEY_PARAM_RSA_N);
-		put_bn(&k->priv, k->pk, OSSL_PKEY_PARAM_RSA_E);
-		put_bn(&k->priv, k->pk, OSSL_PKEY_PARAM_RSA_D);
-		put_bn(&k->priv, k->pk, OSSL_PKEY_PARAM_RSA_COEFFICIENT1);
-		put_bn(&k->priv, k->pk, OSSL_PKEY_PARAM_RSA_FACTOR1);
-		put_bn(&k->priv, k->pk, OSSL_PKEY_PARAM_RSA_FACTOR2);
-		k->bits = EVP_PKEY_get_bits(k->pk);
-		break;
-	}
-	if (k->blob.err || k->priv.err)
+	if (ac_key_encode(k->pk, &k->blob, &k->priv) != 0)
 		die("key encoding");
+	if (k->kind == K_RSA)
+		k->bits = EVP_PKEY_get_bits(k->pk);
 }
 
 static struct key *

@@ -15,53 +15,23 @@
  * policy sends back is checked: well-formed replies only, no byte sequence
  * of any private key added, and no MSG_R_SIGNATURE for a request the
  * constraints forbid. Positive controls (a properly bound connection with
- * correct userauth data is served) keep the harness honest.
+ * correct userauth data is served) keep the harness honest. The engine
+ * (starting, reaping, the wire damage) is tests/tools/engine.h.
  *
  *   hostile_monitor [BUILD_DIR]     (else $KEYWARD_BUILD, else ./build)
  *   HOSTILE_LOG=FILE                the helpers' stderr (default /dev/null)
  */
-#include "crypto/crypto.h"
 #include "ipc/args.h"
-#include "ipc/buf.h"
-#include "ipc/chan.h"
 #include "ipc/limits.h"
-#include "ipc/msg.h"
-#include "ipc/sshkey.h"
-#include "tests/unit/keys_helper.h"
-#include "tests/unit/tap.h"
-#include "tests/unit/testkeys.h"
-#include "tests/tools/secrets.h"
+#include "tests/tools/engine.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <openssl/rand.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #define PROBE_CONN   0x70000001U        /* the harness's own liveness probe */
 #define ADMIN_CONN   0x70000002U        /* adds the base keys, counts them */
-#define REPLY_WAIT_MS 15000             /* RSA under ASan is slow, not this slow */
-#define MAX_HANGS    3                  /* then give up: it stopped answering */
 #define GRACE_MS     20                 /* after the barrier, for W_ANY */
 
 /* ------------------------------------------------------------ the keys */
-
-struct ukey {
-	struct testkey k;
-	struct tb pub;                  /* public blob (§4.2) */
-	struct tb priv;                 /* plain private encoding (§4.4) */
-	char comment[32];
-};
 
 enum { K_ED, K_P256, K_P384, K_P521, K_RSA, K_D, K_D2, K_C, NBASE };
 static struct ukey U[NBASE];            /* added after every (re)start */
@@ -69,26 +39,6 @@ static struct ukey HX, HY, HZ;          /* host keys: xhost, yhost, zhost */
 static struct ukey CH[AGENT_MAX_BINDINGS]; /* a chain of 16 hosts */
 static struct ukey E1, E2, E3, E4;      /* keys that are never held */
 static struct tb d_list, d2_list;       /* K_D: origin->X; K_D2: +X->Y alice */
-
-static void
-ukey_gen(struct ukey *u, enum key_kind kind, size_t bits, const char *comment)
-{
-	testkey_gen(&u->k, kind, bits);
-	tb_init(&u->pub);
-	tk_pub(&u->pub, &u->k);
-	tb_init(&u->priv);
-	tk_priv(&u->priv, &u->k);
-	if (u->pub.w.err || u->priv.w.err)
-		abort();
-	snprintf(u->comment, sizeof(u->comment), "%s", comment);
-	secrets_add_key(&u->k, comment);
-}
-
-static struct slice
-pub_of(const struct ukey *u)
-{
-	return tb_slice(&u->pub);
-}
 
 /* The barrier: the unconstrained Ed25519 key signs "barrier" for the
  * probe connection. */
@@ -110,17 +60,6 @@ barrier_msg(uint8_t *buf, size_t *len, uint32_t req)
 }
 
 /* ------------------------------------------------- what came back: checks */
-
-static struct {
-	unsigned long replies, bytes, signatures;
-	unsigned long forbidden;        /* signatures nobody may have */
-	unsigned long leaks;            /* private bytes in a reply */
-	unsigned long malformed;        /* replies that do not decode */
-	unsigned long duplicates;       /* two answers to one request */
-	unsigned long starts, clean_exits, bad_exits, hangs;
-} st;
-
-static const char *cur_case = "start-up";
 
 /* Requests whose answer may be a signature; every other one may not. */
 static uint32_t *sig_allowed;
@@ -147,89 +86,47 @@ sig_is_allowed(uint32_t req)
 }
 
 static void
-inspect(const uint8_t *p, size_t n)
+inspect(const struct msg_hdr *h, struct rd *r, size_t n)
 {
-	struct msg_hdr h;
 	struct msg_status ms;
 	struct msg_blob mb;
 	struct msg_identities mi;
-	struct rd r;
 	int bad = 0;
 
-	st.replies++;
-	st.bytes += n;
-	st.leaks += secrets_scan(p, n, cur_case);
-	rd_init(&r, p, n);
-	if (msg_hdr_decode(&r, &h) != 0) {
-		st.malformed++;
-		printf("# malformed reply of %zu bytes (case: %s)\n", n, cur_case);
-		return;
-	}
-	switch (h.type) {
+	switch (h->type) {
 	case MSG_R_STATUS:
-		bad = msg_status_decode(&r, &ms) != 0;
+		bad = msg_status_decode(r, &ms) != 0;
 		break;
 	case MSG_R_SIGNATURE:
-		bad = msg_blob_decode(&r, &mb) != 0;
+		bad = msg_blob_decode(r, &mb) != 0;
 		st.signatures++;
-		if (!sig_is_allowed(h.req)) {
+		if (!sig_is_allowed(h->req)) {
 			st.forbidden++;
 			printf("# FORBIDDEN SIGNATURE for request %u on connection %u "
-			    "(case: %s)\n", h.req, h.conn, cur_case);
+			    "(case: %s)\n", h->req, h->conn, cur_case);
 		}
 		break;
 	case MSG_R_IDENTITIES:
-		bad = msg_identities_decode(&r, &mi) != 0;
+		bad = msg_identities_decode(r, &mi) != 0;
 		break;
 	case MSG_R_EXTENSIONS:
-		bad = msg_blob_decode(&r, &mb) != 0;
+		bad = msg_blob_decode(r, &mb) != 0;
 		break;
 	default:
 		/* replies added after MSG_R_EXTENSIONS carry a blob */
-		bad = h.type < MSG_R_EXTENSIONS || h.type >= MSG_R_STATUS + 16 ||
-		    msg_blob_decode(&r, &mb) != 0;
+		bad = h->type < MSG_R_EXTENSIONS || h->type >= MSG_R_STATUS + 16 ||
+		    msg_blob_decode(r, &mb) != 0;
 	}
 	if (bad) {
 		st.malformed++;
-		printf("# malformed reply type %u (%zu bytes) (case: %s)\n", h.type, n,
-		    cur_case);
+		printf("# malformed reply type %u (%zu bytes) (case: %s)\n", h->type,
+		    n, cur_case);
 	}
 }
 
 /* ---------------------------------------------------- the process pair */
 
-static char policy_path[PATH_MAX], keyholder_path[PATH_MAX];
-static int logfd = -1;
-static struct {
-	pid_t policy, keyholder;
-	int fd;
-	unsigned gen;                   /* bumped at every start */
-} S = { -1, -1, -1, 0 };
-static uint8_t *rbuf;
-#define RBUF_LEN (2 * IPC_MAX_MSG)
-
-/* In the child: what spawn.c's start() and place_fds() do (stdout goes
- * to the log too, so that nothing a helper prints mixes with our TAP). */
-static void
-child(const char *path, char *const argv[], int a, int b)
-{
-	int ta, tb = -1;
-
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
-		_exit(127);
-	if (logfd >= 0 && (dup2(logfd, STDERR_FILENO) < 0 ||
-	    dup2(logfd, STDOUT_FILENO) < 0))
-		_exit(127);
-	ta = fcntl(a, F_DUPFD_CLOEXEC, 10);
-	if (b >= 0)
-		tb = fcntl(b, F_DUPFD_CLOEXEC, 10);
-	if (ta < 0 || (b >= 0 && tb < 0) || dup2(ta, 3) != 3 ||
-	    (b >= 0 && dup2(tb, 4) != 4))
-		_exit(127);
-	close_range(b >= 0 ? 5 : 4, ~0U, 0);
-	execv(path, argv);
-	_exit(127);
-}
+enum { POLICY, KEYHOLDER };
 
 static void setup_base(void);
 
@@ -246,184 +143,20 @@ start_pair(void)
 	    .touch_timeout = TOKEN_TOUCH_TIMEOUT_DEFAULT }, &pb);
 	char **kargv = args_keyholder_encode(&(struct keyholder_args){ 1 }, &kb);
 
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, mp) != 0 ||
-	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pk) != 0) {
-		printf("Bail out! socketpair: %s\n", strerror(errno));
-		exit(1);
-	}
-	chan_setup_fd(mp[0]);
-	chan_setup_fd(mp[1]);
-	chan_setup_fd(pk[0]);
-	chan_setup_fd(pk[1]);
-	fflush(stdout);
-	if ((S.keyholder = fork()) == 0)
-		child(keyholder_path, kargv, pk[1], -1);
-	if ((S.policy = fork()) == 0)
-		child(policy_path, pargv, mp[1], pk[0]);
-	if (S.keyholder < 0 || S.policy < 0) {
-		printf("Bail out! fork: %s\n", strerror(errno));
-		exit(1);
-	}
+	eng_pair(mp);
+	eng_pair(pk);
+	eng_spawn(KEYHOLDER, kargv, pk[1], -1);
+	eng_spawn(POLICY, pargv, mp[1], pk[0]);
 	close(mp[1]);
 	close(pk[0]);
 	close(pk[1]);
-	S.fd = mp[0];
-	S.gen++;
-	st.starts++;
+	eng_started(mp[0]);
 	setup_base();
-}
-
-static uint64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-/* 0: exited 0 or 255 (fail closed); -1: anything else, said why. */
-static int
-reap_one(pid_t pid, const char *name)
-{
-	uint64_t end = mono_ms() + 20000;
-	int status = 0;
-	pid_t r;
-
-	while ((r = waitpid(pid, &status, WNOHANG)) == 0 && mono_ms() < end) {
-		struct timespec ts = { 0, 2 * 1000 * 1000 };
-		nanosleep(&ts, NULL);
-	}
-	if (r == 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		printf("# %s did not exit after its peer went away (case: %s)\n",
-		    name, cur_case);
-		return -1;
-	}
-	if (r != pid)
-		return -1;
-	if (WIFSIGNALED(status)) {
-		printf("# %s KILLED BY SIGNAL %d (%s) (case: %s)\n", name,
-		    WTERMSIG(status), strsignal(WTERMSIG(status)), cur_case);
-		return -1;
-	}
-	if (!WIFEXITED(status) || (WEXITSTATUS(status) != 0 &&
-	    WEXITSTATUS(status) != 255)) {
-		printf("# %s exited with status %d (a sanitizer report?) (case: %s)\n",
-		    name, WEXITSTATUS(status), cur_case);
-		return -1;
-	}
-	return 0;
-}
-
-/* Policy is gone (or must go): collect both, judge how they ended. */
-static int
-reap_pair(void)
-{
-	int a, b;
-
-	if (S.fd >= 0)
-		close(S.fd);
-	S.fd = -1;
-	a = reap_one(S.policy, "keyward-policy");
-	b = reap_one(S.keyholder, "keyward-keyholder");
-	S.policy = S.keyholder = -1;
-	if (a == 0 && b == 0) {
-		st.clean_exits++;
-		return 0;
-	}
-	st.bad_exits++;
-	return -1;
-}
-
-static void
-kill_pair(void)
-{
-	if (S.policy > 0)
-		kill(S.policy, SIGKILL);
-	if (S.keyholder > 0)
-		kill(S.keyholder, SIGKILL);
-	if (S.fd >= 0)
-		close(S.fd);
-	S.fd = -1;
-	if (S.policy > 0)
-		waitpid(S.policy, NULL, 0);
-	if (S.keyholder > 0)
-		waitpid(S.keyholder, NULL, 0);
-	S.policy = S.keyholder = -1;
-}
-
-/* A fresh pair with the base state: closing our end is how the monitor
- * ends the agent; both must then exit cleanly. */
-static int
-restart(void)
-{
-	int r = reap_pair();
-
-	start_pair();
-	return r;
 }
 
 /* --------------------------------------------------------- transactions */
 
-enum outcome {
-	O_REPLY = 1,            /* the request was answered (in R) */
-	O_NONE,                 /* no answer, policy alive */
-	O_EXIT,                 /* policy exited cleanly: failed closed */
-	O_CRASH,                /* a signal or a bad status */
-	O_HANG,                 /* no answer to our probe in time */
-	O_TOOBIG,               /* the kernel would not take the datagram */
-};
-
 enum want { W_REPLY, W_NONE, W_ANY };
-
-static struct {
-	int got;
-	uint8_t type;
-	uint32_t req, conn;
-	uint8_t status;
-	uint8_t *p;             /* the whole datagram */
-	size_t n;
-} R;
-
-static uint32_t next_req = 1000;
-
-static uint32_t
-req_new(void)
-{
-	if (++next_req == PROBE_CONN)
-		next_req++;
-	return next_req;
-}
-
-static int
-send_raw(const uint8_t *p, size_t n)
-{
-	ssize_t r;
-
-	do {
-		r = send(S.fd, p, n, MSG_NOSIGNAL);
-	} while (r < 0 && errno == EINTR);
-	if (r == (ssize_t)n)
-		return 0;
-	return r < 0 && errno == EMSGSIZE ? 1 : -1;
-}
-
-static void
-take(const uint8_t *p, size_t n)
-{
-	free(R.p);
-	if ((R.p = malloc(n)) == NULL)
-		abort();
-	memcpy(R.p, p, n);
-	R.n = n;
-	R.got = 1;
-	R.type = p[0];
-	R.req = get_be32(p + 1);
-	R.conn = get_be32(p + 5);
-	R.status = n >= 10 ? p[9] : 0xff;
-}
 
 /* Send one message whose header names req, then a probe (QUERY on the
  * probe connection): policy handles the monitor's messages in order, so
@@ -437,13 +170,13 @@ xact_raw(const uint8_t *p, size_t n, uint32_t req, enum want want)
 {
 	uint8_t probe[IPC_HEADER_LEN], bmsg[256];
 	uint32_t preq = req_new(), breq = 0;
-	size_t blen;
+	size_t blen, got;
 	int probed = 0, barred = 0, rc;
 	uint64_t end, grace = 0;
 
 	R.got = 0;
 	if (S.fd < 0)
-		start_pair();
+		eng_start();
 	rc = send_raw(p, n);
 	if (rc == 1)
 		return O_TOOBIG;
@@ -455,9 +188,6 @@ xact_raw(const uint8_t *p, size_t n, uint32_t req, enum want want)
 	}
 	end = mono_ms() + REPLY_WAIT_MS;
 	for (;;) {
-		struct pollfd pfd = { S.fd, POLLIN, 0 };
-		uint64_t now = mono_ms();
-		ssize_t r;
 		if (probed && (R.got || want == W_NONE))
 			return R.got ? O_REPLY : O_NONE;
 		if (probed && want == W_ANY && breq == 0) {
@@ -467,35 +197,15 @@ xact_raw(const uint8_t *p, size_t n, uint32_t req, enum want want)
 			(void)send_raw(bmsg, blen);
 		}
 		if (barred && grace == 0)
-			grace = now + GRACE_MS;
-		if (grace != 0 && now >= grace)
+			grace = mono_ms() + GRACE_MS;
+		rc = eng_recv(grace != 0 && grace < end ? grace : end, &got);
+		if (rc < 0)
+			return eng_gone();
+		if (rc == 0 && grace != 0 && mono_ms() >= grace)
 			return R.got ? O_REPLY : O_NONE;
-		if (now >= end) {
-			printf("# policy did not answer within %d ms (case: %s)\n",
-			    REPLY_WAIT_MS, cur_case);
-			if (++st.hangs >= MAX_HANGS) {
-				printf("Bail out! %d requests were never answered\n",
-				    MAX_HANGS);
-				exit(1);
-			}
-			kill_pair();
-			start_pair();
-			return O_HANG;
-		}
-		if (poll(&pfd, 1, (int)((grace ? grace : end) - now)) <= 0)
-			continue;
-		do {
-			r = recv(S.fd, rbuf, RBUF_LEN, MSG_DONTWAIT);
-		} while (r < 0 && errno == EINTR);
-		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			continue;
-		if (r <= 0) {
-			int clean = reap_pair() == 0;
-			start_pair();
-			return clean ? O_EXIT : O_CRASH;
-		}
-		inspect(rbuf, (size_t)r);
-		if ((size_t)r < IPC_HEADER_LEN)
+		if (rc == 0)
+			return eng_hang();
+		if (got < IPC_HEADER_LEN)
 			continue;
 		if (get_be32(rbuf + 5) == PROBE_CONN && get_be32(rbuf + 1) == preq) {
 			probed = 1;
@@ -506,7 +216,7 @@ xact_raw(const uint8_t *p, size_t n, uint32_t req, enum want want)
 			if (R.got)
 				st.duplicates++;
 			else
-				take(rbuf, (size_t)r);
+				eng_take(got);
 		}
 	}
 }
@@ -522,15 +232,6 @@ xact(const struct tb *t, enum want want)
 }
 
 /* --------------------------------------------------------- messages */
-
-static void
-m_begin(struct tb *t, uint8_t type, uint32_t req, uint32_t conn)
-{
-	tb_init(t);
-	tb_u8(t, type);
-	tb_u32(t, req);
-	tb_u32(t, conn);
-}
 
 static uint32_t
 hdr_req(const struct tb *t)
@@ -597,7 +298,7 @@ m_add(struct tb *t, uint32_t conn, const struct ukey *k, const struct addopt *o)
 		o = &none;
 	m_begin(t, MSG_ADD, req_new(), conn);
 	tb_string_of(t, o->priv ? o->priv : &k->priv);
-	tb_cstring(t, o->comment ? o->comment : k->comment);
+	tb_cstring(t, o->comment ? o->comment : k->name);
 	tb_u8(t, o->life != 0);
 	tb_u32(t, o->lifetime);
 	tb_u8(t, o->confirm != 0);
@@ -715,13 +416,13 @@ sid_new(struct sid *s, size_t len)
 	if (len > sizeof(s->b) || RAND_bytes(s->b, (int)len) != 1)
 		abort();
 	s->len = len;
-	return kh_sl(s->b, len);
+	return sl(s->b, len);
 }
 
 static struct slice
 sid_sl(const struct sid *s)
 {
-	return kh_sl(s->b, s->len);
+	return sl(s->b, s->len);
 }
 
 /* ----------------------------------------------------- little requests */
@@ -753,42 +454,9 @@ conn_close(uint32_t c)
 }
 
 static int
-is_status(enum outcome o, uint8_t status)
-{
-	return o == O_REPLY && R.type == MSG_R_STATUS && R.n == 10 &&
-	    R.status == status;
-}
-
-/* Refused, or failed closed. */
-static int
-refused(enum outcome o)
-{
-	return is_status(o, ST_FAIL) || o == O_EXIT;
-}
-
-static int
 refused_ext(enum outcome o)
 {
 	return is_status(o, ST_EXT_FAIL) || o == O_EXIT;
-}
-
-static const char *
-outcome_name(enum outcome o)
-{
-	static char buf[64];
-
-	switch (o) {
-	case O_REPLY:
-		snprintf(buf, sizeof(buf), "reply type %u status %u", R.type,
-		    R.type == MSG_R_STATUS ? R.status : 0);
-		return buf;
-	case O_NONE: return "no reply";
-	case O_EXIT: return "clean exit";
-	case O_CRASH: return "CRASH";
-	case O_HANG: return "HANG";
-	case O_TOOBIG: return "datagram too big to send";
-	}
-	return "?";
 }
 
 /* Send, free, return. */
@@ -836,26 +504,6 @@ do_remove(uint32_t conn, const struct ukey *k)
 
 	m_blob(&t, MSG_REMOVE, conn, pub_of(k));
 	return run(&t, W_REPLY);
-}
-
-/* The answer in R is a signature by k over data with algorithm alg. */
-static int
-sig_good(enum outcome o, const struct ukey *k, struct slice data,
-    enum sig_alg alg)
-{
-	struct pubkey pk;
-	struct msg_hdr h;
-	struct msg_blob b;
-	enum sig_alg got = SIG_NONE;
-	struct rd r;
-
-	if (o != O_REPLY || R.type != MSG_R_SIGNATURE)
-		return 0;
-	rd_init(&r, R.p, R.n);
-	if (msg_hdr_decode(&r, &h) != 0 || msg_blob_decode(&r, &b) != 0 ||
-	    key_parse_public(pub_of(k), &pk, NULL) != 0)
-		return 0;
-	return sig_verify(&pk, b.blob, data, &got) == 0 && got == alg;
 }
 
 /* LIST on conn: -1 if refused, else the number of keys, *seen[i] set for
@@ -913,13 +561,13 @@ setup_base(void)
 	cur_case = "setting up the base state";
 	m_open(&t, PROBE_CONN, 0, 1);
 	if (send_raw(t.w.p, t.w.len) != 0) {
-		printf("Bail out! cannot talk to keyward-policy (%s)\n", policy_path);
+		printf("Bail out! cannot talk to keyward-policy (%s)\n", P[POLICY].path);
 		exit(1);
 	}
 	tb_free(&t);
 	m_open(&t, ADMIN_CONN, 0, 1);
 	if (run(&t, W_NONE) != O_NONE) {
-		printf("Bail out! keyward-policy (%s) does not start\n", policy_path);
+		printf("Bail out! keyward-policy (%s) does not start\n", P[POLICY].path);
 		exit(1);
 	}
 	for (int i = 0; i < NBASE; i++) {
@@ -930,7 +578,7 @@ setup_base(void)
 			o.dest = &d2_list;
 		o.confirm = i == K_C;
 		if (!is_status(do_add(ADMIN_CONN, &U[i], &o), ST_OK)) {
-			printf("Bail out! base key %s cannot be added\n", U[i].comment);
+			printf("Bail out! base key %s cannot be added\n", U[i].name);
 			exit(1);
 		}
 	}
@@ -961,11 +609,11 @@ t_positive(void)
 	    "connection", NBASE);
 	c = conn_open();
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
-		struct slice data = kh_str("data an unconstrained key may sign");
+		struct slice data = sl_str("data an unconstrained key may sign");
 		o = do_sign(c, &U[plain[i].k], data, plain[i].flags, 1);
 		ok(sig_good(o, &U[plain[i].k], data, plain[i].alg),
 		    "positive: unconstrained %s, flags 0x%x: a valid %s signature",
-		    U[plain[i].k].comment, plain[i].flags, sig_alg_name(plain[i].alg));
+		    U[plain[i].k].name, plain[i].flags, sig_alg_name(plain[i].alg));
 	}
 
 	/* K_D on a connection bound (authentication) to xhost. */
@@ -1025,7 +673,7 @@ t_unopened(void)
 		m[n].what = "LIST";
 		m_empty(&m[n++].t, MSG_LIST, c);
 		m[n].what = "SIGN (unconstrained key)";
-		m_sign(&m[n++].t, c, pub_of(&U[K_ED]), kh_str("x"), 0, 0);
+		m_sign(&m[n++].t, c, pub_of(&U[K_ED]), sl_str("x"), 0, 0);
 		m[n].what = "SIGN (constrained key, userauth data)";
 		m_sign(&m[n++].t, c, pub_of(&U[K_D]), wb_slice_of(&ua), 0, 0);
 		m[n].what = "ADD";
@@ -1033,9 +681,9 @@ t_unopened(void)
 		m[n].what = "REMOVE";
 		m_blob(&m[n++].t, MSG_REMOVE, c, pub_of(&U[K_ED]));
 		m[n].what = "LOCK";
-		m_blob(&m[n++].t, MSG_LOCK, c, kh_str("hostile"));
+		m_blob(&m[n++].t, MSG_LOCK, c, sl_str("hostile"));
 		m[n].what = "UNLOCK";
-		m_blob(&m[n++].t, MSG_UNLOCK, c, kh_str("hostile"));
+		m_blob(&m[n++].t, MSG_UNLOCK, c, sl_str("hostile"));
 		m[n].what = "QUERY";
 		m_empty(&m[n++].t, MSG_QUERY, c);
 		m[n].what = "BIND";
@@ -1251,7 +899,7 @@ t_constrained(void)
 	ua_make(&ua, sid_new(&sx, 32), "perseus", &U[K_D], &HX);
 	ok(refused(do_sign(c, &U[K_D], wb_slice_of(&ua), 0, 0)),
 	    "constrained: no bind on the connection: refused");
-	ok(refused(do_sign(c, &U[K_D], kh_str("plain data"), 0, 0)),
+	ok(refused(do_sign(c, &U[K_D], sl_str("plain data"), 0, 0)),
 	    "constrained: no bind, not userauth data: refused");
 
 	cur_case = "constrained key, BIND_BAD";
@@ -1320,9 +968,9 @@ t_constrained(void)
 			    NULL, NULL, NULL, 50, 1, &U[K_D], &HY, { 0 } },
 			{ "another session id", sid_new(&so, 32), "perseus", NULL,
 			    NULL, NULL, 50, 1, &U[K_D], &HX, { 0 } },
-			{ "the session id less its last byte", kh_sl(sx.b, 31),
+			{ "the session id less its last byte", sl(sx.b, 31),
 			    "perseus", NULL, NULL, NULL, 50, 1, &U[K_D], &HX, { 0 } },
-			{ "the session id and one more byte", kh_sl(sx.b, 33),
+			{ "the session id and one more byte", sl(sx.b, 33),
 			    "perseus", NULL, NULL, NULL, 50, 1, &U[K_D], &HX, { 0 } },
 			{ "a trailing byte", sid_sl(&sx), "perseus", NULL, NULL, NULL,
 			    50, 1, &U[K_D], &HX, { (const uint8_t *)"", 1 } },
@@ -1362,7 +1010,7 @@ t_constrained(void)
 	tsshsig_write(&w, "file");
 	ok(refused(do_sign(c, &U[K_D], wb_slice_of(&w), 0, 0)),
 	    "constrained: bound to xhost, an SSHSIG blob: refused");
-	ok(refused(do_sign(c, &U[K_D], kh_sl(NULL, 0), 0, 0)),
+	ok(refused(do_sign(c, &U[K_D], sl(NULL, 0), 0, 0)),
 	    "constrained: bound to xhost, empty data: refused");
 	/* A userauth request wrapped in more data, or a signature-sized blob. */
 	ua_make(&ua, sid_sl(&sx), "perseus", &U[K_D], &HX);
@@ -1402,7 +1050,7 @@ t_constrained(void)
 	    "two-hop: the origin->xhost key at yhost: refused");
 
 	cur_case = "confirm key";
-	ok(refused(do_sign(c, &U[K_C], kh_str("confirm me"), 0, 0)),
+	ok(refused(do_sign(c, &U[K_C], sl_str("confirm me"), 0, 0)),
 	    "confirm: the user says no (askpass fails): refused");
 
 	cur_case = "locked agent";
@@ -1411,18 +1059,18 @@ t_constrained(void)
 	    "locked: bind to xhost accepted");
 	{
 		struct tb tl;
-		m_blob(&tl, MSG_LOCK, c, kh_str("passphrase"));
+		m_blob(&tl, MSG_LOCK, c, sl_str("passphrase"));
 		ok(is_status(run(&tl, W_REPLY), ST_OK), "locked: LOCK accepted");
 	}
 	ua_make(&ua, sid_sl(&sx), "perseus", &U[K_D], &HX);
 	ok(refused(do_sign(c, &U[K_D], wb_slice_of(&ua), 0, 0)),
 	    "locked: the constrained key with correct userauth data: refused");
-	ok(refused(do_sign(c, &U[K_ED], kh_str("x"), 0, 0)),
+	ok(refused(do_sign(c, &U[K_ED], sl_str("x"), 0, 0)),
 	    "locked: an unconstrained key: refused");
 	ok(list_keys(c, NULL, NULL) == 0, "locked: LIST is empty");
 	{
 		struct tb tl;
-		m_blob(&tl, MSG_UNLOCK, c, kh_str("passphrase"));
+		m_blob(&tl, MSG_UNLOCK, c, sl_str("passphrase"));
 		ok(is_status(run(&tl, W_REPLY), ST_OK), "locked: UNLOCK accepted");
 	}
 	ok(base_intact(), "locked: afterwards all keys are back");
@@ -1446,7 +1094,7 @@ t_enumerate(void)
 		size_t len = 1 + (size_t)(i * 7 % 599);
 		if (RAND_bytes(rnd, (int)len) != 1)
 			abort();
-		m_sign(&t, c, kh_sl(rnd, len), kh_str("x"), 0, 0);
+		m_sign(&t, c, sl(rnd, len), sl_str("x"), 0, 0);
 		if (!refused(run(&t, W_REPLY)))
 			served++;
 	}
@@ -1456,7 +1104,7 @@ t_enumerate(void)
 		wb_reset(&w);
 		wb_cstring(&w, "ssh-ed25519");
 		wb_string(&w, rnd, 32);
-		m_sign(&t, c, wb_slice_of(&w), kh_str("x"), 0, 0);
+		m_sign(&t, c, wb_slice_of(&w), sl_str("x"), 0, 0);
 		if (!refused(run(&t, W_REPLY)))
 			served++;
 	}
@@ -1469,7 +1117,7 @@ t_enumerate(void)
 		wb_cstring(&w, "ssh-rsa");
 		wb_mpint(&w, &e, 1);
 		wb_mpint(&w, rnd, 256);
-		m_sign(&t, c, wb_slice_of(&w), kh_str("x"), 0, 0);
+		m_sign(&t, c, wb_slice_of(&w), sl_str("x"), 0, 0);
 		if (!refused(run(&t, W_REPLY)))
 			served++;
 	}
@@ -1481,7 +1129,7 @@ t_enumerate(void)
 		wb_cstring(&w, "ecdsa-sha2-nistp256");
 		wb_cstring(&w, "nistp256");
 		wb_string(&w, rnd, 65);
-		m_sign(&t, c, wb_slice_of(&w), kh_str("x"), 0, 0);
+		m_sign(&t, c, wb_slice_of(&w), sl_str("x"), 0, 0);
 		if (!refused(run(&t, W_REPLY)))
 			served++;
 	}
@@ -1499,7 +1147,7 @@ t_enumerate(void)
 		for (size_t i = 0; i < b.len; i++, n++) {
 			memcpy(m, b.p, b.len);
 			m[i] ^= 0x01;
-			m_sign(&t, c, kh_sl(m, b.len), kh_str("x"), 0, 0);
+			m_sign(&t, c, sl(m, b.len), sl_str("x"), 0, 0);
 			if (!refused(run(&t, W_REPLY)))
 				served++;
 		}
@@ -1509,12 +1157,12 @@ t_enumerate(void)
 	    "keys' blobs: none signs (%d did)", n, served);
 
 	cur_case = "enumeration: keys not held";
-	ok(refused(do_sign(c, &E1, kh_str("x"), 0, 0)), "enumeration: a key "
+	ok(refused(do_sign(c, &E1, sl_str("x"), 0, 0)), "enumeration: a key "
 	    "never added cannot sign");
 	ok(is_status(do_add(ADMIN_CONN, &E2, NULL), ST_OK) &&
 	    is_status(do_remove(ADMIN_CONN, &E2), ST_OK),
 	    "enumeration: a key added and removed");
-	ok(refused(do_sign(c, &E2, kh_str("x"), 0, 0)), "enumeration: the removed "
+	ok(refused(do_sign(c, &E2, sl_str("x"), 0, 0)), "enumeration: the removed "
 	    "key cannot sign (its keyholder id is not reachable)");
 	{
 		/* a certificate for the held Ed25519 key, by some CA */
@@ -1523,7 +1171,7 @@ t_enumerate(void)
 		struct tb cert;
 		tb_init(&cert);
 		tk_cert(&cert, &cs);
-		m_sign(&t, c, tb_slice(&cert), kh_str("x"), 0, 0);
+		m_sign(&t, c, tb_slice(&cert), sl_str("x"), 0, 0);
 		ok(refused(run(&t, W_REPLY)), "enumeration: a certificate of a held "
 		    "plain key does not reach it");
 		tb_free(&cert);
@@ -1543,13 +1191,6 @@ t_enumerate(void)
 	    "keys: all refused, every key still held");
 	wb_free(&w);
 }
-
-/* Every prefix, a trailing byte, every string length absurd. */
-struct vmsg {
-	const char *name;
-	struct tb t;
-	int expect;             /* ST_FAIL, ST_EXT_FAIL, or -1: no answer */
-};
 
 /* The connections the damaged messages name; opened again (and bound
  * again) after every restart, so a payload is never refused merely
@@ -1577,111 +1218,31 @@ wire_prep(void)
 	}
 }
 
-static int
-judge(enum outcome o, int expect)
+/* A damaged copy: its connections ready once its header is whole. */
+static enum outcome
+wire_send(const uint8_t *m, size_t n, uint32_t req, int whole_header,
+    int expect)
 {
-	if (o == O_EXIT)
-		return 1;
-	if (expect < 0)
-		return o == O_NONE;
-	return is_status(o, (uint8_t)expect);
+	if (whole_header)
+		wire_prep();
+	return xact_raw(m, n, req, expect < 0 ? W_NONE :
+	    (whole_header ? W_REPLY : W_ANY));
 }
 
 static void
-t_wire_one(struct vmsg *v)
+wire_trailing(const uint8_t *msg, enum outcome o)
 {
-	const uint8_t *p = v->t.w.p;
-	size_t len = v->t.w.len;
-	uint8_t *m = malloc(len + 1);
-	size_t badn = (size_t)-1, nexit = 0;
-	enum outcome bado = O_NONE;
-	char what[160];
-
-	if (m == NULL)
-		abort();
-	/* Every prefix: the header's (policy exits: fail closed), then the
-	 * payload's (refused). */
-	for (size_t n = 1; n < len; n++) {
-		enum outcome o;
-		snprintf(what, sizeof(what), "%s truncated to %zu bytes", v->name, n);
-		cur_case = what;
-		memcpy(m, p, n);
-		/* each prefix its own request id, so answers are told apart */
-		if (n >= 5)
-			put_be32(m + 1, req_new());
-		if (n >= IPC_HEADER_LEN)
-			wire_prep();
-		o = xact_raw(m, n, n >= 5 ? get_be32(m + 1) : 0,
-		    v->expect < 0 ? W_NONE : (n < IPC_HEADER_LEN ? W_ANY : W_REPLY));
-		if (o == O_EXIT)
-			nexit++;
-		if (n < IPC_HEADER_LEN ? !(o == O_EXIT) : !judge(o, v->expect)) {
-			if (badn == (size_t)-1) {
-				badn = n;
-				bado = o;
-			}
-		}
-	}
-	ok(badn == (size_t)-1, "wire: %s: each of %zu truncations refused or "
-	    "failed closed (%zu exits)", v->name, len - 1, nexit);
-	if (badn != (size_t)-1)
-		printf("#   truncated to %zu bytes: %s\n", badn, outcome_name(bado));
-
-	snprintf(what, sizeof(what), "%s with a trailing byte", v->name);
-	cur_case = what;
-	memcpy(m, p, len);
-	m[len] = 0;
-	put_be32(m + 1, req_new());
-	wire_prep();
-	{
-		enum outcome o = xact_raw(m, len + 1, get_be32(m + 1),
-		    v->expect < 0 ? W_NONE : W_REPLY);
-		ok(judge(o, v->expect), "wire: %s: a trailing byte: refused (%s)",
-		    v->name, outcome_name(o));
-		if (v->t.w.p[0] == MSG_CLOSE)
-			ok(o == O_EXIT || list_keys(WIRE_CCLOSE, NULL, NULL) >= 0,
-			    "wire: CLOSE with a trailing byte did not close it");
-	}
-
-	/* Every string length, top level and nested, made absurd. */
-	{
-		static const uint32_t huge[] = { 0xffffffffU, 0xfffffffeU,
-		    0x80000000U, 0x7fffffffU, 0x00ffffffU };
-		int bad = -1;
-		uint32_t badval = 0;
-		enum outcome o = O_NONE;
-		for (int i = 0; i < v->t.n && bad < 0; i++) {
-			size_t at = v->t.pos[i];
-			size_t lim = tb_limit(&v->t, p, len, i);
-			for (size_t j = 0; j <= sizeof(huge) / sizeof(huge[0]); j++) {
-				uint32_t val = j < sizeof(huge) / sizeof(huge[0]) ? huge[j] :
-				    (uint32_t)(lim - (at + 4) + 1);
-				snprintf(what, sizeof(what), "%s, length at %zu set to 0x%x",
-				    v->name, at, val);
-				cur_case = what;
-				memcpy(m, p, len);
-				put_be32(m + at, val);
-				put_be32(m + 1, req_new());
-				wire_prep();
-				o = xact_raw(m, len, get_be32(m + 1),
-				    v->expect < 0 ? W_NONE : W_REPLY);
-				if (!judge(o, v->expect)) {
-					bad = i;
-					badval = val;
-					break;
-				}
-			}
-		}
-		if (v->t.n > 0)
-			ok(bad < 0, "wire: %s: each of %d string lengths set to "
-			    "0xffffffff, 0xfffffffe, 2^31, 2^31-1, 2^24-1 and one past "
-			    "its buffer: refused", v->name, v->t.n);
-		if (bad >= 0)
-			printf("#   length at offset %zu = 0x%x: %s\n", v->t.pos[bad],
-			    badval, outcome_name(o));
-	}
-	free(m);
+	if (msg[0] == MSG_CLOSE)
+		ok(o == O_EXIT || list_keys(WIRE_CCLOSE, NULL, NULL) >= 0,
+		    "wire: CLOSE with a trailing byte did not close it");
 }
+
+static const struct engine_ops ops = {
+	.start = start_pair,
+	.inspect = inspect,
+	.wire_send = wire_send,
+	.wire_trailing = wire_trailing,
+};
 
 static void
 t_wire(void)
@@ -1721,7 +1282,7 @@ t_wire(void)
 	m_empty(&v[n++].t, MSG_LIST, c);
 	v[n].name = "SIGN (unconstrained key)";
 	v[n].expect = ST_FAIL;
-	m_sign_k(&v[n++].t, c, &U[K_RSA], kh_str("data"), 4, 0);
+	m_sign_k(&v[n++].t, c, &U[K_RSA], sl_str("data"), 4, 0);
 	v[n].name = "SIGN (constrained key, userauth data, bound connection)";
 	v[n].expect = ST_FAIL;
 	m_sign_k(&v[n++].t, cb, &U[K_D], wb_slice_of(&ua), 0, 0);
@@ -1740,10 +1301,10 @@ t_wire(void)
 	m_empty(&v[n++].t, MSG_REMOVE_ALL, c);
 	v[n].name = "LOCK";
 	v[n].expect = ST_FAIL;
-	m_blob(&v[n++].t, MSG_LOCK, c, kh_str("hostile passphrase"));
+	m_blob(&v[n++].t, MSG_LOCK, c, sl_str("hostile passphrase"));
 	v[n].name = "UNLOCK";
 	v[n].expect = ST_FAIL;
-	m_blob(&v[n++].t, MSG_UNLOCK, c, kh_str("hostile passphrase"));
+	m_blob(&v[n++].t, MSG_UNLOCK, c, sl_str("hostile passphrase"));
 	v[n].name = "QUERY";
 	v[n].expect = ST_FAIL;
 	m_empty(&v[n++].t, MSG_QUERY, c);
@@ -1764,7 +1325,7 @@ t_wire(void)
 		    outcome_name(o));
 	}
 	for (size_t i = 0; i < n; i++) {
-		t_wire_one(&v[i]);
+		eng_wire_one(&v[i]);
 		tb_free(&v[i].t);
 	}
 	cur_case = "wire: afterwards";
@@ -1862,7 +1423,7 @@ t_types(void)
 				    outcome_name(o));
 			if (type == MSG_REMOVE_ALL && !pass) {
 				/* a compromised monitor may do that; start afresh */
-				(void)restart();
+				(void)eng_restart();
 			} else if (type != MSG_CLOSE) {
 				conn_close(c);
 			}
@@ -1901,20 +1462,20 @@ t_limits(void)
 	if ((data = malloc(IPC_MAX_MSG + 8)) == NULL)
 		abort();
 	RAND_bytes(data, IPC_MAX_MSG + 8);
-	o = do_sign(c, &U[K_ED], kh_sl(data, AGENT_MAX_FRAME), 0, 1);
-	ok(sig_good(o, &U[K_ED], kh_sl(data, AGENT_MAX_FRAME), SIG_ED25519),
+	o = do_sign(c, &U[K_ED], sl(data, AGENT_MAX_FRAME), 0, 1);
+	ok(sig_good(o, &U[K_ED], sl(data, AGENT_MAX_FRAME), SIG_ED25519),
 	    "limits: 256 KiB of data, Ed25519: signed (%s)", outcome_name(o));
-	o = do_sign(c, &U[K_RSA], kh_sl(data, AGENT_MAX_FRAME), 4, 1);
-	ok(sig_good(o, &U[K_RSA], kh_sl(data, AGENT_MAX_FRAME), SIG_RSA_SHA512),
+	o = do_sign(c, &U[K_RSA], sl(data, AGENT_MAX_FRAME), 4, 1);
+	ok(sig_good(o, &U[K_RSA], sl(data, AGENT_MAX_FRAME), SIG_RSA_SHA512),
 	    "limits: 256 KiB of data, RSA: signed (%s)", outcome_name(o));
 	/* a SIGN datagram of exactly IPC_MAX_MSG bytes */
 	datalen = IPC_MAX_MSG - IPC_HEADER_LEN - 4 - pub_of(&U[K_P256]).len - 4 - 4;
-	o = do_sign(c, &U[K_P256], kh_sl(data, datalen), 0, 1);
-	ok(sig_good(o, &U[K_P256], kh_sl(data, datalen), SIG_ECDSA_P256),
+	o = do_sign(c, &U[K_P256], sl(data, datalen), 0, 1);
+	ok(sig_good(o, &U[K_P256], sl(data, datalen), SIG_ECDSA_P256),
 	    "limits: a SIGN datagram of exactly %d bytes: signed (%s)",
 	    IPC_MAX_MSG, outcome_name(o));
 	/* one byte more than any message may be: fail closed */
-	m_sign(&t, c, pub_of(&U[K_P256]), kh_sl(data, datalen + 1), 0, 0);
+	m_sign(&t, c, pub_of(&U[K_P256]), sl(data, datalen + 1), 0, 0);
 	if (t.w.len != IPC_MAX_MSG + 1)
 		abort();
 	o = run(&t, W_ANY);
@@ -1939,7 +1500,7 @@ t_limits(void)
 		u.sid = sid_sl(&s);
 		u.msg = 50;
 		memset(data, 'u', AGENT_MAX_FRAME - 1024);
-		u.user_raw = kh_sl(data, AGENT_MAX_FRAME - 1024);
+		u.user_raw = sl(data, AGENT_MAX_FRAME - 1024);
 		u.service = "ssh-connection";
 		u.method = "publickey-hostbound-v00@openssh.com";
 		u.has_sig = 1;
@@ -2054,10 +1615,10 @@ t_limits(void)
 			to.host = host;
 			to.keys = &spec;
 			to.nkeys = 1;
-			tconstraint_write(&list, &from, &to, kh_sl(NULL, 0),
-			    kh_sl(NULL, 0));
+			tconstraint_write(&list, &from, &to, sl(NULL, 0),
+			    sl(NULL, 0));
 		}
-		kh_check(&list, "constraint list");
+		tk_check(&list, "constraint list");
 		struct addopt ao = { .dest_raw = wb_slice_of(&list) };
 		o = do_add(ADMIN_CONN, &E1, &ao);
 		if (nrules == AGENT_MAX_DEST_RULES) {
@@ -2092,7 +1653,7 @@ t_limits(void)
 		if (mp == NULL)
 			abort();
 		memset(&fake, 0, sizeof(fake));
-		snprintf(fake.comment, sizeof(fake.comment), "rsa-structure");
+		snprintf(fake.name, sizeof(fake.name), "rsa-structure");
 		for (int bits = AGENT_RSA_MAX_BITS; bits <= AGENT_RSA_MAX_BITS + 1;
 		    bits++) {
 			size_t nb = (size_t)(bits + 7) / 8;
@@ -2118,8 +1679,8 @@ t_limits(void)
 	o = do_add(ADMIN_CONN, &E4, NULL);
 	ok(is_status(o, ST_OK), "limits: ADD of a 1024-bit RSA key: accepted (%s)",
 	    outcome_name(o));
-	ok(sig_good(do_sign(ADMIN_CONN, &E4, kh_str("x"), SSH_AGENT_RSA_SHA2_256,
-	    1), &E4, kh_str("x"), SIG_RSA_SHA256), "limits: ... it signs");
+	ok(sig_good(do_sign(ADMIN_CONN, &E4, sl_str("x"), SSH_AGENT_RSA_SHA2_256,
+	    1), &E4, sl_str("x"), SIG_RSA_SHA256), "limits: ... it signs");
 	ok(is_status(do_remove(ADMIN_CONN, &E4), ST_OK), "limits: ... removed");
 	for (unsigned np = AGENT_MAX_PRINCIPALS; np <= AGENT_MAX_PRINCIPALS + 1;
 	    np++) {
@@ -2136,9 +1697,9 @@ t_limits(void)
 		if (np <= AGENT_MAX_PRINCIPALS) {
 			ok(is_status(o, ST_OK), "limits: ADD of a certificate with %u "
 			    "principals: accepted (%s)", np, outcome_name(o));
-			m_sign(&t, ADMIN_CONN, tb_slice(&cert), kh_str("x"), 0, 1);
+			m_sign(&t, ADMIN_CONN, tb_slice(&cert), sl_str("x"), 0, 1);
 			o = run(&t, W_REPLY);
-			ok(sig_good(o, &E1, kh_str("x"), SIG_ED25519), "limits: ... the "
+			ok(sig_good(o, &E1, sl_str("x"), SIG_ED25519), "limits: ... the "
 			    "certificate identity signs with its key (%s)",
 			    outcome_name(o));
 			m_blob(&t, MSG_REMOVE, ADMIN_CONN, tb_slice(&cert));
@@ -2146,7 +1707,7 @@ t_limits(void)
 		} else {
 			ok(refused(o), "limits: ADD of a certificate with %u principals: "
 			    "refused (%s)", np, outcome_name(o));
-			m_sign(&t, ADMIN_CONN, tb_slice(&cert), kh_str("x"), 0, 0);
+			m_sign(&t, ADMIN_CONN, tb_slice(&cert), sl_str("x"), 0, 0);
 			ok(refused(run(&t, W_REPLY)), "limits: ... it cannot sign");
 		}
 		tb_free(&cert);
@@ -2166,8 +1727,8 @@ t_limits(void)
 		ok(is_status(o, ST_OK), "limits: ADD with a %d-byte comment: "
 		    "accepted (%s)", AGENT_MAX_FRAME - 4097, outcome_name(o));
 		c = conn_open();
-		o = do_sign(c, &E2, kh_str("x"), 0, 1);
-		ok(sig_good(o, &E2, kh_str("x"), SIG_ED25519), "limits: ... it signs");
+		o = do_sign(c, &E2, sl_str("x"), 0, 1);
+		ok(sig_good(o, &E2, sl_str("x"), SIG_ED25519), "limits: ... it signs");
 		ok(list_keys(c, NULL, NULL) >= 0, "limits: ... LIST still answers");
 		ok(is_status(do_remove(ADMIN_CONN, &E2), ST_OK), "limits: ... "
 		    "removed");
@@ -2182,22 +1743,22 @@ t_limits(void)
 		o = do_add(ADMIN_CONN, &E2, &ao);
 		ok(o == O_REPLY, "limits: ADD with lifetime 0: answered (%s)",
 		    outcome_name(o));
-		ok(refused(do_sign(ADMIN_CONN, &E2, kh_str("x"), 0, 0)),
+		ok(refused(do_sign(ADMIN_CONN, &E2, sl_str("x"), 0, 0)),
 		    "limits: ... the key is gone at once: cannot sign");
 	}
 	{
 		struct tb tl;
 		memset(data, 'p', AGENT_MAX_FRAME);
 		c = conn_open();
-		m_blob(&tl, MSG_LOCK, c, kh_sl(data, AGENT_MAX_FRAME));
+		m_blob(&tl, MSG_LOCK, c, sl(data, AGENT_MAX_FRAME));
 		ok(is_status(run(&tl, W_REPLY), ST_OK), "limits: LOCK with a 256 KiB "
 		    "passphrase: accepted");
-		ok(refused(do_sign(c, &U[K_ED], kh_str("x"), 0, 0)), "limits: ... "
+		ok(refused(do_sign(c, &U[K_ED], sl_str("x"), 0, 0)), "limits: ... "
 		    "locked: cannot sign");
-		m_blob(&tl, MSG_UNLOCK, c, kh_sl(data, AGENT_MAX_FRAME - 1));
+		m_blob(&tl, MSG_UNLOCK, c, sl(data, AGENT_MAX_FRAME - 1));
 		ok(refused(run(&tl, W_REPLY)), "limits: ... UNLOCK with one byte "
 		    "less: refused");
-		m_blob(&tl, MSG_UNLOCK, c, kh_sl(data, AGENT_MAX_FRAME));
+		m_blob(&tl, MSG_UNLOCK, c, sl(data, AGENT_MAX_FRAME));
 		ok(is_status(run(&tl, W_REPLY), ST_OK), "limits: ... UNLOCK with it: "
 		    "accepted");
 	}
@@ -2215,7 +1776,7 @@ t_limits(void)
 		tb_string(&to, "x", 1);
 		tb_u32(&to, 0);
 		o = run(&to, W_REPLY);
-		ok(sig_good(o, &U[K_ED], kh_str("x"), SIG_ED25519) && R.req == 0 &&
+		ok(sig_good(o, &U[K_ED], sl_str("x"), SIG_ED25519) && R.req == 0 &&
 		    R.conn == ADMIN_CONN, "limits: request id 0: answered, echoed");
 		m_begin(&to, MSG_LIST, 0xffffffffU, ADMIN_CONN);
 		o = run(&to, W_REPLY);
@@ -2230,7 +1791,7 @@ t_limits(void)
 		cur_case = "limits: 64 pipelined signatures";
 		for (int i = 0; i < nreq; i++) {
 			struct tb tp;
-			m_sign(&tp, c, pub_of(&U[i % 2 ? K_ED : K_P256]), kh_str("pipe"),
+			m_sign(&tp, c, pub_of(&U[i % 2 ? K_ED : K_P256]), sl_str("pipe"),
 			    0, 1);
 			if (i == 0)
 				first = hdr_req(&tp);
@@ -2238,13 +1799,9 @@ t_limits(void)
 			tb_free(&tp);
 		}
 		while (answered < (uint32_t)nreq) {
-			struct pollfd pfd = { S.fd, POLLIN, 0 };
-			ssize_t r;
-			if (poll(&pfd, 1, REPLY_WAIT_MS) <= 0)
+			size_t r;
+			if (eng_recv(mono_ms() + REPLY_WAIT_MS, &r) <= 0)
 				break;
-			if ((r = recv(S.fd, rbuf, RBUF_LEN, 0)) <= 0)
-				break;
-			inspect(rbuf, (size_t)r);
 			if (r > 9 && rbuf[0] == MSG_R_SIGNATURE &&
 			    get_be32(rbuf + 1) - first < (uint32_t)nreq)
 				answered++;
@@ -2365,36 +1922,16 @@ t_add_forged(void)
 
 /* ============================================================== main */
 
-static void
-find_helpers(int argc, char **argv)
-{
-	const char *dir = argc > 1 ? argv[1] : getenv("KEYWARD_BUILD");
-	const char *log = getenv("HOSTILE_LOG");
-
-	if (dir == NULL || *dir == '\0')
-		dir = "build";
-	snprintf(policy_path, sizeof(policy_path), "%s/keyward-policy", dir);
-	snprintf(keyholder_path, sizeof(keyholder_path), "%s/keyward-keyholder", dir);
-	if (access(policy_path, X_OK) != 0 || access(keyholder_path, X_OK) != 0) {
-		printf("Bail out! no keyward-policy/keyward-keyholder in %s\n", dir);
-		exit(1);
-	}
-	logfd = open(log != NULL && *log != '\0' ? log : "/dev/null",
-	    O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	printf("# helpers from %s; their log: %s\n", dir, log ? log : "/dev/null");
-}
-
 int
 main(int argc, char **argv)
 {
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	signal(SIGPIPE, SIG_IGN);
-	find_helpers(argc, argv);
+	static const char *const progs[] = { "keyward-policy",
+	    "keyward-keyholder", NULL };
+
+	eng_init(argc, argv, &ops, progs);
 	/* The prompter asks $SSH_ASKPASS; here the user always says no. */
 	setenv("SSH_ASKPASS", "/bin/false", 1);
 	setenv("SSH_ASKPASS_REQUIRE", "force", 1);
-	if ((rbuf = malloc(RBUF_LEN)) == NULL)
-		abort();
 
 	ukey_gen(&U[K_ED], KEY_ED25519, 0, "ed25519");
 	ukey_gen(&U[K_P256], KEY_ECDSA_P256, 0, "nistp256");
@@ -2422,7 +1959,7 @@ main(int argc, char **argv)
 	tb_rule(&d2_list, NULL, NULL, NULL, "xhost", &HX);
 	tb_rule(&d2_list, "xhost", &HX, "alice", "yhost", &HY);
 
-	start_pair();
+	eng_start();
 	t_positive();
 	t_unopened();
 	t_open_twice();
@@ -2437,15 +1974,11 @@ main(int argc, char **argv)
 	cur_case = "the end";
 	ok(base_intact(), "end: policy is up with every base key");
 	{
-		int r = reap_pair();
+		int r = eng_reap_all();
 		ok(r == 0, "end: closing the monitor's end: policy and keyholder exit "
 		    "cleanly");
 	}
-	printf("# %lu replies (%lu bytes), %lu signatures; %lu starts, %lu clean "
-	    "exits\n", st.replies, st.bytes, st.signatures, st.starts,
-	    st.clean_exits);
-	ok(st.leaks == 0, "no reply carried a byte sequence of any private key "
-	    "(%zu components scanned, %lu leaks)", nsecrets, st.leaks);
+	eng_summary();
 	ok(st.forbidden == 0, "no signature was produced for a request the "
 	    "constraints forbid (%lu)", st.forbidden);
 	ok(st.bad_exits == 0 && st.hangs == 0, "policy and keyholder never died "

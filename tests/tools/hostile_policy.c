@@ -12,118 +12,51 @@
  * The keyholder answers every request it can decode exactly once; a
  * header it cannot decode makes it exit (255: fail closed). Death by a
  * signal (SIGSEGV, SIGABRT, SIGSYS) or another status (a sanitizer) is a
- * failure; the keyholder is then restarted with the base keys.
+ * failure; the keyholder is then restarted with the base keys. The
+ * engine (starting, reaping, the wire damage) is tests/tools/engine.h.
  *
  *   hostile_policy [BUILD_DIR]      (else $KEYWARD_BUILD, else ./build)
  *   HOSTILE_LOG=FILE                its stderr (default /dev/null)
  */
-#include "crypto/crypto.h"
-#include "ipc/buf.h"
-#include "ipc/chan.h"
-#include "ipc/limits.h"
-#include "ipc/msg.h"
-#include "ipc/sshkey.h"
-#include "tests/unit/tap.h"
-#include "tests/unit/testkeys.h"
-#include "tests/tools/secrets.h"
+#include "tests/tools/engine.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <openssl/rand.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
-#define REPLY_WAIT_MS 15000             /* scrypt under ASan is slow, not this slow */
-#define MAX_HANGS    3                  /* then give up: it stopped answering */
-
-struct ukey {
-	struct testkey k;
-	struct tb pub, priv;
-	uint64_t id;            /* its keyholder id in the base state */
-	char name[24];
-};
 
 enum { K_ED, K_P256, K_P384, K_P521, K_RSA, NBASE };
 static struct ukey U[NBASE];
 static struct ukey O_ED, O_P256, O_RSA; /* other keys, for mismatched halves */
 
 static void
-ukey_gen(struct ukey *u, enum key_kind kind, size_t bits, const char *name,
+kh_key(struct ukey *u, enum key_kind kind, size_t bits, const char *name,
     uint64_t id)
 {
-	testkey_gen(&u->k, kind, bits);
-	tb_init(&u->pub);
-	tk_pub(&u->pub, &u->k);
-	tb_init(&u->priv);
-	tk_priv(&u->priv, &u->k);
-	if (u->pub.w.err || u->priv.w.err)
-		abort();
+	ukey_gen(u, kind, bits, name);
 	u->id = id;
-	snprintf(u->name, sizeof(u->name), "%s", name);
-	secrets_add_key(&u->k, name);
 }
 
-/* ---------------------------------------------------------------- checks */
-
-static struct {
-	unsigned long replies, bytes, signatures, leaks, malformed, unasked;
-	unsigned long starts, clean_exits, bad_exits, hangs;
-} st;
-static const char *cur_case = "start-up";
-
+/* Every reply is a status or a signature for the connection 0 policy
+ * names in its own requests. */
 static void
-inspect(const uint8_t *p, size_t n)
+inspect(const struct msg_hdr *h, struct rd *r, size_t n)
 {
-	struct msg_hdr h;
 	struct msg_status ms;
 	struct msg_blob mb;
-	struct rd r;
 	int bad;
 
-	st.replies++;
-	st.bytes += n;
-	st.leaks += secrets_scan(p, n, cur_case);
-	rd_init(&r, p, n);
-	if (msg_hdr_decode(&r, &h) != 0)
-		bad = 1;
-	else if (h.type == MSG_R_STATUS)
-		bad = msg_status_decode(&r, &ms) != 0;
-	else if (h.type == MSG_R_SIGNATURE)
-		bad = msg_blob_decode(&r, &mb) != 0, st.signatures++;
+	if (h->type == MSG_R_STATUS)
+		bad = msg_status_decode(r, &ms) != 0;
+	else if (h->type == MSG_R_SIGNATURE)
+		bad = msg_blob_decode(r, &mb) != 0, st.signatures++;
 	else
 		bad = 1;
-	if (bad || h.conn != 0) {
+	if (bad || h->conn != 0) {
 		st.malformed++;
 		printf("# malformed reply of %zu bytes, type %u (case: %s)\n", n,
-		    n ? p[0] : 0, cur_case);
+		    h->type, cur_case);
 	}
 }
 
 /* ---------------------------------------------------------- the process */
-
-static char keyholder_path[PATH_MAX];
-static int logfd = -1;
-static struct { pid_t pid; int fd; unsigned gen; } S = { -1, -1, 0 };
-static uint8_t *rbuf;
-#define RBUF_LEN (2 * IPC_MAX_MSG)
-
-static uint64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static void setup_base(void);
 
@@ -133,144 +66,14 @@ start(void)
 	int pk[2];
 	char *argv[] = { "keyward-keyholder", "debug", NULL };
 
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pk) != 0) {
-		printf("Bail out! socketpair: %s\n", strerror(errno));
-		exit(1);
-	}
-	chan_setup_fd(pk[0]);
-	chan_setup_fd(pk[1]);
-	fflush(stdout);
-	if ((S.pid = fork()) < 0) {
-		printf("Bail out! fork: %s\n", strerror(errno));
-		exit(1);
-	}
-	if (S.pid == 0) {
-		/* spawn.c's start() and place_fds() for a single fd (stdout to
-		 * the log too, away from our TAP) */
-		int ta;
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
-			_exit(127);
-		if (logfd >= 0 && (dup2(logfd, STDERR_FILENO) < 0 ||
-		    dup2(logfd, STDOUT_FILENO) < 0))
-			_exit(127);
-		if ((ta = fcntl(pk[1], F_DUPFD_CLOEXEC, 10)) < 0 || dup2(ta, 3) != 3)
-			_exit(127);
-		close_range(4, ~0U, 0);
-		execv(keyholder_path, argv);
-		_exit(127);
-	}
+	eng_pair(pk);
+	eng_spawn(0, argv, pk[1], -1);
 	close(pk[1]);
-	S.fd = pk[0];
-	S.gen++;
-	st.starts++;
+	eng_started(pk[0]);
 	setup_base();
 }
 
-static int
-reap(void)
-{
-	uint64_t end = mono_ms() + 20000;
-	int status = 0;
-	pid_t r;
-
-	if (S.fd >= 0)
-		close(S.fd);
-	S.fd = -1;
-	while ((r = waitpid(S.pid, &status, WNOHANG)) == 0 && mono_ms() < end) {
-		struct timespec ts = { 0, 2 * 1000 * 1000 };
-		nanosleep(&ts, NULL);
-	}
-	if (r == 0) {
-		kill(S.pid, SIGKILL);
-		waitpid(S.pid, &status, 0);
-		printf("# keyward-keyholder did not exit when policy went away "
-		    "(case: %s)\n", cur_case);
-		st.bad_exits++;
-		return -1;
-	}
-	S.pid = -1;
-	if (WIFSIGNALED(status)) {
-		printf("# keyward-keyholder KILLED BY SIGNAL %d (%s) (case: %s)\n",
-		    WTERMSIG(status), strsignal(WTERMSIG(status)), cur_case);
-		st.bad_exits++;
-		return -1;
-	}
-	if (!WIFEXITED(status) || (WEXITSTATUS(status) != 0 &&
-	    WEXITSTATUS(status) != 255)) {
-		printf("# keyward-keyholder exited with status %d (a sanitizer "
-		    "report?) (case: %s)\n", WEXITSTATUS(status), cur_case);
-		st.bad_exits++;
-		return -1;
-	}
-	st.clean_exits++;
-	return 0;
-}
-
 /* ------------------------------------------------------------ exchanges */
-
-enum outcome { O_REPLY = 1, O_EXIT, O_CRASH, O_HANG, O_TOOBIG };
-
-static struct {
-	uint8_t type, status;
-	uint32_t req;
-	uint8_t *p;
-	size_t n;
-} R;
-
-static uint32_t next_req = 100;
-
-static uint32_t
-req_new(void)
-{
-	return ++next_req;
-}
-
-static int
-send_raw(const uint8_t *p, size_t n)
-{
-	ssize_t r;
-
-	do {
-		r = send(S.fd, p, n, MSG_NOSIGNAL);
-	} while (r < 0 && errno == EINTR);
-	if (r == (ssize_t)n)
-		return 0;
-	return r < 0 && errno == EMSGSIZE ? 1 : -1;
-}
-
-/* One reply: 1, or 0 on timeout, -1 on EOF. */
-static int
-recv_one(uint64_t end, size_t *n)
-{
-	for (;;) {
-		struct pollfd pfd = { S.fd, POLLIN, 0 };
-		uint64_t now = mono_ms();
-		ssize_t r;
-		if (now >= end)
-			return 0;
-		if (poll(&pfd, 1, (int)(end - now)) <= 0)
-			continue;
-		do {
-			r = recv(S.fd, rbuf, RBUF_LEN, MSG_DONTWAIT);
-		} while (r < 0 && errno == EINTR);
-		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			continue;
-		if (r <= 0)
-			return -1;
-		inspect(rbuf, (size_t)r);
-		*n = (size_t)r;
-		return 1;
-	}
-}
-
-static enum outcome
-gone(void)
-{
-	int clean = reap() == 0;
-
-	start();
-	return clean ? O_EXIT : O_CRASH;
-}
 
 /* Send p and wait for the answer to req. */
 static enum outcome
@@ -281,40 +84,22 @@ xact_raw(const uint8_t *p, size_t len, uint32_t req)
 	int r;
 
 	if (S.fd < 0)
-		start();
+		eng_start();
 	if ((r = send_raw(p, len)) == 1)
 		return O_TOOBIG;
 	end = mono_ms() + REPLY_WAIT_MS;
 	for (;;) {
-		if ((r = recv_one(end, &n)) < 0)
-			return gone();
-		if (r == 0) {
-			printf("# keyholder did not answer within %d ms (case: %s)\n",
-			    REPLY_WAIT_MS, cur_case);
-			if (++st.hangs >= MAX_HANGS) {
-				printf("Bail out! %d requests were never answered\n",
-				    MAX_HANGS);
-				exit(1);
-			}
-			kill(S.pid, SIGKILL);
-			(void)reap();
-			start();
-			return O_HANG;
-		}
+		if ((r = eng_recv(end, &n)) < 0)
+			return eng_gone();
+		if (r == 0)
+			return eng_hang();
 		if (n < IPC_HEADER_LEN || get_be32(rbuf + 1) != req) {
 			st.unasked++;
 			printf("# an answer nobody asked for (request %u) (case: %s)\n",
 			    n >= 5 ? get_be32(rbuf + 1) : 0, cur_case);
 			continue;
 		}
-		free(R.p);
-		if ((R.p = malloc(n)) == NULL)
-			abort();
-		memcpy(R.p, rbuf, n);
-		R.n = n;
-		R.type = rbuf[0];
-		R.req = req;
-		R.status = n >= 10 ? rbuf[9] : 0xff;
+		eng_take(n);
 		return O_REPLY;
 	}
 }
@@ -331,19 +116,23 @@ run(struct tb *t)
 	return o;
 }
 
-static void
-m_begin(struct tb *t, uint8_t type, uint32_t req)
+static enum outcome
+wire_send(const uint8_t *m, size_t n, uint32_t req, int whole_header,
+    int expect)
 {
-	tb_init(t);
-	tb_u8(t, type);
-	tb_u32(t, req);
-	tb_u32(t, 0);
+	return xact_raw(m, n, req);
 }
+
+static const struct engine_ops ops = {
+	.start = start,
+	.inspect = inspect,
+	.wire_send = wire_send,
+};
 
 static void
 m_add(struct tb *t, uint64_t id, const struct tb *priv)
 {
-	m_begin(t, MSG_KH_ADD, req_new());
+	m_begin(t, MSG_KH_ADD, req_new(), 0);
 	tb_u64(t, id);
 	tb_string_of(t, priv);
 }
@@ -351,7 +140,7 @@ m_add(struct tb *t, uint64_t id, const struct tb *priv)
 static void
 m_sign(struct tb *t, uint64_t id, uint8_t alg, struct slice data)
 {
-	m_begin(t, MSG_KH_SIGN, req_new());
+	m_begin(t, MSG_KH_SIGN, req_new(), 0);
 	tb_u64(t, id);
 	tb_u8(t, alg);
 	tb_string(t, data.p, data.len);
@@ -360,46 +149,15 @@ m_sign(struct tb *t, uint64_t id, uint8_t alg, struct slice data)
 static void
 m_delete(struct tb *t, uint64_t id)
 {
-	m_begin(t, MSG_KH_DELETE, req_new());
+	m_begin(t, MSG_KH_DELETE, req_new(), 0);
 	tb_u64(t, id);
 }
 
 static void
 m_pass(struct tb *t, uint8_t type, struct slice pass)
 {
-	m_begin(t, type, req_new());
+	m_begin(t, type, req_new(), 0);
 	tb_string(t, pass.p, pass.len);
-}
-
-static int
-is_status(enum outcome o, uint8_t status)
-{
-	return o == O_REPLY && R.type == MSG_R_STATUS && R.n == 10 &&
-	    R.status == status;
-}
-
-static int
-refused(enum outcome o)
-{
-	return is_status(o, ST_FAIL) || o == O_EXIT;
-}
-
-static const char *
-outcome_name(enum outcome o)
-{
-	static char buf[64];
-
-	switch (o) {
-	case O_REPLY:
-		snprintf(buf, sizeof(buf), "reply type %u status %u", R.type,
-		    R.type == MSG_R_STATUS ? R.status : 0);
-		return buf;
-	case O_EXIT: return "clean exit";
-	case O_CRASH: return "CRASH";
-	case O_HANG: return "HANG";
-	case O_TOOBIG: return "datagram too big to send";
-	}
-	return "?";
 }
 
 static enum outcome
@@ -425,7 +183,7 @@ do_simple(uint8_t type)
 {
 	struct tb t;
 
-	m_begin(&t, type, req_new());
+	m_begin(&t, type, req_new(), 0);
 	return run(&t);
 }
 
@@ -436,32 +194,6 @@ do_pass(uint8_t type, struct slice pass)
 
 	m_pass(&t, type, pass);
 	return run(&t);
-}
-
-/* The answer is a signature by k over data with algorithm alg. */
-static int
-sig_good(enum outcome o, const struct ukey *k, struct slice data,
-    enum sig_alg alg)
-{
-	struct pubkey pk;
-	struct msg_hdr h;
-	struct msg_blob b;
-	enum sig_alg got = SIG_NONE;
-	struct rd r;
-
-	if (o != O_REPLY || R.type != MSG_R_SIGNATURE)
-		return 0;
-	rd_init(&r, R.p, R.n);
-	if (msg_hdr_decode(&r, &h) != 0 || msg_blob_decode(&r, &b) != 0 ||
-	    key_parse_public(tb_slice(&k->pub), &pk, NULL) != 0)
-		return 0;
-	return sig_verify(&pk, b.blob, data, &got) == 0 && got == alg;
-}
-
-static enum sig_alg
-natural_alg(enum key_kind kind)
-{
-	return kind == KEY_RSA ? SIG_RSA_SHA512 : sig_alg_for(kind, 0);
 }
 
 static struct slice
@@ -475,7 +207,7 @@ static int
 base_signs(void)
 {
 	for (int i = 0; i < NBASE; i++) {
-		enum sig_alg a = natural_alg(U[i].k.kind);
+		enum sig_alg a = tk_default_alg(U[i].k.kind);
 		if (!sig_good(do_sign(U[i].id, (uint8_t)a, sl_data()), &U[i],
 		    sl_data(), a))
 			return 0;
@@ -492,7 +224,7 @@ setup_base(void)
 	for (int i = 0; i < NBASE; i++)
 		if (!is_status(do_add(U[i].id, &U[i].priv), ST_OK)) {
 			printf("Bail out! the keyholder (%s) refuses base key %s\n",
-			    keyholder_path, U[i].name);
+			    P[0].path, U[i].name);
 			exit(1);
 		}
 	cur_case = was;
@@ -505,7 +237,7 @@ t_positive(void)
 {
 	cur_case = "positive";
 	for (int i = 0; i < NBASE; i++) {
-		enum sig_alg a = natural_alg(U[i].k.kind);
+		enum sig_alg a = tk_default_alg(U[i].k.kind);
 		ok(sig_good(do_sign(U[i].id, (uint8_t)a, sl_data()), &U[i], sl_data(),
 		    a), "positive: %s (id %llu) signs with %s", U[i].name,
 		    (unsigned long long)U[i].id, sig_alg_name(a));
@@ -554,7 +286,7 @@ t_ids(void)
 		for (int k = 0; k < NBASE; k++)
 			held |= U[k].id == ids[i];
 		for (int k = 0; k < NBASE && !held; k++, tried++) {
-			enum sig_alg a = natural_alg(U[k].k.kind);
+			enum sig_alg a = tk_default_alg(U[k].k.kind);
 			if (!refused(do_sign(ids[i], (uint8_t)a, sl_data())))
 				served++;
 		}
@@ -674,7 +406,7 @@ t_mismatch(void)
 	}
 	for (size_t i = 0; i < n; i++) {
 		int b = bad[i].base;
-		enum sig_alg a = natural_alg(U[b].k.kind);
+		enum sig_alg a = tk_default_alg(U[b].k.kind);
 		ok(refused(do_add(777, &bad[i].t)), "mismatch: KH_ADD of %s as a new "
 		    "id: refused", bad[i].what);
 		ok(refused(do_sign(777, (uint8_t)a, sl_data())), "mismatch: ... and "
@@ -708,88 +440,6 @@ t_mismatch(void)
 	tb_free(&p);
 }
 
-/* Every prefix, a trailing byte, every string length absurd. */
-struct vmsg {
-	const char *name;
-	struct tb t;
-	int expect;             /* the answer to a damaged one */
-};
-
-static void
-t_wire_one(struct vmsg *v)
-{
-	const uint8_t *p = v->t.w.p;
-	size_t len = v->t.w.len, badn = (size_t)-1, nexit = 0;
-	uint8_t *m = malloc(len + 1);
-	enum outcome bado = O_REPLY, o;
-	char what[160];
-
-	if (m == NULL)
-		abort();
-	for (size_t n = 1; n < len; n++) {
-		snprintf(what, sizeof(what), "%s truncated to %zu bytes", v->name, n);
-		cur_case = what;
-		memcpy(m, p, n);
-		if (n >= 5)
-			put_be32(m + 1, req_new());
-		o = xact_raw(m, n, n >= 5 ? get_be32(m + 1) : 0);
-		if (o == O_EXIT)
-			nexit++;
-		if ((n < IPC_HEADER_LEN ? o != O_EXIT : !(is_status(o,
-		    (uint8_t)v->expect) || o == O_EXIT)) && badn == (size_t)-1) {
-			badn = n;
-			bado = o;
-		}
-	}
-	ok(badn == (size_t)-1, "wire: %s: each of %zu truncations refused or "
-	    "failed closed (%zu exits)", v->name, len - 1, nexit);
-	if (badn != (size_t)-1)
-		printf("#   truncated to %zu bytes: %s\n", badn, outcome_name(bado));
-
-	snprintf(what, sizeof(what), "%s with a trailing byte", v->name);
-	cur_case = what;
-	memcpy(m, p, len);
-	m[len] = 0;
-	put_be32(m + 1, req_new());
-	o = xact_raw(m, len + 1, get_be32(m + 1));
-	ok(is_status(o, (uint8_t)v->expect) || o == O_EXIT, "wire: %s: a trailing "
-	    "byte: refused (%s)", v->name, outcome_name(o));
-
-	if (v->t.n > 0) {
-		static const uint32_t huge[] = { 0xffffffffU, 0xfffffffeU,
-		    0x80000000U, 0x7fffffffU, 0x00ffffffU };
-		int bad = -1;
-		uint32_t badval = 0;
-		for (int i = 0; i < v->t.n && bad < 0; i++) {
-			size_t at = v->t.pos[i];
-			size_t lim = tb_limit(&v->t, p, len, i);
-			for (size_t j = 0; j <= sizeof(huge) / sizeof(huge[0]); j++) {
-				uint32_t val = j < sizeof(huge) / sizeof(huge[0]) ? huge[j] :
-				    (uint32_t)(lim - (at + 4) + 1);
-				snprintf(what, sizeof(what), "%s, length at %zu set to 0x%x",
-				    v->name, at, val);
-				cur_case = what;
-				memcpy(m, p, len);
-				put_be32(m + at, val);
-				put_be32(m + 1, req_new());
-				o = xact_raw(m, len, get_be32(m + 1));
-				if (!(is_status(o, (uint8_t)v->expect) || o == O_EXIT)) {
-					bad = i;
-					badval = val;
-					break;
-				}
-			}
-		}
-		ok(bad < 0, "wire: %s: each of %d string lengths set to 0xffffffff, "
-		    "0xfffffffe, 2^31, 2^31-1, 2^24-1 and one past its buffer: "
-		    "refused", v->name, v->t.n);
-		if (bad >= 0)
-			printf("#   length at offset %zu = 0x%x: %s\n", v->t.pos[bad],
-			    badval, outcome_name(o));
-	}
-	free(m);
-}
-
 static void
 t_wire(void)
 {
@@ -813,7 +463,7 @@ t_wire(void)
 	m_delete(&v[n++].t, U[K_P384].id);
 	v[n].name = "KH_WIPE";
 	v[n].expect = ST_FAIL;
-	m_begin(&v[n++].t, MSG_KH_WIPE, req_new());
+	m_begin(&v[n++].t, MSG_KH_WIPE, req_new(), 0);
 	v[n].name = "KH_LOCK";
 	v[n].expect = ST_FAIL;
 	m_pass(&v[n++].t, MSG_KH_LOCK, sl_str("hostile passphrase"));
@@ -829,7 +479,7 @@ t_wire(void)
 		    "keyholder fails closed (%s)", outcome_name(o));
 	}
 	for (size_t i = 0; i < n; i++) {
-		t_wire_one(&v[i]);
+		eng_wire_one(&v[i]);
 		tb_free(&v[i].t);
 	}
 	cur_case = "wire: afterwards";
@@ -857,7 +507,7 @@ t_types(void)
 			snprintf(what, sizeof(what), "type %d, %s payload", type,
 			    pass ? "16-byte garbage" : "empty");
 			cur_case = what;
-			m_begin(&t, (uint8_t)type, req_new());
+			m_begin(&t, (uint8_t)type, req_new(), 0);
 			if (pass)
 				tb_raw(&t, garbage, sizeof(garbage));
 			o = run(&t);
@@ -988,7 +638,7 @@ t_lock(void)
 	ok(is_status(do_pass(MSG_KH_LOCK, sl_str("pw")), ST_OK), "lock: KH_LOCK");
 	served = 0;
 	for (int i = 0; i < NBASE; i++)
-		if (!refused(do_sign(U[i].id, (uint8_t)natural_alg(U[i].k.kind),
+		if (!refused(do_sign(U[i].id, (uint8_t)tk_default_alg(U[i].k.kind),
 		    sl_data())))
 			served++;
 	ok(served == 0, "lock: locked, no key signs (%d did)", served);
@@ -1066,7 +716,7 @@ t_pipeline(void)
 			lockreq = get_be32(t.w.p + 1);
 		} else {
 			int k = i % NBASE;
-			m_sign(&t, U[k].id, (uint8_t)natural_alg(U[k].k.kind), sl_data());
+			m_sign(&t, U[k].id, (uint8_t)tk_default_alg(U[k].k.kind), sl_data());
 		}
 		if (send_raw(t.w.p, t.w.len) != 0)
 			break;
@@ -1074,7 +724,7 @@ t_pipeline(void)
 	}
 	last = next_req;
 	for (int got = 0; got < NB + NA + 1;) {
-		int r = recv_one(mono_ms() + REPLY_WAIT_MS, &n);
+		int r = eng_recv(mono_ms() + REPLY_WAIT_MS, &n);
 		uint32_t req;
 		if (r <= 0)
 			break;
@@ -1117,7 +767,7 @@ answer_position(uint32_t first, uint32_t last, uint32_t want)
 
 	while (got < (int)(last - first + 1)) {
 		uint32_t req;
-		if (recv_one(mono_ms() + REPLY_WAIT_MS, &n) <= 0)
+		if (eng_recv(mono_ms() + REPLY_WAIT_MS, &n) <= 0)
 			return 0;
 		req = get_be32(rbuf + 1);
 		if (req < first || req > last)
@@ -1130,6 +780,34 @@ answer_position(uint32_t first, uint32_t last, uint32_t want)
 	return n_ok == got ? pos : 0;
 }
 
+enum { NS = 8 };                /* RSA signatures piped in ahead */
+
+/* NS signatures by big on connection cbig, then one by last on clast
+ * (with alg), all sent while the keyholder is stopped, so that all
+ * arrive at once however this test is scheduled: the place of the last
+ * one's answer (answer_position). */
+static int
+piped_behind(const struct ukey *big, uint32_t cbig, const struct ukey *last,
+    enum sig_alg alg, uint32_t clast)
+{
+	uint32_t first;
+	struct tb t;
+
+	kill(P[0].pid, SIGSTOP);
+	first = next_req + 1;
+	for (int i = 0; i <= NS; i++) {
+		if (i < NS)
+			m_sign(&t, big->id, SIG_RSA_SHA512, sl_data());
+		else
+			m_sign(&t, last->id, (uint8_t)alg, sl_data());
+		put_be32(t.w.p + 5, i < NS ? cbig : clast);
+		send_raw(t.w.p, t.w.len);
+		tb_free(&t);
+	}
+	kill(P[0].pid, SIGCONT);
+	return answer_position(first, next_req, next_req);
+}
+
 /* Issue 13: one connection's pipelined signatures, or a big RSA key,
  * do not hold up another's. The header's conn field names the client
  * connection (policy's id; any value, 0 included). The signatures piped
@@ -1138,51 +816,24 @@ answer_position(uint32_t first, uint32_t last, uint32_t want)
 static void
 t_fair(void)
 {
-	enum { NS = 8 };
 	static struct ukey big;         /* the leak scan keeps pointers into it */
-	uint32_t first, last;
 	struct tb t;
 	int pos;
 
 	cur_case = "connections in turn";
-	ukey_gen(&big, KEY_RSA, KEYHOLDER_FAST_RSA_BITS + 64, "rsa-slow", 4242);
+	kh_key(&big, KEY_RSA, KEYHOLDER_FAST_RSA_BITS + 64, "rsa-slow", 4242);
 	if (!is_status(do_add(big.id, &big.priv), ST_OK)) {
 		ok(0, "fair: an RSA-%d key is added", KEYHOLDER_FAST_RSA_BITS + 64);
 		return;
 	}
-	/* stopped while we send, so that all arrive at once, however this
-	 * test is scheduled */
-	kill(S.pid, SIGSTOP);
-	first = next_req + 1;
-	for (int i = 0; i <= NS; i++) {
-		m_sign(&t, big.id, SIG_RSA_SHA512, sl_data());
-		put_be32(t.w.p + 5, i < NS ? 0 : 9);
-		send_raw(t.w.p, t.w.len);
-		tb_free(&t);
-	}
-	last = next_req;
-	kill(S.pid, SIGCONT);
-	pos = answer_position(first, last, last);
+	pos = piped_behind(&big, 0, &big, SIG_RSA_SHA512, 9);
 	ok(pos > 0 && pos <= 1 + KEYHOLDER_SLOW_WORKERS, "fair: after %d RSA-%d "
 	    "signatures piped in on connection 0, connection 9's is answered "
 	    "among the first %d (answer %d)", NS, KEYHOLDER_FAST_RSA_BITS + 64,
 	    1 + KEYHOLDER_SLOW_WORKERS, pos);
 
 	cur_case = "big RSA keys in their own lane";
-	kill(S.pid, SIGSTOP);
-	first = next_req + 1;
-	for (int i = 0; i <= NS; i++) {
-		if (i < NS)
-			m_sign(&t, big.id, SIG_RSA_SHA512, sl_data());
-		else
-			m_sign(&t, U[K_ED].id, SIG_ED25519, sl_data());
-		put_be32(t.w.p + 5, 7);
-		send_raw(t.w.p, t.w.len);
-		tb_free(&t);
-	}
-	last = next_req;
-	kill(S.pid, SIGCONT);
-	pos = answer_position(first, last, last);
+	pos = piped_behind(&big, 7, &U[K_ED], SIG_ED25519, 7);
 	ok(pos > 0 && pos <= 1 + KEYHOLDER_SLOW_WORKERS, "lane: after %d RSA-%d "
 	    "signatures on connection 7, its Ed25519 one is answered among the "
 	    "first %d (answer %d)", NS, KEYHOLDER_FAST_RSA_BITS + 64,
@@ -1196,34 +847,19 @@ t_fair(void)
 int
 main(int argc, char **argv)
 {
-	const char *dir = argc > 1 ? argv[1] : getenv("KEYWARD_BUILD");
-	const char *log = getenv("HOSTILE_LOG");
+	static const char *const progs[] = { "keyward-keyholder", NULL };
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	signal(SIGPIPE, SIG_IGN);
-	if (dir == NULL || *dir == '\0')
-		dir = "build";
-	snprintf(keyholder_path, sizeof(keyholder_path), "%s/keyward-keyholder", dir);
-	if (access(keyholder_path, X_OK) != 0) {
-		printf("Bail out! no keyward-keyholder in %s\n", dir);
-		return 1;
-	}
-	logfd = open(log != NULL && *log != '\0' ? log : "/dev/null",
-	    O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	printf("# keyholder from %s; its log: %s\n", dir, log ? log : "/dev/null");
-	if ((rbuf = malloc(RBUF_LEN)) == NULL)
-		abort();
+	eng_init(argc, argv, &ops, progs);
+	kh_key(&U[K_ED], KEY_ED25519, 0, "ed25519", 1);
+	kh_key(&U[K_P256], KEY_ECDSA_P256, 0, "nistp256", 2);
+	kh_key(&U[K_P384], KEY_ECDSA_P384, 0, "nistp384", 3);
+	kh_key(&U[K_P521], KEY_ECDSA_P521, 0, "nistp521", 0xffffffffffffffffULL);
+	kh_key(&U[K_RSA], KEY_RSA, 2048, "rsa2048", 0);
+	kh_key(&O_ED, KEY_ED25519, 0, "other-ed25519", 0);
+	kh_key(&O_P256, KEY_ECDSA_P256, 0, "other-nistp256", 0);
+	kh_key(&O_RSA, KEY_RSA, 1024, "other-rsa1024", 0);
 
-	ukey_gen(&U[K_ED], KEY_ED25519, 0, "ed25519", 1);
-	ukey_gen(&U[K_P256], KEY_ECDSA_P256, 0, "nistp256", 2);
-	ukey_gen(&U[K_P384], KEY_ECDSA_P384, 0, "nistp384", 3);
-	ukey_gen(&U[K_P521], KEY_ECDSA_P521, 0, "nistp521", 0xffffffffffffffffULL);
-	ukey_gen(&U[K_RSA], KEY_RSA, 2048, "rsa2048", 0);
-	ukey_gen(&O_ED, KEY_ED25519, 0, "other-ed25519", 0);
-	ukey_gen(&O_P256, KEY_ECDSA_P256, 0, "other-nistp256", 0);
-	ukey_gen(&O_RSA, KEY_RSA, 1024, "other-rsa1024", 0);
-
-	start();
+	eng_start();
 	t_positive();
 	t_algs();
 	t_ids();
@@ -1238,12 +874,9 @@ main(int argc, char **argv)
 
 	cur_case = "the end";
 	ok(base_signs(), "end: every base key signs");
-	ok(reap() == 0, "end: closing policy's end: the keyholder exits cleanly");
-	printf("# %lu replies (%lu bytes), %lu signatures; %lu starts, %lu clean "
-	    "exits\n", st.replies, st.bytes, st.signatures, st.starts,
-	    st.clean_exits);
-	ok(st.leaks == 0, "no reply carried a byte sequence of any private key "
-	    "(%zu components scanned, %lu leaks)", nsecrets, st.leaks);
+	ok(eng_reap_all() == 0, "end: closing policy's end: the keyholder exits "
+	    "cleanly");
+	eng_summary();
 	ok(st.bad_exits == 0 && st.hangs == 0, "the keyholder never died by a "
 	    "signal, a sanitizer or a hang (%lu bad exits, %lu hangs)",
 	    st.bad_exits, st.hangs);

@@ -4,7 +4,7 @@
  * state of §7.3, with real host keys signing real session ids.
  */
 #include "policy/hop.h"
-#include "tests/unit/keys_helper.h"
+#include "tests/unit/testkeys.h"
 #include "tests/unit/tap.h"
 
 /* Host keys as a server offers them in its first key exchange. */
@@ -25,12 +25,12 @@ static const char *const host_names[NHOSTS] = {
 	"scylla-cert", "broken-cert", "ssh-dss", "garbage", "off-curve",
 };
 
-static struct tkey keys[RSA2048 + 1];    /* SCYLLA .. RSA2048 */
-static struct tkey ca, stranger, rsa_stranger;
+static struct testkey keys[RSA2048 + 1];    /* SCYLLA .. RSA2048 */
+static struct testkey ca, stranger, rsa_stranger;
 static struct wb blobs[NHOSTS];
 
 /* The key that signs the session id for each host key. */
-static const struct tkey *
+static const struct testkey *
 signer(int host)
 {
 	switch (host) {
@@ -56,22 +56,22 @@ make_blobs(void)
 	uint8_t q[65], m[128];
 
 	for (int i = SCYLLA; i <= RSA2048; i++) {
-		tkey_gen(&keys[i], kinds[i]);
+		testkey_gen(&keys[i], kinds[i], 2048);
 		wb_init(&blobs[i]);
 		wb_bytes(&blobs[i], keys[i].blob.p, keys[i].blob.len);
 	}
-	tkey_gen(&ca, KEY_ED25519);
-	tkey_gen(&stranger, KEY_ED25519);
-	tkey_gen(&rsa_stranger, KEY_RSA);
+	testkey_gen(&ca, KEY_ED25519, 2048);
+	testkey_gen(&stranger, KEY_ED25519, 2048);
+	testkey_gen(&rsa_stranger, KEY_RSA, 2048);
 	for (int i = SCYLLA_CERT; i <= BROKEN_CERT; i++) {
-		struct tcert c = {
+		struct certspec c = {
 			.key = &keys[SCYLLA], .ca = &ca, .type = 2,
 			.principals = (const char *const[]){ "scylla", NULL },
 			.valid_after = 0, .valid_before = UINT64_MAX,
-			.break_sig = i == BROKEN_CERT,
+			.corrupt_signature = i == BROKEN_CERT,
 		};
 		wb_init(&blobs[i]);
-		tcert_make(&c, &blobs[i]);
+		tk_cert_bytes(&c, &blobs[i]);
 	}
 	memset(m, 0x5a, sizeof(m));
 	wb_init(&blobs[DSS]);
@@ -81,14 +81,14 @@ make_blobs(void)
 	wb_init(&blobs[GARBAGE]);
 	wb_cstring(&blobs[GARBAGE], "not a key at all");
 	/* structurally an uncompressed nistp256 point, but off the curve */
-	memcpy(q, keys[P256].fields.p + 4 + 8 + 4, sizeof(q));
+	memcpy(q, keys[P256].q.b, sizeof(q));
 	q[64] ^= 0x01;
 	wb_init(&blobs[OFF_CURVE]);
 	wb_cstring(&blobs[OFF_CURVE], "ecdsa-sha2-nistp256");
 	wb_cstring(&blobs[OFF_CURVE], "nistp256");
 	wb_string(&blobs[OFF_CURVE], q, sizeof(q));
 	for (int i = 0; i < NHOSTS; i++)
-		kh_check(&blobs[i], host_names[i]);
+		tk_check(&blobs[i], host_names[i]);
 }
 
 /* How the signature over the session id is made. */
@@ -125,35 +125,35 @@ do_bind(struct bindings *C, const struct bindop *op)
 	wb_init(&sig);
 	switch (op->sig) {
 	case GOOD:
-		tkey_sign(signer(op->host), SIG_NONE, kh_sl(sid, op->sidlen), &sig);
+		tk_sign(signer(op->host), SIG_NONE, sl(sid, op->sidlen), &sig);
 		break;
 	case RSA_SHA1:
-		tkey_sign(signer(op->host), SIG_RSA_SHA1, kh_sl(sid, op->sidlen), &sig);
+		tk_sign(signer(op->host), SIG_RSA_SHA1, sl(sid, op->sidlen), &sig);
 		break;
 	case RSA_SHA256:
-		tkey_sign(signer(op->host), SIG_RSA_SHA256, kh_sl(sid, op->sidlen), &sig);
+		tk_sign(signer(op->host), SIG_RSA_SHA256, sl(sid, op->sidlen), &sig);
 		break;
 	case RSA_SHA512:
-		tkey_sign(signer(op->host), SIG_RSA_SHA512, kh_sl(sid, op->sidlen), &sig);
+		tk_sign(signer(op->host), SIG_RSA_SHA512, sl(sid, op->sidlen), &sig);
 		break;
 	case FLIPPED:
-		tkey_sign(signer(op->host), SIG_NONE, kh_sl(sid, op->sidlen), &sig);
+		tk_sign(signer(op->host), SIG_NONE, sl(sid, op->sidlen), &sig);
 		sig.p[sig.len - 1] ^= 0x01;
 		break;
 	case OTHER_KEY:
-		tkey_sign(&stranger, SIG_NONE, kh_sl(sid, op->sidlen), &sig);
+		tk_sign(&stranger, SIG_NONE, sl(sid, op->sidlen), &sig);
 		break;
 	case OTHER_RSA_KEY:
-		tkey_sign(&rsa_stranger, SIG_NONE, kh_sl(sid, op->sidlen), &sig);
+		tk_sign(&rsa_stranger, SIG_NONE, sl(sid, op->sidlen), &sig);
 		break;
 	case OTHER_SID:
-		tkey_sign(signer(op->host), SIG_NONE, kh_sl(other, op->sidlen), &sig);
+		tk_sign(signer(op->host), SIG_NONE, sl(other, op->sidlen), &sig);
 		break;
 	case EMPTY_SIG:
 		break;
 	}
 	C->attempted = 1;               /* the caller's step 1 */
-	why = bind_add(C, wb_slice_of(&blobs[op->host]), kh_sl(sid, op->sidlen),
+	why = bind_add(C, wb_slice_of(&blobs[op->host]), sl(sid, op->sidlen),
 	    wb_slice_of(&sig), op->fwd);
 	wb_free(&sig);
 	return why;
@@ -287,9 +287,9 @@ main(void)
 	for (int i = 0; i < NHOSTS; i++)
 		wb_free(&blobs[i]);
 	for (int i = SCYLLA; i <= RSA2048; i++)
-		tkey_free(&keys[i]);
-	tkey_free(&ca);
-	tkey_free(&stranger);
-	tkey_free(&rsa_stranger);
+		testkey_free(&keys[i]);
+	testkey_free(&ca);
+	testkey_free(&stranger);
+	testkey_free(&rsa_stranger);
 	return done_testing();
 }

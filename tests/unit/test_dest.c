@@ -5,7 +5,7 @@
  */
 #include "ipc/dest.h"
 #include "policy/hop.h"
-#include "tests/unit/keys_helper.h"
+#include "tests/unit/testkeys.h"
 #include "tests/unit/tap.h"
 
 enum {
@@ -20,7 +20,7 @@ enum {
 	NBLOBS
 };
 
-static struct tkey scylla, charybdis, ca;
+static struct testkey scylla, charybdis, ca;
 static struct wb blobs[NBLOBS];
 static char user256[257], user257[258], host255[256], host256[257];
 
@@ -29,22 +29,22 @@ make_blobs(void)
 {
 	uint8_t q[65], m[64];
 
-	tkey_gen(&scylla, KEY_ED25519);
-	tkey_gen(&charybdis, KEY_ECDSA_P256);
-	tkey_gen(&ca, KEY_ED25519);
+	testkey_gen(&scylla, KEY_ED25519, 2048);
+	testkey_gen(&charybdis, KEY_ECDSA_P256, 2048);
+	testkey_gen(&ca, KEY_ED25519, 2048);
 	for (int i = 0; i < NBLOBS; i++)
 		wb_init(&blobs[i]);
 	wb_bytes(&blobs[SCYLLA], scylla.blob.p, scylla.blob.len);
 	wb_bytes(&blobs[CHARYBDIS], charybdis.blob.p, charybdis.blob.len);
 	wb_bytes(&blobs[CA], ca.blob.p, ca.blob.len);
 	for (int i = HOST_CERT; i <= BROKEN_CERT; i++) {
-		struct tcert c = { .key = &charybdis, .ca = &ca, .type = 2,
+		struct certspec c = { .key = &charybdis, .ca = &ca, .type = 2,
 		    .principals = (const char *const[]){ "charybdis", NULL },
 		    .valid_after = 0, .valid_before = UINT64_MAX,
-		    .break_sig = i == BROKEN_CERT };
-		tcert_make(&c, &blobs[i]);
+		    .corrupt_signature = i == BROKEN_CERT };
+		tk_cert_bytes(&c, &blobs[i]);
 	}
-	memcpy(q, charybdis.fields.p + 4 + 8 + 4, sizeof(q));
+	memcpy(q, charybdis.q.b, sizeof(q));
 	q[64] ^= 0x01;
 	wb_cstring(&blobs[OFF_CURVE], "ecdsa-sha2-nistp256");
 	wb_cstring(&blobs[OFF_CURVE], "nistp256");
@@ -58,7 +58,7 @@ make_blobs(void)
 	wb_cstring(&blobs[GARBAGE], "ssh-ed25519");
 	wb_cstring(&blobs[GARBAGE], "not 32 bytes");
 	for (int i = 0; i < NBLOBS; i++)
-		kh_check(&blobs[i], "test blob");
+		tk_check(&blobs[i], "test blob");
 	memset(user256, 'u', 256);
 	memset(user257, 'u', 257);
 	memset(host255, 'h', 255);
@@ -83,7 +83,7 @@ rhop_to_thop(const struct rhop *r, struct thop *h, struct tspec *specs)
 	memset(h, 0, sizeof(*h));
 	h->user = r->user;
 	h->host = r->host;
-	h->reserved = r->reserved ? kh_str(r->reserved) : kh_sl(NULL, 0);
+	h->reserved = r->reserved ? sl_str(r->reserved) : sl(NULL, 0);
 	h->keys = specs;
 	for (int i = 0; i < 2; i++) {
 		if (r->k[i].key == NONE)
@@ -103,8 +103,8 @@ rconstraint_write(struct wb *w, const struct rconstraint *c)
 	rhop_to_thop(&c->from, &from, fs);
 	rhop_to_thop(&c->to, &to, ts);
 	tconstraint_write(w, &from, &to,
-	    c->reserved ? kh_str(c->reserved) : kh_sl(NULL, 0),
-	    c->extra ? kh_str(c->extra) : kh_sl(NULL, 0));
+	    c->reserved ? sl_str(c->reserved) : sl(NULL, 0),
+	    c->extra ? sl_str(c->extra) : sl(NULL, 0));
 }
 
 #define NOKEYS { { NONE, 0 } }
@@ -168,17 +168,17 @@ run(const uint8_t *p, size_t n, int *parsed, int *built, int *count)
 	int r;
 
 	if (c == NULL)
-		kh_die("out of memory");
+		tk_die("out of memory");
 	if (n > 0)
 		memcpy(c, p, n);
-	r = dest_parse(kh_sl(c, n), NULL, NULL, &why);
+	r = dest_parse(sl(c, n), NULL, NULL, &why);
 	*parsed = r > 0;
 	if (r < 0 && why == NULL)
 		*parsed = 2;            /* refused without a reason: a test failure */
 	if (count != NULL)
 		*count = r;
 	why = NULL;
-	*built = dest_set_build(&d, kh_sl(c, n), &why) == 0;
+	*built = dest_set_build(&d, sl(c, n), &why) == 0;
 	if (*built)
 		dest_set_free(&d);
 	else if (why == NULL)
@@ -195,7 +195,7 @@ test_rows(void)
 
 		wb_init(&w);
 		rconstraint_write(&w, &rows[i].c);
-		kh_check(&w, rows[i].what);
+		tk_check(&w, rows[i].what);
 		run(w.p, w.len, &parsed, &built, &n);
 		is_int(parsed, rows[i].parses, "§6.6 %s: dest_parse %s", rows[i].what,
 		    rows[i].parses ? "accepts" : "refuses, with a reason");
@@ -221,7 +221,7 @@ test_contents(void)
 	wb_init(&w);
 	rconstraint_write(&w, &c1);
 	rconstraint_write(&w, &c2);
-	kh_check(&w, "two constraints");
+	tk_check(&w, "two constraints");
 	is_int(dest_parse(wb_slice_of(&w), NULL, NULL, &why), 2,
 	    "§6.6 perseus@scylla, scylla>medea@charybdis: dest_parse counts 2");
 	if (dest_set_build(&d, wb_slice_of(&w), &why) != 0) {
@@ -235,19 +235,19 @@ test_contents(void)
 	is_str(d.c[0].to.user, "perseus", "c1 to: user perseus");
 	is_str(d.c[0].to.host, "scylla", "c1 to: host scylla");
 	ok(d.c[0].to.nkeys == 1 && !d.c[0].to.keys[0].is_ca &&
-	    slice_eq(kh_sl(d.c[0].to.keys[0].blob, d.c[0].to.keys[0].len),
-	    tkey_blob(&scylla)), "c1 to: scylla's key, not a CA");
+	    slice_eq(sl(d.c[0].to.keys[0].blob, d.c[0].to.keys[0].len),
+	    testkey_blob(&scylla)), "c1 to: scylla's key, not a CA");
 	is_str(d.c[1].from.host, "scylla", "c2 from: host scylla");
 	ok(d.c[1].from.user == NULL, "c2 from: no user");
 	ok(d.c[1].from.nkeys == 1 &&
-	    slice_eq(kh_sl(d.c[1].from.keys[0].blob, d.c[1].from.keys[0].len),
-	    tkey_blob(&scylla)), "c2 from: scylla's key");
+	    slice_eq(sl(d.c[1].from.keys[0].blob, d.c[1].from.keys[0].len),
+	    testkey_blob(&scylla)), "c2 from: scylla's key");
 	is_str(d.c[1].to.user, "medea", "c2 to: user medea");
 	is_str(d.c[1].to.host, "charybdis", "c2 to: host charybdis");
 	ok(d.c[1].to.nkeys == 2 && !d.c[1].to.keys[0].is_ca &&
 	    d.c[1].to.keys[1].is_ca &&
-	    slice_eq(kh_sl(d.c[1].to.keys[1].blob, d.c[1].to.keys[1].len),
-	    tkey_blob(&ca)), "c2 to: charybdis' key, then the CA as a CA spec");
+	    slice_eq(sl(d.c[1].to.keys[1].blob, d.c[1].to.keys[1].len),
+	    testkey_blob(&ca)), "c2 to: charybdis' key, then the CA as a CA spec");
 	dest_set_free(&d);
 	is_int(d.n, 0, "dest_set_free: nothing left");
 	wb_free(&w);
@@ -281,7 +281,7 @@ test_list(void)
 	wb_init(&w);
 	for (int i = 0; i < AGENT_MAX_DEST_RULES; i++)
 		rconstraint_write(&w, &c);
-	kh_check(&w, "1024 constraints");
+	tk_check(&w, "1024 constraints");
 	run(w.p, w.len, &parsed, &built, &n);
 	is_int(n, 1024, "§6.6 7: 1024 constraints: dest_parse accepts all");
 	is_int(built, 1, "§6.6 7: 1024 constraints: dest_set_build accepts");
@@ -290,7 +290,7 @@ test_list(void)
 		dest_set_free(&d);
 	}
 	rconstraint_write(&w, &c);
-	kh_check(&w, "1025 constraints");
+	tk_check(&w, "1025 constraints");
 	run(w.p, w.len, &parsed, &built, &n);
 	is_int(parsed, 0, "§6.6 7: 1025 constraints: dest_parse refuses");
 	is_int(built, 0, "§6.6 7: 1025 constraints: dest_set_build refuses");
@@ -337,7 +337,7 @@ test_truncations(void)
 
 		wb_init(&w);
 		rconstraint_write(&w, &lists[i].c);
-		kh_check(&w, lists[i].what);
+		tk_check(&w, lists[i].what);
 		run(w.p, w.len, &parsed, &built, NULL);
 		ok(parsed == 1 && built == 1, "§6.6 %s: whole list accepted",
 		    lists[i].what);
@@ -370,8 +370,8 @@ main(void)
 	test_truncations();
 	for (int i = 0; i < NBLOBS; i++)
 		wb_free(&blobs[i]);
-	tkey_free(&scylla);
-	tkey_free(&charybdis);
-	tkey_free(&ca);
+	testkey_free(&scylla);
+	testkey_free(&charybdis);
+	testkey_free(&ca);
 	return done_testing();
 }

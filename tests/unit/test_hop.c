@@ -6,9 +6,10 @@
  */
 #include "policy/hop.h"
 #include "policy/userauth.h"
-#include "tests/unit/keys_helper.h"
+#include "tests/unit/testkeys.h"
 #include "tests/unit/tap.h"
 
+#include <openssl/rand.h>
 
 #define NOW ((time_t)1800000000)
 #define FOREVER UINT64_MAX
@@ -96,8 +97,8 @@ static const struct {
 	[ECCA] = { "ecca", KEY_ECDSA_P384 },
 };
 
-static struct tkey keys[NKEYS];
-static struct tkey user_key;            /* perseus' ~/.ssh/id_ed25519 */
+static struct testkey keys[NKEYS];
+static struct testkey user_key;            /* perseus' ~/.ssh/id_ed25519 */
 
 static int
 host_index(const char *name, size_t len)
@@ -106,7 +107,7 @@ host_index(const char *name, size_t len)
 		if (strlen(key_names[i].name) == len &&
 		    memcmp(key_names[i].name, name, len) == 0)
 			return i;
-	kh_die("unknown host in a test row");
+	tk_die("unknown host in a test row");
 	return -1;
 }
 
@@ -162,7 +163,7 @@ make_subjects(void)
 	wb_init(&subjects[K_OTHER]);
 	wb_bytes(&subjects[K_OTHER], keys[OTHER].blob.p, keys[OTHER].blob.len);
 	for (size_t i = 0; i < sizeof(cert_rows) / sizeof(cert_rows[0]); i++) {
-		struct tcert c = {
+		struct certspec c = {
 			.key = &keys[SCYLLA], .ca = &keys[cert_rows[i].ca],
 			.ca_alg = cert_rows[i].alg, .type = cert_rows[i].type,
 			.principals = cert_rows[i].principals,
@@ -172,7 +173,7 @@ make_subjects(void)
 			.critical = cert_rows[i].critical,
 		};
 		wb_init(&subjects[cert_rows[i].subject]);
-		tcert_make(&c, &subjects[cert_rows[i].subject]);
+		tk_cert_bytes(&c, &subjects[cert_rows[i].subject]);
 	}
 }
 
@@ -258,7 +259,7 @@ test_hop_matches(void)
 		struct hop h = { NULL, (char *)match_rows[i].host, specs,
 		    match_rows[i].nspec };
 		for (size_t j = 0; j < match_rows[i].nspec; j++) {
-			const struct tkey *k = &keys[match_rows[i].spec[j].key];
+			const struct testkey *k = &keys[match_rows[i].spec[j].key];
 			specs[j] = (struct hopkey){ k->blob.p, k->blob.len,
 			    match_rows[i].spec[j].is_ca };
 		}
@@ -273,7 +274,7 @@ test_hop_matches(void)
 	    "§8.2 a valid certificate no longer matches an hour later");
 	is_int(hop_matches(wb_slice_of(&subjects[C_NOT_YET]), &h, NOW + 1), 1,
 	    "§8.2 a not-yet-valid certificate matches once it is");
-	is_int(hop_matches(kh_str("garbage"), &h, NOW), 0,
+	is_int(hop_matches(sl_str("garbage"), &h, NOW), 0,
 	    "§8.2 a host key that does not decode matches nothing");
 }
 
@@ -295,7 +296,7 @@ constraint_from_spec(struct wb *w, const char *spec)
 	if (gt != NULL) {
 		snprintf(fromhost, sizeof(fromhost), "%.*s", (int)(gt - spec), spec);
 		fi = host_index(spec, (size_t)(gt - spec));
-		fk.blob = tkey_blob(&keys[fi]);
+		fk.blob = testkey_blob(&keys[fi]);
 	}
 	if (at != NULL) {
 		snprintf(user, sizeof(user), "%.*s", (int)(at - to), to);
@@ -303,12 +304,12 @@ constraint_from_spec(struct wb *w, const char *spec)
 	}
 	snprintf(tohost, sizeof(tohost), "%s", to);
 	ti = host_index(to, strlen(to));
-	tk.blob = tkey_blob(&keys[ti]);
+	tk.blob = testkey_blob(&keys[ti]);
 	tk.is_ca = 0;
 	struct thop from = { NULL, fi >= 0 ? fromhost : NULL, { NULL, 0 },
 	    &fk, fi >= 0 ? 1 : 0 };
 	struct thop tohop = { user[0] ? user : NULL, tohost, { NULL, 0 }, &tk, 1 };
-	tconstraint_write(w, &from, &tohop, kh_sl(NULL, 0), kh_sl(NULL, 0));
+	tconstraint_write(w, &from, &tohop, sl(NULL, 0), sl(NULL, 0));
 }
 
 static void
@@ -323,10 +324,10 @@ ident_build(struct dest_set *d, const char *const *specs)
 	wb_init(&w);
 	for (size_t i = 0; specs[i] != NULL; i++)
 		constraint_from_spec(&w, specs[i]);
-	kh_check(&w, "constraint list");
+	tk_check(&w, "constraint list");
 	if (dest_set_build(d, wb_slice_of(&w), &why) != 0) {
 		fprintf(stderr, "dest_set_build: %s\n", why ? why : "?");
-		kh_die("test identity refused");
+		tk_die("test identity refused");
 	}
 	wb_free(&w);
 }
@@ -362,16 +363,16 @@ chain_build(struct bindings *C, const char *spec, int via_bind)
 		const char *why;
 
 		if (sp == NULL)
-			kh_die("binding without a mode");
+			tk_die("binding without a mode");
 		h = host_index(p, (size_t)(sp - p));
 		fwd = strncmp(sp + 1, "fwd", 3) == 0;
 		if (!fwd && strncmp(sp + 1, "auth", 4) != 0)
-			kh_die("binding mode is neither fwd nor auth");
+			tk_die("binding mode is neither fwd nor auth");
 		sid_for(sid, C->n, h);
 		if (!via_bind) {
 			struct binding *b = &C->b[C->n++];
 			if ((b->key = malloc(keys[h].blob.len)) == NULL)
-				kh_die("out of memory");
+				tk_die("out of memory");
 			memcpy(b->key, keys[h].blob.p, keys[h].blob.len);
 			b->keylen = keys[h].blob.len;
 			memcpy(b->sid, sid, 32);
@@ -381,9 +382,9 @@ chain_build(struct bindings *C, const char *spec, int via_bind)
 			goto next;
 		}
 		wb_init(&sig);
-		tkey_sign(&keys[h], SIG_NONE, kh_sl(sid, 32), &sig);
+		tk_sign(&keys[h], SIG_NONE, sl(sid, 32), &sig);
 		C->attempted = 1;
-		why = bind_add(C, tkey_blob(&keys[h]), kh_sl(sid, 32),
+		why = bind_add(C, testkey_blob(&keys[h]), sl(sid, 32),
 		    wb_slice_of(&sig), fwd);
 		wb_free(&sig);
 		if (why != NULL)
@@ -550,10 +551,10 @@ test_hop_permitted(void)
 
 	ident_build(&I, ID("perseus@scylla", "scylla>medea@charybdis"));
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		struct slice prev = rows[i].prev >= 0 ? tkey_blob(&keys[rows[i].prev]) :
-		    kh_sl(NULL, 0);
-		struct slice K = rows[i].K >= 0 ? tkey_blob(&keys[rows[i].K]) :
-		    kh_sl(NULL, 0);
+		struct slice prev = rows[i].prev >= 0 ? testkey_blob(&keys[rows[i].prev]) :
+		    sl(NULL, 0);
+		struct slice K = rows[i].K >= 0 ? testkey_blob(&keys[rows[i].K]) :
+		    sl(NULL, 0);
 		size_t which = 99;
 		int got = hop_permitted(&I, rows[i].prev >= 0 ? &prev : NULL, K,
 		    rows[i].user, NOW, &which);
@@ -563,11 +564,11 @@ test_hop_permitted(void)
 			is_int(which, rows[i].which, "§8.3 %s: by constraint %zu",
 			    rows[i].what, rows[i].which);
 	}
-	is_str(dest_host_name(&I, tkey_blob(&keys[SCYLLA]), NOW), "scylla",
+	is_str(dest_host_name(&I, testkey_blob(&keys[SCYLLA]), NOW), "scylla",
 	    "dest_host_name: scylla's key is called scylla");
-	is_str(dest_host_name(&I, tkey_blob(&keys[CHARYBDIS]), NOW), "charybdis",
+	is_str(dest_host_name(&I, testkey_blob(&keys[CHARYBDIS]), NOW), "charybdis",
 	    "dest_host_name: charybdis' key is called charybdis");
-	ok(dest_host_name(&I, tkey_blob(&keys[ELSEWHERE]), NOW) == NULL,
+	ok(dest_host_name(&I, testkey_blob(&keys[ELSEWHERE]), NOW) == NULL,
 	    "dest_host_name: elsewhere's key has no name");
 	dest_set_free(&I);
 }
@@ -618,22 +619,22 @@ worked_data(struct wb *w, const struct bindings *C, enum data kind,
 	struct tua u = {
 		.msg = 50, .user = user, .service = "ssh-connection",
 		.method = "publickey", .has_sig = 1, .pkalg = "ssh-ed25519",
-		.key = tkey_blob(&user_key),
+		.key = testkey_blob(&user_key),
 	};
 
 	switch (kind) {
 	case UA_HOSTBOUND:
 		u.method = "publickey-hostbound-v00@openssh.com";
-		u.hostkey = kh_sl(last->key, last->keylen);
+		u.hostkey = sl(last->key, last->keylen);
 		/* FALLTHROUGH */
 	case UA_PLAIN:
-		u.sid = kh_sl(last->sid, last->sidlen);
+		u.sid = sl(last->sid, last->sidlen);
 		tua_write(w, &u);
 		break;
 	case UA_NO_BIND:
 		/* a new session to charybdis that nobody bound */
 		memset(sid, 0xee, sizeof(sid));
-		u.sid = kh_sl(sid, sizeof(sid));
+		u.sid = sl(sid, sizeof(sid));
 		tua_write(w, &u);
 		break;
 	case SSHSIG:
@@ -642,7 +643,7 @@ worked_data(struct wb *w, const struct bindings *C, enum data kind,
 	case RANDOM: {
 		uint8_t r[1024];
 		if (RAND_bytes(r, sizeof(r)) != 1)
-			kh_die("RAND_bytes");
+			tk_die("RAND_bytes");
 		wb_bytes(w, r, sizeof(r));
 		break;
 	}
@@ -672,7 +673,7 @@ test_worked_example(void)
 			    worked_rows[i].bindings, worked_rows[i].listed ? "yes" : "no");
 		wb_init(&data);
 		worked_data(&data, &C, worked_rows[i].data, worked_rows[i].user);
-		rule = sign_permitted(&I, tkey_blob(&user_key), &C, wb_slice_of(&data),
+		rule = sign_permitted(&I, testkey_blob(&user_key), &C, wb_slice_of(&data),
 		    NOW, &hop, user, sizeof(user));
 		want = worked_rows[i].signs == 1;
 		is_int(rule == NULL, want, "§8.11 %s [%s]: signs? %s%s",
@@ -698,8 +699,8 @@ int
 main(void)
 {
 	for (int i = 0; i < NKEYS; i++)
-		tkey_gen(&keys[i], key_names[i].kind);
-	tkey_gen(&user_key, KEY_ED25519);
+		testkey_gen(&keys[i], key_names[i].kind, 2048);
+	testkey_gen(&user_key, KEY_ED25519, 2048);
 	make_subjects();
 
 	test_wmatch();
@@ -711,7 +712,7 @@ main(void)
 	for (int i = 0; i < NSUBJECTS; i++)
 		wb_free(&subjects[i]);
 	for (int i = 0; i < NKEYS; i++)
-		tkey_free(&keys[i]);
-	tkey_free(&user_key);
+		testkey_free(&keys[i]);
+	testkey_free(&user_key);
 	return done_testing();
 }

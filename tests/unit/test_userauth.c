@@ -6,7 +6,7 @@
  */
 #include "policy/hop.h"
 #include "policy/userauth.h"
-#include "tests/unit/keys_helper.h"
+#include "tests/unit/testkeys.h"
 #include "tests/unit/tap.h"
 
 #define NOW ((time_t)1800000000)
@@ -16,7 +16,7 @@
 
 enum { SCYLLA, CHARYBDIS, NHOSTS };
 static const char *const host_names[NHOSTS] = { "scylla", "charybdis" };
-static struct tkey hosts[NHOSTS];
+static struct testkey hosts[NHOSTS];
 
 /* Identities in the agent, and the keys a request may name. */
 enum {
@@ -26,21 +26,21 @@ enum {
 	K_GARBAGE,
 	NIDS
 };
-static struct tkey ed, rsa, ecdsa, other, ca;
+static struct testkey ed, rsa, ecdsa, other, ca;
 static struct wb blob[NIDS];
 
 static void
 make_keys(void)
 {
-	struct tcert c;
+	struct certspec c;
 
 	for (int i = 0; i < NHOSTS; i++)
-		tkey_gen(&hosts[i], KEY_ED25519);
-	tkey_gen(&ed, KEY_ED25519);
-	tkey_gen(&rsa, KEY_RSA);
-	tkey_gen(&ecdsa, KEY_ECDSA_P256);
-	tkey_gen(&other, KEY_ED25519);
-	tkey_gen(&ca, KEY_ED25519);
+		testkey_gen(&hosts[i], KEY_ED25519, 2048);
+	testkey_gen(&ed, KEY_ED25519, 2048);
+	testkey_gen(&rsa, KEY_RSA, 2048);
+	testkey_gen(&ecdsa, KEY_ECDSA_P256, 2048);
+	testkey_gen(&other, KEY_ED25519, 2048);
+	testkey_gen(&ca, KEY_ED25519, 2048);
 	for (int i = 0; i < NIDS; i++)
 		wb_init(&blob[i]);
 	wb_bytes(&blob[ID_ED25519], ed.blob.p, ed.blob.len);
@@ -48,10 +48,10 @@ make_keys(void)
 	wb_bytes(&blob[ID_ECDSA], ecdsa.blob.p, ecdsa.blob.len);
 	wb_bytes(&blob[ID_OTHER], other.blob.p, other.blob.len);
 	/* perseus' user certificate, loaded into the agent with its key */
-	c = (struct tcert){ .key = &ed, .ca = &ca, .type = 1,
+	c = (struct certspec){ .key = &ed, .ca = &ca, .type = 1,
 	    .principals = (const char *const[]){ "perseus", NULL },
 	    .valid_after = 0, .valid_before = UINT64_MAX };
-	tcert_make(&c, &blob[ID_CERT]);
+	tk_cert_bytes(&c, &blob[ID_CERT]);
 	/* The same RSA key with a redundant leading zero in e: §2 accepts
 	 * it and §4.5 makes it the same key. */
 	{
@@ -60,7 +60,7 @@ make_keys(void)
 		rd_init(&r, rsa.blob.p, rsa.blob.len);
 		if (rd_string(&r, &name) != 0 || rd_string(&r, &e) != 0 ||
 		    rd_string(&r, &n) != 0)
-			kh_die("RSA blob");
+			tk_die("RSA blob");
 		wb_slice(&blob[K_RSA_LEADING_ZERO], name);
 		wb_u32(&blob[K_RSA_LEADING_ZERO], (uint32_t)e.len + 1);
 		wb_u8(&blob[K_RSA_LEADING_ZERO], 0);
@@ -70,7 +70,7 @@ make_keys(void)
 	wb_cstring(&blob[K_GARBAGE], "ssh-ed25519");
 	wb_cstring(&blob[K_GARBAGE], "short");
 	for (int i = 1; i < NIDS; i++)
-		kh_check(&blob[i], "identity blob");
+		tk_check(&blob[i], "identity blob");
 }
 
 /* ----------------------------------------------------- the request to sign */
@@ -106,7 +106,7 @@ key_type_name(struct slice b, char *out, size_t n)
 
 	rd_init(&r, b.p, b.len);
 	if (rd_string(&r, &name) != 0)
-		kh_die("key blob");
+		tk_die("key blob");
 	snprintf(out, n, "%.*s", (int)name.len, (const char *)name.p);
 }
 
@@ -131,54 +131,54 @@ req_write(struct wb *w, const struct req *q, int id, const struct bindings *C)
 	key_type_name(keyb, pkalg, sizeof(pkalg));
 	u.pkalg = q->pkalg ? q->pkalg : pkalg;
 	if (q->user_len)
-		u.user_raw = kh_sl(q->user, q->user_len);
+		u.user_raw = sl(q->user, q->user_len);
 	if (q->user != NULL && (strcmp(q->user, LONG_A_THEN_B) == 0 ||
 	    strcmp(q->user, LONG_A) == 0)) {
 		size_t n = strcmp(q->user, LONG_A) == 0 ? 400 : 320;
 		memset(user, 'a', n);
 		if (n == 320)
 			user[319] = 'b';
-		u.user_raw = kh_sl(user, n);
+		u.user_raw = sl(user, n);
 	}
 	memset(sid, 0x77, sizeof(sid));
 	switch (q->sid) {
 	case SID_LAST:
-		u.sid = last ? kh_sl(last->sid, last->sidlen) : kh_sl(sid, 32);
+		u.sid = last ? sl(last->sid, last->sidlen) : sl(sid, 32);
 		break;
 	case SID_EMPTY:
-		u.sid = kh_sl(sid, 0);
+		u.sid = sl(sid, 0);
 		break;
 	case SID_OTHER_BYTES:
 		memcpy(sid, last->sid, last->sidlen);
 		sid[last->sidlen - 1] ^= 0x01;
-		u.sid = kh_sl(sid, last->sidlen);
+		u.sid = sl(sid, last->sidlen);
 		break;
 	case SID_SHORTER:
-		u.sid = kh_sl(last->sid, last->sidlen - 1);
+		u.sid = sl(last->sid, last->sidlen - 1);
 		break;
 	case SID_LONGER:
 		memcpy(sid, last->sid, last->sidlen);
-		u.sid = kh_sl(sid, last->sidlen + 1);
+		u.sid = sl(sid, last->sidlen + 1);
 		break;
 	case SID_FIRST:
-		u.sid = kh_sl(first->sid, first->sidlen);
+		u.sid = sl(first->sid, first->sidlen);
 		break;
 	}
 	switch (q->hostkey) {
 	case HK_NONE:
 		break;
 	case HK_LAST:
-		u.hostkey = kh_sl(last->key, last->keylen);
+		u.hostkey = sl(last->key, last->keylen);
 		break;
 	case HK_FIRST:
-		u.hostkey = kh_sl(first->key, first->keylen);
+		u.hostkey = sl(first->key, first->keylen);
 		break;
 	case HK_GARBAGE:
 		u.hostkey = wb_slice_of(&blob[K_GARBAGE]);
 		break;
 	}
 	if (q->trail != NULL)
-		u.trail = kh_str(q->trail);
+		u.trail = sl_str(q->trail);
 	tua_write(w, &u);
 }
 
@@ -260,11 +260,11 @@ test_parse(void)
 		if (got && parse_rows[i].want) {
 			const struct binding *last = &C.b[C.n - 1];
 			const char *user = q->user ? q->user : "medea";
-			ok(slice_eq(ua.session_id, kh_sl(last->sid, last->sidlen)) &&
+			ok(slice_eq(ua.session_id, sl(last->sid, last->sidlen)) &&
 			    slice_eq_str(ua.user, user) &&
 			    ua.hostbound == (q->method != NULL) &&
 			    (!ua.hostbound ||
-			    slice_eq(ua.hostkey, kh_sl(last->key, last->keylen))),
+			    slice_eq(ua.hostkey, sl(last->key, last->keylen))),
 			    "§8.7 %s: session id, user \"%s\", hostbound %d%s",
 			    parse_rows[i].what, user, q->method != NULL,
 			    q->method ? " and host key" : "");
@@ -282,7 +282,7 @@ host_index(const char *name, size_t len)
 	for (int i = 0; i < NHOSTS; i++)
 		if (strlen(host_names[i]) == len && memcmp(host_names[i], name, len) == 0)
 			return i;
-	kh_die("unknown host in a test row");
+	tk_die("unknown host in a test row");
 	return -1;
 }
 
@@ -303,9 +303,9 @@ chain_build(struct bindings *C, const char *spec)
 
 		memset(sid, (int)(0x10 * (C->n + 1) + (unsigned)h), sizeof(sid));
 		wb_init(&sig);
-		tkey_sign(&hosts[h], SIG_NONE, kh_sl(sid, sizeof(sid)), &sig);
+		tk_sign(&hosts[h], SIG_NONE, sl(sid, sizeof(sid)), &sig);
 		C->attempted = 1;
-		if ((why = bind_add(C, tkey_blob(&hosts[h]), kh_sl(sid, sizeof(sid)),
+		if ((why = bind_add(C, testkey_blob(&hosts[h]), sl(sid, sizeof(sid)),
 		    wb_slice_of(&sig), fwd)) != NULL)
 			ok(0, "setting up [%s]: %s", spec, why);
 		wb_free(&sig);
@@ -363,8 +363,8 @@ static const struct {
 static void
 ident_build(struct dest_set *d, int which)
 {
-	struct tspec sk = { tkey_blob(&hosts[SCYLLA]), 0 };
-	struct tspec ck = { tkey_blob(&hosts[CHARYBDIS]), 0 };
+	struct tspec sk = { testkey_blob(&hosts[SCYLLA]), 0 };
+	struct tspec ck = { testkey_blob(&hosts[CHARYBDIS]), 0 };
 	struct thop origin = { NULL, NULL, { NULL, 0 }, NULL, 0 };
 	struct thop from_scylla = { NULL, "scylla", { NULL, 0 }, &sk, 1 };
 	struct thop perseus_scylla = { "perseus", "scylla", { NULL, 0 }, &sk, 1 };
@@ -375,15 +375,15 @@ ident_build(struct dest_set *d, int which)
 
 	wb_init(&w);
 	if (which == WORKED) {
-		tconstraint_write(&w, &origin, &perseus_scylla, kh_sl(NULL, 0), kh_sl(NULL, 0));
-		tconstraint_write(&w, &from_scylla, &medea_charybdis, kh_sl(NULL, 0),
-		    kh_sl(NULL, 0));
+		tconstraint_write(&w, &origin, &perseus_scylla, sl(NULL, 0), sl(NULL, 0));
+		tconstraint_write(&w, &from_scylla, &medea_charybdis, sl(NULL, 0),
+		    sl(NULL, 0));
 	} else {
-		tconstraint_write(&w, &origin, &a_scylla, kh_sl(NULL, 0), kh_sl(NULL, 0));
+		tconstraint_write(&w, &origin, &a_scylla, sl(NULL, 0), sl(NULL, 0));
 	}
-	kh_check(&w, "constraint list");
+	tk_check(&w, "constraint list");
 	if (dest_set_build(d, wb_slice_of(&w), &why) != 0)
-		kh_die(why ? why : "dest_set_build");
+		tk_die(why ? why : "dest_set_build");
 	wb_free(&w);
 }
 
@@ -495,11 +495,11 @@ main(void)
 	for (int i = 0; i < NIDS; i++)
 		wb_free(&blob[i]);
 	for (int i = 0; i < NHOSTS; i++)
-		tkey_free(&hosts[i]);
-	tkey_free(&ed);
-	tkey_free(&rsa);
-	tkey_free(&ecdsa);
-	tkey_free(&other);
-	tkey_free(&ca);
+		testkey_free(&hosts[i]);
+	testkey_free(&ed);
+	testkey_free(&rsa);
+	testkey_free(&ecdsa);
+	testkey_free(&other);
+	testkey_free(&ca);
 	return done_testing();
 }

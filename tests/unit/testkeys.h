@@ -1,20 +1,46 @@
 /*
- * testkeys.h - real keys for the unit tests, made with OpenSSL at run time,
- * and the SSH encodings built from their components field by field
- * (spec §4.2 public blobs, §4.3 certificates, §4.4 private ADD encodings),
- * independently of the code under test.
+ * testkeys.h - the one library of test keys: real keys made with OpenSSL at
+ * run time, and every SSH encoding the tests feed the code under test,
+ * built from the keys' components field by field and independently of the
+ * parsers under test: public blobs (spec §4.2), certificates (§4.3),
+ * private ADD encodings (§4.4), signatures (§4.6), restrict-destination
+ * constraint lists (§6.6), userauth requests (§8.7) and SSHSIG blobs
+ * (§8.8). Encodings go into a struct tb (tests/unit/wire.h), which also
+ * records every string length for the truncation and length checks. A
+ * failure to build a test input aborts, so it never passes for a test
+ * that ran.
  */
 #ifndef KEYWARD_TEST_KEYS_H
 #define KEYWARD_TEST_KEYS_H
 
 #include "crypto/crypto.h"
+#include "ipc/buf.h"
 #include "ipc/sshkey.h"
 #include "tests/unit/wire.h"
 
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/ecdsa.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static inline void
+tk_die(const char *what)
+{
+	fprintf(stderr, "testkeys: %s\n", what);
+	abort();
+}
+
+static inline void
+tk_check(const struct wb *w, const char *what)
+{
+	if (w->err)
+		tk_die(what);
+}
 
 struct comp {
 	uint8_t b[1100];
@@ -29,6 +55,7 @@ struct testkey {
 	struct comp a, seed;                    /* Ed25519 */
 	struct comp q, d;                       /* ECDSA */
 	struct comp n, e, rd, iqmp, p, pq;      /* RSA: rd = d, pq = q */
+	struct wb blob;                         /* public blob (§4.2) */
 };
 
 static inline void
@@ -52,9 +79,12 @@ comp_bn(EVP_PKEY *pk, const char *param, struct comp *c)
 	BN_clear_free(b);
 }
 
+static inline void tk_pub(struct tb *, const struct testkey *);
+
 static inline void
 testkey_from_pkey(struct testkey *k, enum key_kind kind, EVP_PKEY *pk)
 {
+	struct tb t;
 	size_t n;
 
 	memset(k, 0, sizeof(*k));
@@ -103,6 +133,10 @@ testkey_from_pkey(struct testkey *k, enum key_kind kind, EVP_PKEY *pk)
 		k->kh.len = 48;
 		k->skflags = 0x01;
 	}
+	tb_init(&t);
+	tk_pub(&t, k);
+	tk_check(&t.w, "public blob");
+	k->blob = t.w;          /* the string map is not kept */
 }
 
 /* Generate a key: bits only matters for RSA. */
@@ -132,7 +166,14 @@ static inline void
 testkey_free(struct testkey *k)
 {
 	EVP_PKEY_free(k->pkey);
+	wb_free(&k->blob);
 	OPENSSL_cleanse(k, sizeof(*k));
+}
+
+static inline struct slice
+testkey_blob(const struct testkey *k)
+{
+	return wb_slice_of(&k->blob);
 }
 
 static inline const char *
@@ -218,46 +259,6 @@ tk_sk_tail(struct tb *t, const struct testkey *k)
 	tb_string(t, "", 0);                    /* reserved */
 }
 
-/* The plain private encoding of an ADD message (§4.4). */
-static inline void
-tk_priv(struct tb *t, const struct testkey *k)
-{
-	uint8_t k64[64];
-
-	tb_cstring(t, tk_name(k->kind));
-	switch (k->kind) {
-	case KEY_SK_ECDSA_P256:
-	case KEY_SK_ED25519:
-		tk_pub_fields(t, k);
-		tk_sk_tail(t, k);
-		break;
-	case KEY_ED25519:
-		memcpy(k64, k->seed.b, 32);
-		memcpy(k64 + 32, k->a.b, 32);
-		tb_string(t, k->a.b, 32);
-		tb_string(t, k64, 64);
-		OPENSSL_cleanse(k64, sizeof(k64));
-		break;
-	case KEY_ECDSA_P256:
-	case KEY_ECDSA_P384:
-	case KEY_ECDSA_P521:
-		tb_cstring(t, tk_curve(k->kind));
-		tb_string(t, k->q.b, k->q.len);
-		tb_mpint(t, k->d.b, k->d.len);
-		break;
-	case KEY_RSA:
-		tb_mpint(t, k->n.b, k->n.len);
-		tb_mpint(t, k->e.b, k->e.len);
-		tb_mpint(t, k->rd.b, k->rd.len);
-		tb_mpint(t, k->iqmp.b, k->iqmp.len);
-		tb_mpint(t, k->p.b, k->p.len);
-		tb_mpint(t, k->pq.b, k->pq.len);
-		break;
-	case KEY_NONE:
-		break;
-	}
-}
-
 /* The private fields of the certificate form (§4.4), cert already written. */
 static inline void
 tk_priv_cert_fields(struct tb *t, const struct testkey *k)
@@ -295,6 +296,27 @@ tk_priv_cert_fields(struct tb *t, const struct testkey *k)
 	}
 }
 
+/* The plain private encoding of an ADD message (§4.4): the public
+ * fields the certificate form leaves to the certificate, then the rest. */
+static inline void
+tk_priv(struct tb *t, const struct testkey *k)
+{
+	tb_cstring(t, tk_name(k->kind));
+	if (key_is_sk(k->kind)) {               /* public fields, then the
+	                                         * key handle (§4.4) */
+		tk_pub_fields(t, k);
+		tk_sk_tail(t, k);
+		return;
+	}
+	if (k->kind == KEY_RSA) {              /* n before e, unlike §4.2 */
+		tb_mpint(t, k->n.b, k->n.len);
+		tb_mpint(t, k->e.b, k->e.len);
+	} else if (k->kind != KEY_ED25519) {
+		tk_pub_fields(t, k);            /* ECDSA: curve and Q */
+	}
+	tk_priv_cert_fields(t, k);
+}
+
 /* What goes into a certificate; zero fields mean the usual value. */
 struct certspec {
 	const struct testkey *key;      /* certified key */
@@ -305,9 +327,11 @@ struct certspec {
 	int type_given;                 /* use type even if 0 */
 	uint64_t serial;
 	const char *key_id;
-	unsigned nprincipals;
+	const char *const *principals;  /* NULL-terminated; NULL: nprincipals */
+	unsigned nprincipals;           /* made-up ones: user0, user1, ... */
 	uint64_t valid_after, valid_before;
 	const uint8_t *crit; size_t critlen;    /* raw critical_options bytes */
+	const char *critical;           /* or one option, empty data, by name */
 	const uint8_t *ext; size_t extlen;      /* raw extensions bytes */
 	const uint8_t *sigkey; size_t sigkeylen; /* raw signature key blob */
 	const uint8_t *trailer; size_t trailerlen; /* bytes after signature */
@@ -363,10 +387,21 @@ tk_sk_sign(const struct testkey *k, struct slice data, uint8_t flags,
 	tb_u32(out, counter);
 }
 
+/* The algorithm a key of this kind signs with when nobody asks otherwise. */
 static inline enum sig_alg
 tk_default_alg(enum key_kind kind)
 {
 	return kind == KEY_RSA ? SIG_RSA_SHA512 : sig_alg_for(kind, 0);
+}
+
+/* Append the SSH signature blob (§4.6) of data; SIG_NONE: the default alg. */
+static inline void
+tk_sign(const struct testkey *k, enum sig_alg alg, struct slice data,
+    struct wb *out)
+{
+	if (sig_make(k->pkey, alg == SIG_NONE ? tk_default_alg(k->kind) : alg,
+	    data, out) != 0)
+		tk_die("sig_make");
 }
 
 static inline void
@@ -386,14 +421,22 @@ tk_cert(struct tb *t, const struct certspec *cs)
 	tb_u32(t, cs->type_given || cs->type ? cs->type : 1);
 	tb_cstring(t, cs->key_id ? cs->key_id : "perseus@argos");
 	tb_begin(t);
-	for (unsigned i = 0; i < cs->nprincipals; i++) {
+	for (size_t i = 0; cs->principals != NULL && cs->principals[i]; i++)
+		tb_cstring(t, cs->principals[i]);
+	for (unsigned i = 0; cs->principals == NULL && i < cs->nprincipals; i++) {
 		snprintf(pr, sizeof(pr), "user%u", i);
 		tb_cstring(t, pr);
 	}
 	tb_end(t);
 	tb_u64(t, cs->valid_after);
 	tb_u64(t, cs->valid_before ? cs->valid_before : UINT64_MAX);
-	tb_string(t, cs->crit, cs->critlen);
+	if (cs->crit == NULL && cs->critical != NULL) {
+		tb_begin(t);
+		tb_cstring(t, cs->critical);
+		tb_string(t, "", 0);
+		tb_end(t);
+	} else
+		tb_string(t, cs->crit, cs->critlen);
 	tb_string(t, cs->ext, cs->extlen);
 	tb_string(t, "", 0);                    /* reserved */
 	if (cs->sigkey != NULL)
@@ -411,9 +454,7 @@ tk_cert(struct tb *t, const struct certspec *cs)
 		tb_free(&sks);
 	} else if (!cs->no_signature) {
 		wb_init(&sig);
-		if (sig_make(cs->ca->pkey, cs->ca_alg ? cs->ca_alg :
-		    tk_default_alg(cs->ca->kind), tb_slice(t), &sig) != 0)
-			abort();
+		tk_sign(cs->ca, cs->ca_alg, tb_slice(t), &sig);
 		if (cs->corrupt_signature)
 			sig.p[sig.len - 1] ^= 0x01;
 		tb_string(t, sig.p, sig.len);
@@ -436,6 +477,117 @@ tk_priv_cert(struct tb *t, const struct certspec *cs)
 	tb_string_of(t, &c);
 	tk_priv_cert_fields(t, cs->key);
 	tb_free(&c);
+}
+
+/* The certificate's bytes alone, appended to out. */
+static inline void
+tk_cert_bytes(const struct certspec *cs, struct wb *out)
+{
+	struct tb c;
+
+	tb_init(&c);
+	tk_cert(&c, cs);
+	tk_check(&c.w, "certificate");
+	wb_bytes(out, c.w.p, c.w.len);
+	tb_free(&c);
+}
+
+/* --------------------------------------------- restrict-destination (§6.6) */
+
+struct tspec {
+	struct slice blob;
+	int is_ca;
+};
+
+struct thop {
+	const char *user;               /* NULL: empty */
+	const char *host;               /* NULL: empty */
+	struct slice reserved;          /* must be empty to be valid */
+	const struct tspec *keys;
+	size_t nkeys;
+};
+
+/* string hop { string user; string host; string reserved; repeat{...} } */
+static inline void
+thop_write(struct wb *w, const struct thop *h)
+{
+	size_t mark = wb_begin_string(w);
+
+	wb_cstring(w, h->user ? h->user : "");
+	wb_cstring(w, h->host ? h->host : "");
+	wb_slice(w, h->reserved);
+	for (size_t i = 0; i < h->nkeys; i++) {
+		wb_slice(w, h->keys[i].blob);
+		wb_u8(w, h->keys[i].is_ca ? 1 : 0);
+	}
+	wb_end_string(w, mark);
+}
+
+/* One constraint string of a constraint_list; extra bytes, if any, go
+ * after its reserved field (invalid). */
+static inline void
+tconstraint_write(struct wb *w, const struct thop *from, const struct thop *to,
+    struct slice reserved, struct slice extra)
+{
+	size_t mark = wb_begin_string(w);
+
+	thop_write(w, from);
+	thop_write(w, to);
+	wb_slice(w, reserved);
+	wb_bytes(w, extra.p, extra.len);
+	wb_end_string(w, mark);
+}
+
+/* ------------------------------------------------ userauth requests (§8.7) */
+
+struct tua {
+	struct slice sid;
+	uint8_t msg;                    /* 50 */
+	const char *user;
+	struct slice user_raw;          /* used instead of user if p != NULL */
+	const char *service;            /* "ssh-connection" */
+	const char *method;             /* "publickey" or the hostbound one */
+	uint8_t has_sig;                /* 1 */
+	const char *pkalg;
+	struct slice key;
+	struct slice hostkey;           /* written if p != NULL */
+	struct slice trail;             /* bytes after everything */
+};
+
+static inline void
+tua_write(struct wb *w, const struct tua *u)
+{
+	wb_slice(w, u->sid);
+	wb_u8(w, u->msg);
+	if (u->user_raw.p != NULL)
+		wb_slice(w, u->user_raw);
+	else
+		wb_cstring(w, u->user);
+	wb_cstring(w, u->service);
+	wb_cstring(w, u->method);
+	wb_u8(w, u->has_sig);
+	wb_cstring(w, u->pkalg);
+	wb_slice(w, u->key);
+	if (u->hostkey.p != NULL)
+		wb_slice(w, u->hostkey);
+	wb_bytes(w, u->trail.p, u->trail.len);
+	tk_check(w, "userauth request");
+}
+
+/* An SSHSIG blob as ssh-keygen -Y sign makes it (§8.8): six magic bytes
+ * without a length, namespace, reserved, hash algorithm, H(message). */
+static inline void
+tsshsig_write(struct wb *w, const char *ns)
+{
+	uint8_t h[64];
+
+	memset(h, 0xab, sizeof(h));
+	wb_bytes(w, "SSHSIG", 6);
+	wb_cstring(w, ns);
+	wb_string(w, NULL, 0);
+	wb_cstring(w, "sha512");
+	wb_string(w, h, sizeof(h));
+	tk_check(w, "SSHSIG blob");
 }
 
 #endif
