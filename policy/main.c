@@ -5,6 +5,7 @@
  * means the agent is going: exit.
  */
 #include "crypto/crypto.h"
+#include "ipc/fphash.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
 #include "policy/audit.h"
@@ -64,12 +65,11 @@ arg_long(const char *s, long lo, long hi, long *out)
 static void
 parse_args(int argc, char **argv)
 {
-	char fp[128];
 	long life, confirm;
 
 	if (argc != 7 ||
 	    (strcmp(argv[1], "debug") != 0 && strcmp(argv[1], "info") != 0) ||
-	    fingerprint((struct slice){ (const uint8_t *)"", 0 }, argv[2], fp, sizeof(fp)) != 0 ||
+	    fp_hash_find(argv[2]) == NULL ||
 	    arg_long(argv[3], -1, (long)AGENT_MAX_LIFETIME, &life) != 0 ||
 	    arg_long(argv[4], 1, CONFIRM_TIMEOUT_MAX, &confirm) != 0 ||
 	    (strcmp(argv[5], "none") != 0 && strcmp(argv[5], "fd") != 0 &&
