@@ -5,8 +5,8 @@
  * hostile count cannot make us allocate more than the frame could hold.
  */
 #include "ctl/inspect.h"
+#include "ipc/agent.h"
 #include "ipc/msg.h"
-#include "monitor/proto.h"
 
 #include <stdlib.h>
 #include <string.h>

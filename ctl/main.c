@@ -7,6 +7,7 @@
  */
 #include "ctl/inspect.h"
 #include "ctl/print.h"
+#include "ipc/agent.h"
 #include "ipc/limits.h"
 #include "ipc/msg.h"
 #include "ipc/text.h"

@@ -45,15 +45,14 @@ enum msg_type {
 	MSG_R_INSPECT,          /* msg_blob: the INSPECT_EXTENSION answer body */
 };
 
-/* keyward's own extension: every identity with its constraints, for
- * keyward-ctl. Answered only on connections that are not forwarded.
+/* keyward's own extension INSPECT_EXTENSION (ipc/agent.h): every identity
+ * with its constraints, for keyward-ctl.
  * Reply: byte 29; string INSPECT_EXTENSION; uint32 n; n times {
  *   string key_blob; string comment; string fingerprint;
  *   uint32 seconds_left (INSPECT_NO_LIFETIME: none); bool confirm;
  *   uint32 nrules; nrules times { hop from; hop to } }
  * hop: string user; string host; uint32 nkeys;
  *   nkeys times { string fingerprint; bool is_ca } */
-#define INSPECT_EXTENSION "constraints@keyward.dev"
 #define INSPECT_NO_LIFETIME 0xffffffffU
 
 enum msg_status_code {

@@ -7,6 +7,7 @@
  * forwarded to.
  */
 #include "crypto/crypto.h"
+#include "ipc/agent.h"
 #include "ipc/log.h"
 #include "policy/dispatch.h"
 
@@ -20,10 +21,8 @@ h_query(struct ctx *c)
 
 	if (msg_empty_decode(&c->r) != 0)
 		return -1;
-	/* The extension requests we answer, as the reference lists them. */
 	wb_init(&names);
-	wb_cstring(&names, "session-bind@openssh.com");
-	wb_cstring(&names, INSPECT_EXTENSION);
+	agent_ext_list(&names);
 	msg_begin(&P->out, MSG_R_EXTENSIONS, c->h.req, c->h.conn);
 	msg_blob_encode(&P->out, &(struct msg_blob){ wb_slice_of(&names) });
 	wb_free(&names);

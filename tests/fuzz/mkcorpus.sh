@@ -285,10 +285,18 @@ EOF
 hexput() { mkdir -p "$OUTDIR/$1"; perl -e 'print pack("H*", $ARGV[0])' "$3" >"$OUTDIR/$1/$2"; }
 hexput fuzz_proto ext-query 1b000000057175657279
 hexput fuzz_proto remove-all-rsa 09
-# keyward's own extension (INSPECT_EXTENSION in ipc/msg.h) and its messages
+# keyward's own extension (INSPECT_EXTENSION, ipc/agent.h) and its messages
 hexput fuzz_proto ext-inspect 1b00000017636f6e73747261696e7473406b6579776172642e646576
 hexput fuzz_msg inspect 0d0000000100000007
 hexput fuzz_msg r-inspect 4400000001000000070000000400000000
+# a type no process takes (0x7f): every decoder, the name tables of
+# ipc/agent.h and ipc/fphash.h included
+hexput fuzz_msg ext-query 7f00000001000000077175657279
+hexput fuzz_msg ext-session-bind 7f000000010000000773657373696f6e2d62696e64406f70656e7373682e636f6d
+hexput fuzz_msg ext-inspect 7f0000000100000007636f6e73747261696e7473406b6579776172642e646576
+hexput fuzz_msg fp-sha256 7f0000000100000007736861323536
+hexput fuzz_msg fp-md5 7f00000001000000076d6435
+hexput fuzz_msg fp-SHA512 7f0000000100000007534841353132
 hexput fuzz_msg audit 3800000000000000000000001a7b226576656e74223a227369676e222c226f6b223a747275657d
 hexput fuzz_proto smartcard 14000000036c69620000000370696e
 hexput fuzz_proto ext-bind-truncated 1b0000001873657373696f6e2d62696e64406f70656e7373682e636f6d00000000
