@@ -43,8 +43,8 @@ enum {
 
 #define EXT_QUERY               "query"
 #define EXT_SESSION_BIND        "session-bind@openssh.com"
-/* keyward's own: every identity with its constraints (answer: ipc/msg.h),
- * for keyward-ctl; refused where a session-bind was attempted. */
+/* keyward's own: every identity with its constraints (ipc/inspect.h), for
+ * keyward-ctl; refused where a session-bind was attempted. */
 #define INSPECT_EXTENSION       "constraints@keyward.dev"
 
 struct agent_ext {

@@ -23,6 +23,9 @@
  * has at most 253 bytes. */
 #define AGENT_MAX_HOSTNAME         255           /* a hop's host name */
 #define AGENT_MAX_PRINCIPAL_MATCH  255           /* longer principals never match */
+/* A fingerprint with its NUL: at the longest "SHA512:" and 86 base64
+ * characters (spec §4.5, ipc/fphash.h). */
+#define FP_TEXT_MAX                96
 
 /* Inter-process messages: a client frame plus our own small header. */
 #define IPC_HEADER_LEN             9             /* type u8, req u32, conn u32 */
