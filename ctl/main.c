@@ -3,7 +3,7 @@
  * identities with their constraints (INSPECT_EXTENSION, ipc/inspect.h) and
  * print them like ssh-add -l, or as JSON. It trusts the agent for nothing
  * but the answer's content: one frame, at most AGENT_MAX_FRAME bytes,
- * decoded whole before anything is printed (ctl/inspect.c).
+ * decoded whole before anything is printed (ctl/inspect.c, ipc/inspect.c).
  */
 #include "ctl/inspect.h"
 #include "ctl/print.h"
