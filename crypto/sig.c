@@ -4,6 +4,7 @@
  * FIDO signatures a token helper's answer becomes).
  */
 #include "crypto/crypto.h"
+#include "ipc/fphash.h"
 
 #include <openssl/bn.h>
 #include <openssl/ecdsa.h>
@@ -230,27 +231,21 @@ cert_verify(const struct pubkey *cert)
 int
 fingerprint(struct slice blob, const char *hash, char *out, size_t n)
 {
-	static const struct { const char *name, *label; } hashes[] = {
-		{ "md5", "MD5" }, { "sha1", "SHA1" }, { "sha256", "SHA256" },
-		{ "sha384", "SHA384" }, { "sha512", "SHA512" },
-	};
 	unsigned char md[EVP_MAX_MD_SIZE], b64[4 * EVP_MAX_MD_SIZE / 3 + 4];
 	unsigned int mdlen = 0;
-	const char *label = NULL;
+	const struct fp_hash *h;
 	const EVP_MD *evp;
 	size_t o;
 	int blen;
 
-	for (size_t i = 0; i < sizeof(hashes) / sizeof(hashes[0]); i++)
-		if (strcmp(hash, hashes[i].name) == 0)
-			label = hashes[i].label;
-	if (label == NULL || (evp = EVP_get_digestbyname(hash)) == NULL ||
+	if ((h = fp_hash_find(hash)) == NULL ||
+	    (evp = EVP_get_digestbyname(h->name)) == NULL ||
 	    EVP_Digest(blob.p, blob.len, md, &mdlen, evp, NULL) != 1)
 		return -1;
-	o = (size_t)snprintf(out, n, "%s:", label);
+	o = (size_t)snprintf(out, n, "%s:", h->label);
 	if (o >= n)
 		return -1;      /* not even the label fits: never index past out */
-	if (strcmp(hash, "md5") == 0) {
+	if (h->hex) {
 		for (unsigned i = 0; i < mdlen && o + 4 < n; i++)
 			o += (size_t)snprintf(out + o, n - o, i ? ":%02x" : "%02x", md[i]);
 		return 0;

@@ -1,14 +1,14 @@
 /*
  * main.c - keyward-ctl: ask the agent on SSH_AUTH_SOCK (or -a) for its
- * identities with their constraints (INSPECT_EXTENSION, ipc/msg.h) and
+ * identities with their constraints (INSPECT_EXTENSION, ipc/inspect.h) and
  * print them like ssh-add -l, or as JSON. It trusts the agent for nothing
  * but the answer's content: one frame, at most AGENT_MAX_FRAME bytes,
- * decoded whole before anything is printed (ctl/inspect.c).
+ * decoded whole before anything is printed (ctl/inspect.c, ipc/inspect.c).
  */
 #include "ctl/inspect.h"
 #include "ctl/print.h"
+#include "ipc/agent.h"
 #include "ipc/limits.h"
-#include "ipc/msg.h"
 #include "ipc/text.h"
 
 #include <errno.h>
@@ -160,7 +160,7 @@ list(const char *sock, int json)
 	close(fd);
 	if (rc != EX_LISTED)
 		return rc;
-	switch (inspect_decode((struct slice){ reply, len }, &l, &why)) {
+	switch (inspect_reply_decode((struct slice){ reply, len }, &l, &why)) {
 	case INSPECT_LISTED:
 		break;
 	case INSPECT_REFUSED:

@@ -6,8 +6,8 @@
  * the JSON form is its JSON string, so the output always parses.
  */
 #include "ctl/print.h"
+#include "ipc/inspect.h"
 #include "ipc/limits.h"
-#include "ipc/msg.h"
 #include "ipc/text.h"
 
 #include <inttypes.h>

@@ -6,7 +6,7 @@
 #ifndef KEYWARD_CTL_PRINT_H
 #define KEYWARD_CTL_PRINT_H
 
-#include "ctl/inspect.h"
+#include "ipc/inspect.h"
 
 #include <stdio.h>
 

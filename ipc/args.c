@@ -2,6 +2,7 @@
  * args.c - helper argument lists (args.h): encoders and decoders.
  */
 #include "ipc/args.h"
+#include "ipc/fphash.h"
 #include "ipc/limits.h"
 
 #include <errno.h>
@@ -81,7 +82,7 @@ args_policy_decode(int argc, char *const *argv, struct policy_args *a)
 
 	memset(a, 0, sizeof(*a));
 	if (argc != 12 || (a->debug = word(argv[1], "debug", "info")) < 0 ||
-	    *argv[2] == '\0' ||
+	    fp_hash_find(argv[2]) == NULL ||
 	    number(argv[3], -1, (long)AGENT_MAX_LIFETIME, &a->default_lifetime) != 0 ||
 	    number(argv[4], 1, CONFIRM_TIMEOUT_MAX, &a->confirm_timeout) != 0 ||
 	    (a->audit_sync = word(argv[6], "sync", "nosync")) < 0 ||

@@ -32,6 +32,10 @@
 #define AGENT_MAX_SK_KEY_HANDLE    4096          /* key handle bytes */
 #define AGENT_MAX_SK_RESERVED      1024          /* reserved string bytes */
 
+/* A fingerprint with its NUL: at the longest "SHA512:" and 86 base64
+ * characters (spec §4.5, ipc/fphash.h). */
+#define FP_TEXT_MAX                96
+
 /* Inter-process messages: a client frame plus our own small header. */
 #define IPC_HEADER_LEN             9             /* type u8, req u32, conn u32 */
 #define IPC_MAX_MSG                (AGENT_MAX_FRAME + 8192) /* + a token

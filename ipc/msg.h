@@ -24,7 +24,7 @@ enum msg_type {
 	MSG_QUERY,              /* no payload */
 	MSG_BIND,               /* msg_bind: a session-bind that parsed */
 	MSG_BIND_BAD,           /* no payload: a session-bind that did not */
-	MSG_INSPECT,            /* no payload: INSPECT_EXTENSION */
+	MSG_INSPECT,            /* no payload: INSPECT_EXTENSION (agent.h) */
 	/* policy -> keyholder */
 	MSG_KH_ADD = 32,        /* msg_kh_add */
 	MSG_KH_SIGN,            /* msg_kh_sign */
@@ -49,24 +49,13 @@ enum msg_type {
 	MSG_R_SIGNATURE,        /* msg_blob: SSH signature blob */
 	MSG_R_IDENTITIES,       /* msg_identities */
 	MSG_R_EXTENSIONS,       /* msg_blob: repeat{ string name } */
-	MSG_R_INSPECT,          /* msg_blob: the INSPECT_EXTENSION answer body */
+	MSG_R_INSPECT,          /* msg_blob: the body of ipc/inspect.h */
 	MSG_R_SK_MATERIAL,      /* msg_sk_material: holds a key handle (secret) */
 	MSG_R_SECRET,           /* msg_blob: what askpass printed (wiped) */
 	MSG_R_PATH,             /* msg_blob: the resolved provider path */
 	MSG_R_TOKEN,            /* msg_blob: the token helper's reply (ipc/token.h) */
 	MSG_R_TOKEN_FAIL,       /* msg_tk_fail: no reply from a token helper */
 };
-
-/* keyward's own extension: every identity with its constraints, for
- * keyward-ctl. Answered only on connections that are not forwarded.
- * Reply: byte 29; string INSPECT_EXTENSION; uint32 n; n times {
- *   string key_blob; string comment; string fingerprint;
- *   uint32 seconds_left (INSPECT_NO_LIFETIME: none); bool confirm;
- *   uint32 nrules; nrules times { hop from; hop to } }
- * hop: string user; string host; uint32 nkeys;
- *   nkeys times { string fingerprint; bool is_ca } */
-#define INSPECT_EXTENSION "constraints@keyward.dev"
-#define INSPECT_NO_LIFETIME 0xffffffffU
 
 enum msg_status_code {
 	ST_OK = 0,

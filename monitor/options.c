@@ -4,13 +4,13 @@
  * errors and exit statuses (spec §11.1, §11.9).
  */
 #include "monitor/options.h"
+#include "ipc/fphash.h"
 
 #include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 void
@@ -58,17 +58,6 @@ parse_lifetime(const char *s)
 	return total;
 }
 
-static const char *const fp_hashes[] = { "md5", "sha1", "sha256", "sha384", "sha512" };
-
-static const char *
-valid_hash(const char *s)
-{
-	for (size_t i = 0; i < sizeof(fp_hashes) / sizeof(fp_hashes[0]); i++)
-		if (strcasecmp(s, fp_hashes[i]) == 0)
-			return fp_hashes[i];
-	return NULL;
-}
-
 int
 options_parse(int argc, char **argv, struct options *o)
 {
@@ -100,7 +89,7 @@ options_parse(int argc, char **argv, struct options *o)
 		case 'V': o->version = 1; break;
 		case 'a': o->bind_address = optarg; break;
 		case 'E':
-			if ((o->fp_hash = valid_hash(optarg)) == NULL) {
+			if ((o->fp_hash = fp_hash_parse(optarg)) == NULL) {
 				fprintf(stderr, "keyward: Invalid hash algorithm \"%s\"\n", optarg);
 				return 255;
 			}

@@ -184,35 +184,41 @@ req_unlock(struct req_ctx *c)
 	return req_lock_common(c, MSG_UNLOCK);
 }
 
+/* A session-bind that does not parse still counts as attempted (§7.2), so
+ * policy hears of it either way. */
+static int
+req_bind(struct req_ctx *c)
+{
+	struct msg_bind m;
+
+	if (rd_string(&c->r, &m.hostkey) != 0 ||
+	    rd_string(&c->r, &m.session_id) != 0 ||
+	    rd_string(&c->r, &m.signature) != 0 ||
+	    rd_bool(&c->r, &m.forwarding) != 0 || rd_done(&c->r) != 0) {
+		msg_begin(c->ipc, MSG_BIND_BAD, c->req, c->conn);
+		return FORWARD;
+	}
+	msg_begin(c->ipc, MSG_BIND, c->req, c->conn);
+	msg_bind_encode(c->ipc, &m);
+	return FORWARD;
+}
+
 static int
 req_extension(struct req_ctx *c)
 {
+	const struct agent_ext *e;
 	struct slice name;
 
 	if (rd_text(&c->r, &name) != 0)
 		return REFUSE;
-	if (slice_eq_str(name, "query"))
-		return forward_empty(c, MSG_QUERY);
-	if (slice_eq_str(name, INSPECT_EXTENSION))
-		return forward_empty(c, MSG_INSPECT);
-	if (slice_eq_str(name, "session-bind@openssh.com")) {
-		struct msg_bind m;
-		/* A bind that does not parse still counts as attempted (§7.2),
-		 * so policy hears of it either way. */
-		if (rd_string(&c->r, &m.hostkey) != 0 ||
-		    rd_string(&c->r, &m.session_id) != 0 ||
-		    rd_string(&c->r, &m.signature) != 0 ||
-		    rd_bool(&c->r, &m.forwarding) != 0 || rd_done(&c->r) != 0) {
-			msg_begin(c->ipc, MSG_BIND_BAD, c->req, c->conn);
-			return FORWARD;
-		}
-		msg_begin(c->ipc, MSG_BIND, c->req, c->conn);
-		msg_bind_encode(c->ipc, &m);
-		return FORWARD;
+	if ((e = agent_ext_named(name)) == NULL) {
+		log_debug("unsupported extension \"%.*s\"",
+		    (int)(name.len > 64 ? 64 : name.len), (const char *)name.p);
+		return REFUSE;
 	}
-	log_debug("unsupported extension \"%.*s\"",
-	    (int)(name.len > 64 ? 64 : name.len), (const char *)name.p);
-	return REFUSE;
+	if (e->msg == MSG_BIND)
+		return req_bind(c);
+	return forward_empty(c, e->msg);
 }
 
 static const struct {
@@ -267,6 +273,7 @@ proto_reply(const struct msg_hdr *h, struct rd *r, struct wb *reply)
 		[ST_FAIL] = SSH_AGENT_FAILURE,
 		[ST_EXT_FAIL] = SSH_AGENT_EXTENSION_FAILURE,
 	};
+	const struct agent_ext *e;
 	struct msg_status st;
 	struct msg_blob b;
 	struct msg_identities ids;
@@ -291,13 +298,13 @@ proto_reply(const struct msg_hdr *h, struct rd *r, struct wb *reply)
 		wb_u32(reply, ids.n);
 		wb_bytes(reply, ids.entries.p, ids.entries.len);
 		return 0;
-	case MSG_R_EXTENSIONS:
-	case MSG_R_INSPECT:
+	}
+	/* The answer of an extension: its name, then the body policy wrote. */
+	if ((e = agent_ext_answered_by(h->type)) != NULL) {
 		if (msg_blob_decode(r, &b) != 0)
 			return -1;
 		wb_u8(reply, SSH_AGENT_EXTENSION_RESPONSE);
-		wb_cstring(reply, h->type == MSG_R_EXTENSIONS ? "query" :
-		    INSPECT_EXTENSION);
+		wb_cstring(reply, e->name);
 		wb_bytes(reply, b.blob.p, b.blob.len);
 		return 0;
 	}

@@ -6,6 +6,7 @@
  * was attempted) are flags the dispatcher enforces: no handler repeats
  * them, and a new row cannot forget them.
  */
+#include "ipc/agent.h"
 #include "ipc/log.h"
 #include "policy/audit.h"
 #include "policy/dispatch.h"

@@ -1,17 +1,25 @@
 /*
- * fuzz_msg.c - libFuzzer harness for every inter-process message decoder
- * (ipc/msg.c). The input is one datagram as a process receives it: the
- * header (msg_hdr_decode), whose type byte - the first byte - selects the
- * payload decoder its receiver uses. A type no process accepts is fed to
- * every decoder in turn, so each input exercises some decoder.
+ * fuzz_msg.c - libFuzzer harness for every format that crosses a process
+ * boundary (ipc/): the inter-process messages (ipc/msg.c), the
+ * INSPECT_EXTENSION answer's body (ipc/inspect.c), the extension names
+ * (ipc/agent.c) and the fingerprint hash names (ipc/fphash.c). The input
+ * is one datagram as a process receives it: the header (msg_hdr_decode),
+ * whose type byte - the first byte - selects the payload decoder its
+ * receiver uses (MSG_R_INSPECT: the blob, then the body in it). A type no
+ * process accepts is fed to every decoder in turn, the body and the two
+ * name tables included, so each input exercises some decoder.
  *
- * Checked: no decoder reads out of bounds; what a decoder accepts its
- * encoder writes back, and that decodes again to the same bytes (encoder
- * and decoder cannot drift). Every decoder refuses trailing bytes, so the
- * re-encoding is the payload byte for byte, except for MSG_ADD, whose
- * comment may lose one trailing NUL (rd_text).
+ * Checked: no decoder reads out of bounds or leaks; what a decoder
+ * accepts its encoder writes back, and that decodes again to the same
+ * bytes (encoder and decoder cannot drift; every encoder writes every
+ * field, so the same bytes are the same value). Every decoder refuses
+ * trailing bytes, so the re-encoding is the payload byte for byte, except
+ * for MSG_ADD, whose comment may lose one trailing NUL (rd_text).
  */
+#include "ipc/agent.h"
 #include "ipc/buf.h"
+#include "ipc/fphash.h"
+#include "ipc/inspect.h"
 #include "ipc/limits.h"
 #include "ipc/msg.h"
 
@@ -19,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -157,6 +166,89 @@ rt_kh_delete(struct rd *r, struct wb *w)
 	return 0;
 }
 
+/* The body of the INSPECT_EXTENSION answer (ipc/inspect.h). */
+static int
+rt_inspect(struct rd *r, struct wb *w)
+{
+	struct inspect_list l;
+	const char *why = NULL;
+
+	if (inspect_decode(r, &l, &why) != 0) {
+		CHECK(why != NULL && l.n == 0 && l.ids == NULL);
+		return -1;
+	}
+	CHECK(r->len == 0);
+	for (size_t i = 0; i < l.n; i++) {
+		CHECK(l.ids[i].confirm == 0 || l.ids[i].confirm == 1);
+		for (size_t j = 0; j < l.ids[i].nrules; j++)
+			CHECK(l.ids[i].rules[j].from.user.len == 0 &&
+			    l.ids[i].rules[j].to.host.len != 0);
+	}
+	inspect_encode(w, &l);
+	inspect_free(&l);
+	return 0;
+}
+
+/* MSG_R_INSPECT: a blob whose content is the body. */
+static int
+rt_r_inspect(struct rd *r, struct wb *w)
+{
+	struct msg_blob m;
+	struct rd body;
+	struct wb b;
+	int rc;
+
+	if (msg_blob_decode(r, &m))
+		return -1;
+	rd_init(&body, m.blob.p, m.blob.len);
+	wb_init(&b);
+	if ((rc = rt_inspect(&body, &b)) == 0) {
+		CHECK(!b.err);
+		msg_blob_encode(w, &(struct msg_blob){ wb_slice_of(&b) });
+	}
+	wb_free(&b);
+	return rc;
+}
+
+/* The payload as an extension name (the bytes after its length). */
+static int
+rt_ext_name(struct rd *r, struct wb *w)
+{
+	struct slice name = { r->p, r->len };
+	const struct agent_ext *e;
+
+	if ((e = agent_ext_named(name)) == NULL)
+		return -1;
+	CHECK(e->msg != 0 && (e->reply == 0 || agent_ext_answered_by(e->reply) == e));
+	r->len = 0;
+	wb_bytes(w, e->name, strlen(e->name));
+	return 0;
+}
+
+/* The payload as a fingerprint hash name: policy takes the canonical
+ * name only, and -E any spelling of one in another case. */
+static int
+rt_fp_hash(struct rd *r, struct wb *w)
+{
+	const struct fp_hash *h;
+	const char *canon;
+	char s[32];
+
+	if (r->len >= sizeof(s) || memchr(r->p, '\0', r->len) != NULL)
+		return -1;
+	memcpy(s, r->p, r->len);
+	s[r->len] = '\0';
+	canon = fp_hash_parse(s);
+	CHECK(canon == NULL || (strcasecmp(canon, s) == 0 &&
+	    fp_hash_find(canon) != NULL && fp_hash_find(canon)->name == canon));
+	if ((h = fp_hash_find(s)) == NULL)
+		return -1;
+	CHECK(canon == h->name);
+	r->len = 0;
+	wb_bytes(w, h->name, strlen(h->name));
+	return 0;
+}
+
 /* The decoder each receiver uses for each type (msg.h). */
 static roundtrip_fn
 decoder_for(uint8_t type)
@@ -165,18 +257,14 @@ decoder_for(uint8_t type)
 	case MSG_OPEN: return rt_open;
 	case MSG_CLOSE: case MSG_LIST: case MSG_REMOVE_ALL: case MSG_QUERY:
 	case MSG_BIND_BAD: case MSG_KH_WIPE: case MSG_PROMPT_CANCEL:
-#ifdef INSPECT_EXTENSION
 	case MSG_INSPECT:
-#endif
 		return rt_empty;
 	case MSG_SIGN: return rt_sign;
 	case MSG_ADD: return rt_add;
 	case MSG_REMOVE: case MSG_LOCK: case MSG_UNLOCK: case MSG_PROMPT:
-	case MSG_R_SIGNATURE: case MSG_R_EXTENSIONS:
-#ifdef INSPECT_EXTENSION
-	case MSG_R_INSPECT: case MSG_AUDIT:
-#endif
+	case MSG_R_SIGNATURE: case MSG_R_EXTENSIONS: case MSG_AUDIT:
 		return rt_blob;
+	case MSG_R_INSPECT: return rt_r_inspect;
 	case MSG_BIND: return rt_bind;
 	case MSG_KH_ADD: return rt_kh_add;
 	case MSG_KH_SIGN: return rt_kh_sign;
@@ -189,7 +277,8 @@ decoder_for(uint8_t type)
 
 static const roundtrip_fn all[] = {
 	rt_empty, rt_open, rt_sign, rt_add, rt_bind, rt_blob, rt_status,
-	rt_identities, rt_kh_add, rt_kh_sign, rt_kh_delete,
+	rt_identities, rt_kh_add, rt_kh_sign, rt_kh_delete, rt_inspect,
+	rt_ext_name, rt_fp_hash,
 };
 
 static void

@@ -6,6 +6,7 @@
  * what it signs we verify, what we sign it verifies.
  */
 #include "crypto/crypto.h"
+#include "ipc/limits.h"
 #include "ipc/sksig.h"
 #include "ipc/sshkey.h"
 #include "tests/unit/skvectors.h"
@@ -772,6 +773,13 @@ test_fingerprints(void)
 			    fps[i].hash, fps[i].want);
 		else
 			ok(rc != 0, "fingerprint -E \"%s\": unknown hash refused", fps[i].hash);
+	}
+	/* FP_TEXT_MAX holds the longest: every hash fits, NUL and all */
+	for (size_t h = 0; h < 5; h++) {
+		char o[FP_TEXT_MAX];
+		ok(fingerprint(tb_slice(&t), fps[h].hash, o, sizeof(o)) == 0 &&
+		    strcmp(o, fps[h].want) == 0, "fingerprint -E %s fits FP_TEXT_MAX",
+		    fps[h].hash);
 	}
 	/* an output buffer too small is never overrun (malloc'd to size) */
 	for (size_t h = 0; h < 5; h++) {

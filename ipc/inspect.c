@@ -1,0 +1,215 @@
+/*
+ * inspect.c - encoder and decoder of the INSPECT_EXTENSION answer's body
+ * (layout in inspect.h). The decoder checks every count against the bytes
+ * left before it allocates, so a hostile count cannot make it allocate
+ * more than the reply could hold.
+ */
+#include "ipc/inspect.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The fewest bytes one element can take on the wire. */
+#define MIN_KEY_BYTES   (4 + 1)                 /* string fp; bool is_ca */
+#define MIN_HOP_BYTES   (4 + 4 + 4)             /* user, host, nkeys */
+#define MIN_RULE_BYTES  (2 * MIN_HOP_BYTES)
+#define MIN_ID_BYTES    (4 + 4 + 4 + 4 + 1 + 4) /* blob .. nrules */
+
+/* ---------------------------------------------------------------- encode */
+
+/* A count, or an error in w (and -1: the elements are not written). */
+static int
+encode_count(struct wb *w, size_t n)
+{
+	if (n > UINT32_MAX) {
+		w->err = 1;
+		return -1;
+	}
+	wb_u32(w, (uint32_t)n);
+	return 0;
+}
+
+static void
+encode_hop(struct wb *w, const struct inspect_hop *h)
+{
+	wb_slice(w, h->user);
+	wb_slice(w, h->host);
+	if (encode_count(w, h->nkeys) != 0)
+		return;
+	for (size_t i = 0; i < h->nkeys; i++) {
+		wb_slice(w, h->keys[i].fp);
+		wb_u8(w, h->keys[i].is_ca != 0);
+	}
+}
+
+void
+inspect_encode(struct wb *w, const struct inspect_list *l)
+{
+	if (encode_count(w, l->n) != 0)
+		return;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct inspect_id *id = &l->ids[i];
+
+		wb_slice(w, id->blob);
+		wb_slice(w, id->comment);
+		wb_slice(w, id->fp);
+		wb_u32(w, id->seconds_left);
+		wb_u8(w, id->confirm != 0);
+		if (encode_count(w, id->nrules) != 0)
+			return;
+		for (size_t j = 0; j < id->nrules; j++) {
+			encode_hop(w, &id->rules[j].from);
+			encode_hop(w, &id->rules[j].to);
+		}
+	}
+}
+
+/* ---------------------------------------------------------------- decode */
+
+static int
+bad(const char **why, const char *what)
+{
+	*why = what;
+	return -1;
+}
+
+/* Text as the encoder writes it: no NUL anywhere, not even a last one. */
+static int
+get_text(struct rd *r, struct slice *s)
+{
+	if (rd_string(r, s) != 0 ||
+	    (s->len > 0 && memchr(s->p, '\0', s->len) != NULL))
+		return -1;
+	return 0;
+}
+
+/* A bool as the encoder writes it: 0 or 1. */
+static int
+get_bool(struct rd *r, int *v)
+{
+	uint8_t b;
+
+	if (rd_u8(r, &b) != 0 || b > 1)
+		return -1;
+	*v = b;
+	return 0;
+}
+
+/* A count, then room for that many elements that each take at least
+ * min_bytes of what follows, so a hostile count cannot make us allocate
+ * more than the body could hold: 0 with *p (NULL for none) and *n, or -1
+ * with *why (truncated: what a short read is called here). */
+static int
+get_array(struct rd *r, const char *truncated, size_t min_bytes, size_t size,
+    void **p, size_t *n, const char **why)
+{
+	uint32_t count;
+
+	*p = NULL;
+	*n = 0;
+	if (rd_u32(r, &count) != 0)
+		return bad(why, truncated);
+	if (count > r->len / min_bytes)
+		return bad(why, "a count is larger than the bytes that follow");
+	if (count > 0 && (*p = calloc(count, size)) == NULL)
+		return bad(why, "out of memory");
+	*n = count;
+	return 0;
+}
+
+static int
+decode_hop(struct rd *r, struct inspect_hop *h, const char **why)
+{
+	void *keys;
+
+	if (get_text(r, &h->user) != 0 || get_text(r, &h->host) != 0)
+		return bad(why, "truncated destination hop");
+	if (get_array(r, "truncated destination hop", MIN_KEY_BYTES,
+	    sizeof(*h->keys), &keys, &h->nkeys, why) != 0)
+		return -1;
+	h->keys = keys;
+	for (size_t i = 0; i < h->nkeys; i++)
+		if (get_text(r, &h->keys[i].fp) != 0 ||
+		    get_bool(r, &h->keys[i].is_ca) != 0)
+			return bad(why, "truncated hop key");
+	return 0;
+}
+
+static int
+decode_rules(struct rd *r, struct inspect_id *id, const char **why)
+{
+	void *rules;
+
+	if (get_array(r, "truncated identity", MIN_RULE_BYTES,
+	    sizeof(*id->rules), &rules, &id->nrules, why) != 0)
+		return -1;
+	id->rules = rules;
+	for (size_t i = 0; i < id->nrules; i++) {
+		struct inspect_rule *ru = &id->rules[i];
+
+		if (decode_hop(r, &ru->from, why) != 0 ||
+		    decode_hop(r, &ru->to, why) != 0)
+			return -1;
+		/* what the agent accepts on add (ipc/dest.c) */
+		if (ru->from.user.len != 0)
+			return bad(why, "a from-hop names a user");
+		if (ru->to.host.len == 0)
+			return bad(why, "a to-hop names no host");
+	}
+	return 0;
+}
+
+static int
+decode_id(struct rd *r, struct inspect_id *id, const char **why)
+{
+	const char *kwhy = NULL;
+
+	if (rd_string(r, &id->blob) != 0 || get_text(r, &id->comment) != 0 ||
+	    get_text(r, &id->fp) != 0 || rd_u32(r, &id->seconds_left) != 0 ||
+	    get_bool(r, &id->confirm) != 0)
+		return bad(why, "truncated identity");
+	if (key_parse_public(id->blob, &id->pub, &kwhy) != 0)
+		return bad(why, kwhy != NULL ? kwhy :
+		    "an identity's key blob does not parse");
+	return decode_rules(r, id, why);
+}
+
+int
+inspect_decode(struct rd *r, struct inspect_list *l, const char **why)
+{
+	void *ids;
+
+	memset(l, 0, sizeof(*l));
+	*why = NULL;
+	if (get_array(r, "truncated reply", MIN_ID_BYTES, sizeof(*l->ids), &ids,
+	    &l->n, why) != 0)
+		return -1;
+	l->ids = ids;
+	for (size_t i = 0; i < l->n; i++)
+		if (decode_id(r, &l->ids[i], why) != 0)
+			goto fail;
+	if (rd_done(r) != 0) {
+		*why = "bytes after the last identity";
+		goto fail;
+	}
+	return 0;
+fail:
+	inspect_free(l);
+	return -1;
+}
+
+void
+inspect_free(struct inspect_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		struct inspect_id *id = &l->ids[i];
+
+		for (size_t j = 0; j < id->nrules; j++) {
+			free(id->rules[j].from.keys);
+			free(id->rules[j].to.keys);
+		}
+		free(id->rules);
+	}
+	free(l->ids);
+	memset(l, 0, sizeof(*l));
+}
