@@ -23,6 +23,8 @@ static const struct {
 	{ KEY_ECDSA_P384, "ECDSA", 384 },
 	{ KEY_ECDSA_P521, "ECDSA", 521 },
 	{ KEY_RSA, "RSA", 0 },
+	{ KEY_SK_ECDSA_P256, "ECDSA-SK", 256 },
+	{ KEY_SK_ED25519, "ED25519-SK", 256 },
 };
 
 static void
@@ -90,6 +92,12 @@ text_id(FILE *f, const struct inspect_id *id)
 	else
 		text_str(f, id->comment);
 	fprintf(f, " (%s%s)\n", type, id->pub.is_cert ? "-CERT" : "");
+	if (key_is_sk(id->pub.kind)) {
+		/* whoever added the key chose it: terminal form */
+		fputs("    application: ", f);
+		text_str(f, id->pub.sk_app);
+		fputc('\n', f);
+	}
 
 	if (id->seconds_left == INSPECT_NO_LIFETIME)
 		fputs("    lifetime: none\n", f);
@@ -180,6 +188,10 @@ json_id(FILE *f, const struct inspect_id *id)
 	json_str(f, id->fp);
 	fputs(",\"comment\":", f);
 	json_str(f, id->comment);
+	if (key_is_sk(id->pub.kind)) {
+		fputs(",\"application\":", f);
+		json_str(f, id->pub.sk_app);
+	}
 	fputs(",\"lifetime_left\":", f);
 	if (id->seconds_left == INSPECT_NO_LIFETIME)
 		fputs("null", f);

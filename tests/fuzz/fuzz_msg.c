@@ -246,6 +246,32 @@ rt_fp_hash(struct rd *r, struct wb *w)
 	CHECK(canon == h->name);
 	r->len = 0;
 	wb_bytes(w, h->name, strlen(h->name));
+static int
+rt_kh_sk_material(struct rd *r, struct wb *w)
+{
+	struct msg_kh_sk_material m;
+
+	if (msg_kh_sk_material_decode(r, &m))
+		return -1;
+	msg_kh_sk_material_encode(w, &m);
+	return 0;
+}
+
+/* The keyholder's answer carries a key handle: the buffers are wiped as
+ * the keyholder's are. */
+static int
+rt_sk_material(struct rd *r, struct wb *w)
+{
+	struct msg_sk_material m;
+
+	if (msg_sk_material_decode(r, &m))
+		return -1;
+	CHECK(m.alg == 0x00 || m.alg == 0x01);
+	CHECK(m.application.len <= AGENT_MAX_SK_APPLICATION &&
+	    m.key_handle.len <= AGENT_MAX_SK_KEY_HANDLE);
+	CHECK(m.application.len == 0 ||
+	    memchr(m.application.p, '\0', m.application.len) == NULL);
+	msg_sk_material_encode(w, &m);
 	return 0;
 }
 
@@ -269,6 +295,8 @@ decoder_for(uint8_t type)
 	case MSG_KH_ADD: return rt_kh_add;
 	case MSG_KH_SIGN: return rt_kh_sign;
 	case MSG_KH_DELETE: return rt_kh_delete;
+	case MSG_KH_SK_MATERIAL: return rt_kh_sk_material;
+	case MSG_R_SK_MATERIAL: return rt_sk_material;
 	case MSG_R_STATUS: return rt_status;
 	case MSG_R_IDENTITIES: return rt_identities;
 	}
@@ -278,7 +306,7 @@ decoder_for(uint8_t type)
 static const roundtrip_fn all[] = {
 	rt_empty, rt_open, rt_sign, rt_add, rt_bind, rt_blob, rt_status,
 	rt_identities, rt_kh_add, rt_kh_sign, rt_kh_delete, rt_inspect,
-	rt_ext_name, rt_fp_hash,
+	rt_ext_name, rt_fp_hash, rt_kh_sk_material, rt_sk_material,
 };
 
 static void
@@ -300,8 +328,8 @@ roundtrip(roundtrip_fn fn, const uint8_t *p, size_t len)
 		CHECK(fn(&r, &w2) == 0);
 		CHECK(!w2.err && slice_eq(wb_slice_of(&w1), wb_slice_of(&w2)));
 	}
-	wb_free(&w1);
-	wb_free(&w2);
+	wb_free_secret(&w1);
+	wb_free_secret(&w2);
 }
 
 int

@@ -98,6 +98,14 @@ ssh-keygen -q -s "$k/caed" -I user-ed -n alice,bob "$k/ed.pub" &&
 	die "ssh-keygen -s failed"
 # a host certificate, for the sshd "hostc"
 ssh-keygen -q -s "$k/caed" -h -I hostc -n hostc "$k/hostkeyc.pub" || die "ssh-keygen -h failed"
+# FIDO keys without a token (mk_sk_key, lib.sh): ssh-add and ssh-agent
+# load and hold them (only signing needs the token), so their real ADD
+# encodings are recorded.
+mk_sk_key sked sk-ssh-ed25519@openssh.com ed &&
+	mk_sk_key skp256 sk-ecdsa-sha2-nistp256@openssh.com p256 &&
+	ssh-keygen -q -s "$k/caed" -I user-sked -n alice "$k/sked.pub" &&
+	ssh-keygen -q -s "$k/cap256" -I user-skp256 -n bob "$k/skp256.pub" ||
+	die "FIDO key files failed"
 
 mk_script "$T/askpass" 'echo fuzz-pass'
 export SSH_ASKPASS=$T/askpass SSH_ASKPASS_REQUIRE=force DISPLAY=:0
@@ -105,6 +113,9 @@ export SSH_ASKPASS=$T/askpass SSH_ASKPASS_REQUIRE=force DISPLAY=:0
 ssh-add -q "$k/ed" "$k/p256" "$k/p384" "$k/p521" "$k/rsa" "$k/rsa2" </dev/null
 ssh-add -l >/dev/null; ssh-add -L >/dev/null
 ssh-add -q -c -t 600 "$k/p256" </dev/null
+ssh-add -q "$k/sked" "$k/skp256" </dev/null            # with their -cert.pub
+ssh-add -q -S /usr/lib/x86_64-linux-gnu/libkwtest-sk.so -t 60 "$k/sked" </dev/null
+ssh-keygen -Y sign -f "$k/sked.pub" -n file "$T/msg" >/dev/null 2>&1  # refused: no token
 ssh-add -T "$k/ed.pub" "$k/p256.pub" "$k/rsa.pub" >/dev/null 2>&1
 echo "data to sign" >"$T/msg"
 ssh-keygen -Y sign -f "$k/ed.pub" -n file "$T/msg" >/dev/null 2>&1
@@ -169,6 +180,10 @@ my %nstr = ('ssh-ed25519' => 2, 'ecdsa-sha2-nistp256' => 3, 'ecdsa-sha2-nistp384
 	'ssh-ed25519-cert-v01@openssh.com' => 3, 'ecdsa-sha2-nistp256-cert-v01@openssh.com' => 2,
 	'ecdsa-sha2-nistp384-cert-v01@openssh.com' => 2, 'ecdsa-sha2-nistp521-cert-v01@openssh.com' => 2,
 	'ssh-rsa-cert-v01@openssh.com' => 5);
+# FIDO keys (§4.4): strings, then the flags byte, then key handle and reserved
+my %skstr = ('sk-ssh-ed25519@openssh.com' => 2, 'sk-ecdsa-sha2-nistp256@openssh.com' => 3,
+	'sk-ssh-ed25519-cert-v01@openssh.com' => 3,
+	'sk-ecdsa-sha2-nistp256-cert-v01@openssh.com' => 2);
 my %typename = (9 => 'remove-all-rsa', 11 => 'list', 13 => 'sign', 17 => 'add', 18 => 'remove',
 	19 => 'remove-all', 22 => 'lock', 23 => 'unlock', 25 => 'add-constrained', 27 => 'extension');
 
@@ -213,7 +228,13 @@ for my $c (sort keys %conn) {
 			if ($t == 17 || $t == 25) {
 				my $kt = rs(\$p, \(my $x = 1));
 				$o = 1;
-				rs(\$p, \$o) for 0 .. $nstr{$kt};   # name + fields
+				if (exists $skstr{$kt}) {
+					rs(\$p, \$o) for 0 .. $skstr{$kt};
+					$o++;                   # flags
+					rs(\$p, \$o) for 1 .. 2;
+				} else {
+					rs(\$p, \$o) for 0 .. $nstr{$kt};   # name + fields
+				}
 				my $key = substr($p, 1, $o - 1);
 				my $comment = rs(\$p, \$o);
 				my ($life, $lt, $conf, $hasd, $dest) = (0, 0, 0, 0, '');
@@ -318,6 +339,13 @@ hexput fuzz_msg prompt-cancel 310000000100000000
 hexput fuzz_msg r-status-ext-fail 40000000010000000702
 hexput fuzz_msg r-extensions 4300000001000000070000004d0000000571756572790000001873657373696f6e2d62696e64406f70656e7373682e636f6d0000002472657374726963742d64657374696e6174696f6e2d763030406f70656e7373682e636f6d
 hexput fuzz_msg unknown-type 7f00000001000000070000000100
+# FIDO signatures (§4.6) as a token's answer becomes them, valid for the
+# fixed keys and data of fuzz_keys.c (no token signs for ssh-agent here)
+hexput fuzz_keys sksig-ed25519 0000001a736b2d7373682d65643235353139406f70656e7373682e636f6d00000040f617dad6d59bb867ba60eecfd1d70ba37eaa1d4b086ebf16f6290e114e57bbf7640e054828b9d2f5d697c0f6bae068c45fec23237e2c8d92fcdc9e50446bb70d0100000007
+hexput fuzz_keys sksig-ecdsa 00000022736b2d65636473612d736861322d6e69737470323536406f70656e7373682e636f6d00000048000000205b4bd03cd276c2439ce98e80a40c3d9d26561882c853b8e440691e0f6f40c74b0000002006a70f64d50ab0ffb3879ec719b07fa7e048e08448f012d65b826c653d58d7510501020304
+# a FIDO key's material: policy's request, the keyholder's answer
+hexput fuzz_msg kh-sk-material 260000000100000000000000000000002a
+hexput fuzz_msg r-sk-material 45000000010000000001000000047373683a0100000030404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f606162636465666768696a6b6c6d6e6f
 # wmatch: subject NUL pattern
 for s in 'hostb%host?' 'alice%a*e' 'a.example.org%*.example.org' 'aaaaaaaaaaaaaaaa%*a*a*a*a*a*b' \
 	'x%' '%*' 'scylla%s*y?la*' '*?%*?'; do

@@ -287,6 +287,60 @@ gen_key() {
 	chmod 600 "$T/keys/$name"
 }
 
+# mk_sk_key NAME SKTYPE FROM: a FIDO key file $T/keys/NAME{,.pub} with no
+# token behind it (openssh-key-v1, no cipher), made around the public half
+# of the software key FROM (ed25519 for sk-ssh-ed25519@openssh.com, ecdsa
+# 256 for sk-ecdsa-sha2-nistp256@openssh.com): application ssh:, flags
+# 0x01 (user presence), key handle 0x40..0x6f, comment SKTYPE@kwtest.
+# ssh-add and ssh-keygen load it; only signing needs a token. NAME.add
+# holds, in hex, the ADD (17) payload of the key with that comment.
+mk_sk_key() { # NAME SKTYPE FROM-KEY
+	perl - "$T/keys/$3.pub" "$2" "$T/keys/$1" <<'EOP' || return 1
+use strict; use warnings; use MIME::Base64;
+my ($from, $type, $out) = @ARGV;
+open(my $i, '<', $from) or die; my (undef, $b64) = split ' ', <$i>; close $i;
+my $blob = decode_base64($b64);
+sub str { pack('N', length $_[0]) . $_[0] }
+sub rs { my ($s, $o) = @_; my $l = unpack('N', substr($$s, $$o, 4)); my $r = substr($$s, $$o + 4, $l); $$o += 4 + $l; $r }
+my $o = 0; rs(\$blob, \$o);
+my $fields = substr($blob, $o);         # A, or curve and Q
+my $pub = str($type) . $fields . str('ssh:');
+my $priv = str($type) . $fields . str('ssh:') . pack('C', 0x01) .
+	str(join('', map { chr(0x40 + $_) } 0 .. 47)) . str('');
+my $sec = pack('NN', 0x4b574b57, 0x4b574b57) . $priv . str("$type\@kwtest");
+$sec .= chr($_) for 1 .. (8 - length($sec) % 8) % 8;
+my $f = "openssh-key-v1\0" . str('none') . str('none') . str('') . pack('N', 1) .
+	str($pub) . str($sec);
+open(my $k, '>', $out) or die; my $e = encode_base64($f, '');
+print $k "-----BEGIN OPENSSH PRIVATE KEY-----\n";
+print $k substr($e, $_ * 70, 70), "\n" for 0 .. int((length($e) - 1) / 70);
+print $k "-----END OPENSSH PRIVATE KEY-----\n"; close $k; chmod 0600, $out;
+open($k, '>', "$out.pub") or die; print $k "$type ", encode_base64($pub, ''), " $type\@kwtest\n"; close $k;
+# the ADD (17) payload ssh-add would send without constraints, in hex
+open($k, '>', "$out.add") or die; print $k unpack('H*', pack('C', 17) . $priv . str("$type\@kwtest")); close $k;
+EOP
+}
+
+# sk_cert_add NAME: hex of the ADD (17) payload of NAME's certificate
+# (NAME-cert.pub from ssh-keygen -s) with NAME's private fields (§4.4:
+# the certificate, Ed25519's A again, application, flags, key handle,
+# reserved).
+sk_cert_add() {
+	perl - "$T/keys/$1.add" "$T/keys/$1-cert.pub" <<'EOP'
+use strict; use warnings; use MIME::Base64;
+my ($add, $certpub) = @ARGV;
+open(my $i, '<', $add) or die; my $p = pack('H*', scalar <$i>); close $i;
+open($i, '<', $certpub) or die; my ($ct, $b64) = split ' ', <$i>; close $i;
+sub str { pack('N', length $_[0]) . $_[0] }
+sub rs { my ($s, $o) = @_; my $l = unpack('N', substr($$s, $$o, 4)); my $r = substr($$s, $$o + 4, $l); $$o += 4 + $l; $r }
+my $o = 1; my $type = rs(\$p, \$o);
+# ECDSA: curve and Q are in the certificate only; Ed25519: A is repeated
+my $keep = '';
+if ($type =~ /ecdsa/) { rs(\$p, \$o) for 1 .. 2 } else { $keep = str(rs(\$p, \$o)) }
+print unpack('H*', pack('C', 17) . str($ct) . str(decode_base64($b64)) . $keep . substr($p, $o));
+EOP
+}
+
 # hide_key NAME / unhide_key NAME: move the private half out of reach so
 # only the agent can sign with it.
 hide_key() { mv "$T/keys/$1" "$T/hidden/$1"; }

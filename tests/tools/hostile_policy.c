@@ -6,7 +6,8 @@
  * belong together, certificates, truncated and oversized fields; KH_SIGN
  * with ids never given, every algorithm byte against every key kind, huge
  * data, pipelined on one connection ahead of another's; KH_DELETE,
- * KH_WIPE and KH_LOCK followed by signing; every type byte. A compromised policy may get signatures from every loaded key
+ * KH_WIPE and KH_LOCK followed by signing; FIDO keys, which it must never
+ * sign with, and KH_SK_MATERIAL; every type byte. A compromised policy may get signatures from every loaded key
  * (DESIGN.md, "Trust, stated plainly"), but never a private key byte.
  *
  * The keyholder answers every request it can decode exactly once; a
@@ -25,6 +26,7 @@
 enum { K_ED, K_P256, K_P384, K_P521, K_RSA, NBASE };
 static struct ukey U[NBASE];
 static struct ukey O_ED, O_P256, O_RSA; /* other keys, for mismatched halves */
+static struct ukey SK_ED, SK_P256;      /* FIDO keys: a key handle, no key */
 
 static void
 kh_key(struct ukey *u, enum key_kind kind, size_t bits, const char *name,
@@ -41,12 +43,15 @@ inspect(const struct msg_hdr *h, struct rd *r, size_t n)
 {
 	struct msg_status ms;
 	struct msg_blob mb;
+	struct msg_sk_material skm;
 	int bad;
 
 	if (h->type == MSG_R_STATUS)
 		bad = msg_status_decode(r, &ms) != 0;
 	else if (h->type == MSG_R_SIGNATURE)
 		bad = msg_blob_decode(r, &mb) != 0, st.signatures++;
+	else if (h->type == MSG_R_SK_MATERIAL)
+		bad = msg_sk_material_decode(r, &skm) != 0;
 	else
 		bad = 1;
 	if (bad || h->conn != 0) {
@@ -526,6 +531,7 @@ t_types(void)
 			case MSG_KH_DELETE:
 			case MSG_KH_LOCK:
 			case MSG_KH_UNLOCK:
+			case MSG_KH_SK_MATERIAL:
 				ok(refused(o), "types: %s: refused (%s)", what,
 				    outcome_name(o));
 				break;
@@ -544,6 +550,84 @@ t_types(void)
 	}
 	cur_case = "types: afterwards";
 	ok(base_signs(), "types: afterwards every base key signs");
+}
+
+static enum outcome
+do_sk_material(uint64_t id)
+{
+	struct tb t;
+
+	m_begin(&t, MSG_KH_SK_MATERIAL, req_new(), 0);
+	tb_u64(&t, id);
+	return run(&t);
+}
+
+/* The answer is exactly the material of FIDO key u. */
+static int
+material_of(enum outcome o, const struct ukey *u)
+{
+	struct msg_sk_material m;
+	struct msg_hdr h;
+	struct rd r;
+
+	if (o != O_REPLY || R.type != MSG_R_SK_MATERIAL)
+		return 0;
+	rd_init(&r, R.p, R.n);
+	return msg_hdr_decode(&r, &h) == 0 && msg_sk_material_decode(&r, &m) == 0 &&
+	    m.alg == key_sk_alg(u->k.kind) && m.flags == u->k.skflags &&
+	    slice_eq(m.application, (struct slice){ u->k.app.b, u->k.app.len }) &&
+	    slice_eq(m.key_handle, (struct slice){ u->k.kh.b, u->k.kh.len });
+}
+
+/* FIDO keys: held sealed, never signed with (whatever the algorithm
+ * byte), their material for one key at a time, only while unlocked, only
+ * for a FIDO key, and only for a well-formed request. */
+static void
+t_sk(void)
+{
+	const struct ukey *sk[] = { &SK_ED, &SK_P256 };
+	struct tb t;
+	int served = 0;
+
+	cur_case = "fido";
+	for (size_t i = 0; i < 2; i++)
+		ok(is_status(do_add(sk[i]->id, &sk[i]->priv), ST_OK), "fido: KH_ADD of "
+		    "%s", sk[i]->name);
+	for (size_t i = 0; i < 2; i++)
+		for (int alg = 0; alg <= SIG_SK_ED25519 + 1; alg++)
+			if (!refused(do_sign(sk[i]->id, (uint8_t)alg, sl_data())))
+				served++;
+	ok(served == 0, "fido: KH_SIGN of a FIDO key refused for every algorithm "
+	    "byte, its own included (%d served)", served);
+	for (size_t i = 0; i < 2; i++)
+		ok(material_of(do_sk_material(sk[i]->id), sk[i]), "fido: KH_SK_MATERIAL "
+		    "of %s: its algorithm, application, flags and key handle",
+		    sk[i]->name);
+	ok(refused(do_sk_material(U[K_ED].id)), "fido: KH_SK_MATERIAL of an "
+	    "Ed25519 key: refused");
+	ok(refused(do_sk_material(U[K_RSA].id)), "fido: KH_SK_MATERIAL of an RSA "
+	    "key: refused");
+	ok(refused(do_sk_material(4242)), "fido: KH_SK_MATERIAL of an id never "
+	    "given: refused");
+	m_begin(&t, MSG_KH_SK_MATERIAL, req_new(), 0);
+	tb_u64(&t, SK_ED.id);
+	tb_u8(&t, 0);
+	ok(refused(run(&t)), "fido: KH_SK_MATERIAL with a byte after the id: refused");
+	m_begin(&t, MSG_KH_SK_MATERIAL, req_new(), 0);
+	tb_u32(&t, 0);
+	ok(refused(run(&t)), "fido: KH_SK_MATERIAL with half an id: refused");
+	ok(is_status(do_pass(MSG_KH_LOCK, sl_str("pw")), ST_OK), "fido: KH_LOCK");
+	ok(refused(do_sk_material(SK_ED.id)), "fido: locked, KH_SK_MATERIAL refused");
+	ok(is_status(do_pass(MSG_KH_UNLOCK, sl_str("pw")), ST_OK), "fido: KH_UNLOCK");
+	ok(material_of(do_sk_material(SK_P256.id), &SK_P256), "fido: unlocked, the "
+	    "material is the same again");
+	for (size_t i = 0; i < 2; i++) {
+		m_delete(&t, sk[i]->id);
+		(void)run(&t);
+	}
+	ok(refused(do_sk_material(SK_ED.id)), "fido: deleted, KH_SK_MATERIAL "
+	    "refused");
+	ok(base_signs(), "fido: afterwards every base key signs");
 }
 
 static void
@@ -859,6 +943,9 @@ main(int argc, char **argv)
 	kh_key(&O_P256, KEY_ECDSA_P256, 0, "other-nistp256", 0);
 	kh_key(&O_RSA, KEY_RSA, 1024, "other-rsa1024", 0);
 
+	kh_key(&SK_ED, KEY_SK_ED25519, 0, "sk-ed25519", 301);
+	kh_key(&SK_P256, KEY_SK_ECDSA_P256, 0, "sk-nistp256", 302);
+
 	eng_start();
 	t_positive();
 	t_algs();
@@ -867,6 +954,7 @@ main(int argc, char **argv)
 	t_data();
 	t_delete_wipe();
 	t_lock();
+	t_sk();
 	t_pipeline();
 	t_fair();
 	t_types();

@@ -876,7 +876,7 @@ build_priv(struct tb *t, const struct privrow *r)
 	const struct testkey *k = &K[r->key];
 	struct certspec cs = { .key = k, .ca = &K[ED2], .nprincipals = 1 };
 	struct tb c;
-	uint8_t b[2100], k64[64];
+	uint8_t b[AGENT_MAX_SK_KEY_HANDLE + 8], k64[64];   /* the longest field */
 	size_t n;
 
 	tb_init(&c);
