@@ -74,6 +74,19 @@
 #define KEYHOLDER_FAST_RSA_BITS    4096          /* larger RSA: the slow lane */
 #define KEYHOLDER_SLOW_WORKERS     2             /* threads of the slow lane */
 
+/* FIDO token helper (keyward-sk, ipc/token.h): one request, one reply. */
+#define TOKEN_MAX_APPLICATION      1024          /* "ssh:..." or a web origin */
+#define TOKEN_MAX_KEY_HANDLE       1024          /* CTAP2 credential ids are
+                                                  * at most 1023 bytes */
+#define TOKEN_MAX_DATA             AGENT_MAX_FRAME /* data of one sign request */
+#define TOKEN_MAX_PIN              255           /* CTAP2 PINs: 63 bytes */
+#define TOKEN_MAX_REQUEST          (1 + 4 + 4 + TOKEN_MAX_APPLICATION + 1 + \
+                                    4 + TOKEN_MAX_KEY_HANDLE + \
+                                    4 + TOKEN_MAX_DATA + 4 + TOKEN_MAX_PIN)
+#define TOKEN_MAX_SIG_PART         64            /* Ed25519: 64; P-256 r, s: 32 */
+#define TOKEN_MAX_REPLY            (1 + 4 + 1 + 4 + 2 * (4 + TOKEN_MAX_SIG_PART))
+#define TOKEN_MAX_DEVICES          64            /* FIDO devices looked at */
+
 /* Lock (spec §5.8). */
 #define LOCK_SALT_LEN              16
 #define LOCK_HASH_LEN              32

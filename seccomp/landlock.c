@@ -45,17 +45,24 @@ fs_rights(long abi)
 }
 
 static int
-allow_beneath(int ruleset, const char *dir, uint64_t access)
+allow_path(int ruleset, const char *path, int is_dir, uint64_t access)
 {
 	struct landlock_path_beneath_attr pb = { .allowed_access = access };
 	int rc;
 
-	if ((pb.parent_fd = open(dir, O_PATH | O_CLOEXEC | O_DIRECTORY)) < 0)
+	if ((pb.parent_fd = open(path, O_PATH | O_CLOEXEC |
+	    (is_dir ? O_DIRECTORY : 0))) < 0)
 		return -1;
 	rc = (int)syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH,
 	    &pb, 0);
 	close(pb.parent_fd);
 	return rc;
+}
+
+static int
+allow_beneath(int ruleset, const char *dir, uint64_t access)
+{
+	return allow_path(ruleset, dir, 1, access);
 }
 
 #ifdef KEYWARD_TESTING
@@ -80,21 +87,19 @@ probe_landlock(const char *who)
 }
 #endif
 
-void
-sandbox_landlock(const char *who, const char *rm_file_dir, const char *rm_dir_parent)
+/* A ruleset handling every right this kernel knows; -1 without Landlock. */
+static int
+ruleset_new(const char *who, long *abip)
 {
 	struct ll_ruleset_attr attr = { 0 };
 	size_t size;
 	long abi;
 	int fd;
 
-	abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
+	*abip = abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
 	    LANDLOCK_CREATE_RULESET_VERSION);
-	if (abi < 1) {
-		log_error("warning: %s: Landlock is not available (%s); file-system "
-		    "confinement rests on seccomp alone", who, strerror(errno));
-		return;
-	}
+	if (abi < 1)
+		return -1;
 	attr.handled_access_fs = fs_rights(abi);
 	size = sizeof(attr.handled_access_fs);
 	if (abi >= 4) {
@@ -107,6 +112,20 @@ sandbox_landlock(const char *who, const char *rm_file_dir, const char *rm_dir_pa
 	}
 	if ((fd = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0)) < 0)
 		fatal("%s: landlock_create_ruleset: %m", who);
+	return fd;
+}
+
+void
+sandbox_landlock(const char *who, const char *rm_file_dir, const char *rm_dir_parent)
+{
+	long abi;
+	int fd;
+
+	if ((fd = ruleset_new(who, &abi)) < 0) {
+		log_error("warning: %s: Landlock is not available (%s); file-system "
+		    "confinement rests on seccomp alone", who, strerror(errno));
+		return;
+	}
 	/* The only file-system rights anyone keeps: the reaper may remove the
 	 * socket, and the -T directory from its parent. */
 	if (rm_file_dir != NULL &&
@@ -123,4 +142,36 @@ sandbox_landlock(const char *who, const char *rm_file_dir, const char *rm_dir_pa
 #ifdef KEYWARD_TESTING
 	probe_landlock(who);
 #endif
+}
+
+int
+sandbox_landlock_token(const char *who, const char *const *ro_dirs,
+    const char *const *dev_files)
+{
+	uint64_t dev = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE;
+	long abi;
+	int fd;
+
+	if ((fd = ruleset_new(who, &abi)) < 0)
+		return -1;
+	if (abi >= 5)
+		dev |= LL_FS_IOCTL_DEV;         /* the hidraw descriptor ioctls */
+	/* A path that is not there (no udev, no token yet) gets no rule: a
+	 * token plugged in later is for the next helper. */
+	for (; ro_dirs != NULL && *ro_dirs != NULL; ro_dirs++)
+		if (allow_beneath(fd, *ro_dirs, LANDLOCK_ACCESS_FS_READ_FILE |
+		    LANDLOCK_ACCESS_FS_READ_DIR) != 0)
+			log_debug("%s: no Landlock rule for %s: %m", who, *ro_dirs);
+	for (; dev_files != NULL && *dev_files != NULL; dev_files++)
+		if (allow_path(fd, *dev_files, 0, dev) != 0)
+			log_debug("%s: no Landlock rule for %s: %m", who, *dev_files);
+	if (syscall(SYS_landlock_restrict_self, fd, 0) != 0)
+		fatal("%s: landlock_restrict_self: %m", who);
+	close(fd);
+	log_debug("%s: Landlock ABI %ld: read-only device information, "
+	    "read-write token nodes, nothing else", who, abi);
+#ifdef KEYWARD_TESTING
+	probe_landlock(who);
+#endif
+	return 0;
 }

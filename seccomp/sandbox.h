@@ -17,6 +17,13 @@ void sandbox_harden(void);
  * Needs no_new_privs (sandbox_harden) first. */
 void sandbox_landlock(const char *who, const char *rm_file_dir,
     const char *rm_dir_parent);
+/* Landlock for a token helper: read (files and directories) beneath each
+ * of ro_dirs, read and write (and device ioctls) on each of dev_files,
+ * nothing else; NULL-terminated lists. -1, and nothing done, when the
+ * kernel has no Landlock: the caller refuses to run (its filter allows
+ * open, so Landlock is all that confines its file-system access). */
+int sandbox_landlock_token(const char *who, const char *const *ro_dirs,
+    const char *const *dev_files);
 /* RLIMIT_NOFILE to just above the highest open fd: no new fd can exist. */
 void sandbox_limit_fds(void);
 
@@ -41,5 +48,6 @@ void sandbox_keyholder(int chan_fd);
 void sandbox_prompter(void);
 void sandbox_reaper(void);
 void sandbox_auditor(int chan_fd, int audit_fd, int use_syslog);
+void sandbox_sk(int chan_fd);
 
 #endif

@@ -54,7 +54,8 @@ printf '%s\n' "$OUT" | grep -E '^[WIP]: ' | sed 's/^/# lintian: /'
 
 run dpkg-deb -c "$DEB"
 for f in ./usr/bin/keyward ./usr/libexec/keyward/keyward-policy \
-	./usr/libexec/keyward/keyward-keyholder ./usr/share/man/man1/keyward.1.gz \
+	./usr/libexec/keyward/keyward-keyholder ./usr/libexec/keyward/keyward-sk \
+	./usr/share/man/man1/keyward.1.gz \
 	./usr/lib/systemd/user/keyward.socket ./usr/lib/systemd/user/keyward.service; do
 	printf '%s\n' "$OUT" | grep -qE " $f\$"
 	ok $? "the package holds ${f#.}"

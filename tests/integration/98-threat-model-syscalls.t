@@ -75,6 +75,9 @@ compare "common rules (sandbox_allow_common)" "$(doc_names <<<"$para")" \
 	"$common_src" "$(doc_count <<<"$para")"
 
 # ----------------------------------------------------------- each process
+# every filter file is compared, the token helper's (sk.c) among them
+[ -f "$SECCOMP/sk.c" ]
+ok $? "the token helper's filter, seccomp/sk.c, is one of those compared"
 for f in "$SECCOMP"/*.c; do
 	proc=$(basename "$f" .c)
 	case $proc in sandbox|landlock) continue ;; esac

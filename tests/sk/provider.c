@@ -33,61 +33,14 @@
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 
-/* The published interface: structures, constants, entry points. */
-#define SK_API_VERSION          0x000a0000
+#include "ipc/token.h"           /* algorithms and errors */
+#include "token/skapi.h"         /* the published structures */
 
-#define SK_ALG_ECDSA            0x00
-#define SK_ALG_ED25519          0x01
-
-#define SK_FLAG_UP_REQD         0x01
-#define SK_FLAG_UV_REQD         0x04
-#define SK_FLAG_FORCE           0x10
-#define SK_FLAG_RESIDENT        0x20
-
-#define SK_ERR_GENERAL          -1
-#define SK_ERR_UNSUPPORTED      -2
-#define SK_ERR_PIN_REQUIRED     -3
-#define SK_ERR_DEVICE_NOT_FOUND -4
-#define SK_ERR_CREDENTIAL_EXISTS -5
-
-struct sk_enroll_response {
-	uint8_t flags;
-	uint8_t *public_key;
-	size_t public_key_len;
-	uint8_t *key_handle;
-	size_t key_handle_len;
-	uint8_t *signature;
-	size_t signature_len;
-	uint8_t *attestation_cert;
-	size_t attestation_cert_len;
-	uint8_t *authdata;
-	size_t authdata_len;
-};
-
-struct sk_sign_response {
-	uint8_t flags;
-	uint32_t counter;
-	uint8_t *sig_r;
-	size_t sig_r_len;
-	uint8_t *sig_s;
-	size_t sig_s_len;
-};
-
-struct sk_resident_key {
-	uint32_t alg;
-	size_t slot;
-	char *application;
-	struct sk_enroll_response key;
-	uint8_t flags;
-	uint8_t *user_id;
-	size_t user_id_len;
-};
-
-struct sk_option {
-	char *name;
-	char *value;
-	uint8_t required;
-};
+#define SK_ALG_ECDSA            TOKEN_ALG_ECDSA
+#define SK_ALG_ED25519          TOKEN_ALG_ED25519
+#define SK_ERR_GENERAL          TOKEN_ERR_GENERAL
+#define SK_ERR_UNSUPPORTED      TOKEN_ERR_UNSUPPORTED
+#define SK_ERR_PIN_REQUIRED     TOKEN_ERR_PIN_REQUIRED
 
 uint32_t sk_api_version(void);
 int sk_enroll(uint32_t, const uint8_t *, size_t, const char *, uint8_t,
