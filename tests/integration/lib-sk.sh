@@ -50,7 +50,7 @@
 SO=$KEYWARD_BUILD/tests/libkwsk-test.so
 [ -f "$SO" ] || bail "$SO missing (make tests)"
 SO=$(realpath "$SO")
-ALLOW=$(dirname "$SO")/*
+ALLOW="$(dirname "$SO")/*"
 export SSH_SK_PROVIDER=$SO
 
 printf 'signed with a FIDO key %s\n' "$$" >"$T/data"
@@ -177,7 +177,7 @@ sk_askpass() {
 	cat >"$T/askpass.sh" <<EOF
 #!/bin/sh
 kind=\${SSH_ASKPASS_PROMPT:-ask}
-printf '%s\t%s\n' "\$kind" "\$(printf '%s' "\$1" | tr '\n' ' ')" >>'$T/askpass.log'
+printf '%s\t%s\n' "\$kind" "\$(printf '%s' "\$1" | tr '\n' ' ' 2>/dev/null)" >>'$T/askpass.log'
 hold() { # RELEASE-FILE
 	: >'$T/askpass.waiting'
 	i=0
