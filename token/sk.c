@@ -170,18 +170,40 @@ free_response(struct sk_sign_response *resp)
 	free(resp);
 }
 
-/* Checks the middleware's answer has the parts its algorithm's signature
- * has (ipc/token.c's decoder checks them again at policy). */
-static int
-response_ok(uint32_t alg, const struct sk_sign_response *resp)
+/* An ECDSA r or s as the reply carries it: big-endian, no leading zero
+ * bytes (a middleware may hand over a fixed-width or mpint-style value). */
+static struct slice
+magnitude(const uint8_t *p, size_t n)
 {
-	if (resp == NULL || resp->sig_r == NULL)
+	while (n > 1 && p[0] == 0) {
+		p++;
+		n--;
+	}
+	return (struct slice){ p, n };
+}
+
+/* The middleware's answer as reply parts, when it has the parts its
+ * algorithm's signature has (ipc/token.c's decoder checks them again at
+ * policy); -1 when it does not. */
+static int
+response_parts(uint32_t alg, const struct sk_sign_response *resp,
+    struct token_reply *rep)
+{
+	if (resp == NULL || resp->sig_r == NULL || resp->sig_r_len == 0)
+		return -1;
+	if (alg == TOKEN_ALG_ED25519) {
+		if (resp->sig_r_len != TOKEN_MAX_SIG_PART)
+			return -1;
+		rep->sig_r = (struct slice){ resp->sig_r, resp->sig_r_len };
+		rep->sig_s = (struct slice){ NULL, 0 };
 		return 0;
-	if (alg == TOKEN_ALG_ED25519)
-		return resp->sig_r_len == TOKEN_MAX_SIG_PART;
-	return resp->sig_s != NULL && resp->sig_r_len >= 1 &&
-	    resp->sig_r_len <= TOKEN_MAX_SIG_PART / 2 && resp->sig_s_len >= 1 &&
-	    resp->sig_s_len <= TOKEN_MAX_SIG_PART / 2;
+	}
+	if (resp->sig_s == NULL || resp->sig_s_len == 0)
+		return -1;
+	rep->sig_r = magnitude(resp->sig_r, resp->sig_r_len);
+	rep->sig_s = magnitude(resp->sig_s, resp->sig_s_len);
+	return rep->sig_r.len <= TOKEN_MAX_SIG_PART / 2 &&
+	    rep->sig_s.len <= TOKEN_MAX_SIG_PART / 2 ? 0 : -1;
 }
 
 /* The one request: decode, sign, reply. Returns the exit status. */
@@ -224,7 +246,7 @@ serve(void)
 		    S.sec->application, req.key_handle.p, req.key_handle.len,
 		    req.flags, req.pin.len ? S.sec->pin : NULL, &resp);
 	wipe(S.sec, sizeof(*S.sec));
-	if (rc == 0 && !response_ok(req.alg, resp)) {
+	if (rc == 0 && response_parts(req.alg, resp, &rep) != 0) {
 		log_error("the middleware's signature is malformed");
 		rc = TOKEN_ERR_GENERAL;
 	}
@@ -232,14 +254,12 @@ serve(void)
 	if (rc == 0) {
 		rep.flags = resp->flags;
 		rep.counter = resp->counter;
-		rep.sig_r = (struct slice){ resp->sig_r, resp->sig_r_len };
-		rep.sig_s = (struct slice){ resp->sig_s, resp->sig_s_len };
 		log_debug("signed: flags 0x%02x, counter %u", rep.flags,
 		    rep.counter);
 	} else
 		log_info("the token did not sign: error %d", (int)rep.status);
 	send_reply(&rep);
-	free_response(rc == 0 ? resp : NULL);
+	free_response(resp);
 	return 0;
 }
 

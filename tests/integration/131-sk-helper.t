@@ -46,6 +46,18 @@ drive -p "$SO" -e KWSK_TEST_REFUSE=1
 contains "$OUT" "status -1" "a token that refuses: -1"
 unlike "$OUT" "signature" "no signature in a refusal"
 
+# --- what a middleware answers is checked, not trusted
+drive -a ecdsa -p "$SO" -e KWSK_TEST_PAD=1
+contains "$OUT" "signature verified" "ECDSA r and s with a leading zero: sent as magnitudes, verified"
+for alg in ed25519 ecdsa; do
+	drive -a "$alg" -p "$SO" -e KWSK_TEST_SHORT=1
+	contains "$OUT" "status -1" "$alg: a malformed signature (Ed25519 short, ECDSA without s) is not passed on (-1)"
+	contains "$ERR" "signature is malformed" "$alg: and the helper says why"
+	drive -a "$alg" -p "$SO" -e KWSK_TEST_CORRUPT=1
+	contains "$OUT" "signature BAD" "$alg: a wrong signature is passed on as such (policy verifies)"
+	is "$RC" 1 "$alg: sk_drive's own verification fails on it"
+done
+
 # --- the sandbox, seen while the token waits for a touch
 "$DRIVE" -h "$HELPER" -m "$SO" -l debug -p "$SO" -e KWSK_TEST_WAIT_MS=3000 \
 	>"$T/slow.out" 2>"$T/slow.err" &
@@ -89,6 +101,30 @@ contains "$ERR" "not a SOCK_SEQPACKET socket" "keyward-sk whose fd 3 is no socke
 drive -p "$(realpath /lib/x86_64-linux-gnu/libc.so.6 2>/dev/null || echo /nonexistent)"
 contains "$OUT" "status no reply" "a library without sk_api_version: no reply"
 contains "$ERR" "not a FIDO middleware" "a library without sk_api_version: refused, and logged"
+
+# --- the test-only build (make TESTING=1): a forbidden syscall kills the
+# helper, and Landlock leaves it /sys but not /etc
+TB=${KEYWARD_TESTING_BUILD:-$KEYWARD_BUILD/../build-testing}
+if [ ! -x "$TB/keyward-sk" ]; then
+	skip_n 6 "no test build in $TB (make TESTING=1)"
+else
+	for call in execve mprotect; do
+		run "$DRIVE" -h "$TB/keyward-sk" -m "$SO" -l debug -p "$SO" \
+			-e "KEYWARD_TEST_FORBIDDEN=sk:$call"
+		contains "$OUT" "signal 31" "test build: $call kills the helper by SIGSYS"
+	done
+	# socket is answered EACCES (libfido2's NFC probe), not killed
+	run "$DRIVE" -h "$TB/keyward-sk" -m "$SO" -l debug -p "$SO" \
+		-e "KEYWARD_TEST_FORBIDDEN=sk:socket"
+	contains "$ERR" "survived forbidden syscall socket" "test build: socket is refused, not fatal"
+	run "$DRIVE" -h "$TB/keyward-sk" -m "$SO" -l debug -p "$SO" \
+		-e KEYWARD_TEST_LANDLOCK=/etc/passwd
+	contains "$ERR" "open /etc/passwd: Permission denied" "test build: Landlock refuses /etc/passwd"
+	contains "$OUT" "signature verified" "test build: and the helper still signs"
+	run "$DRIVE" -h "$TB/keyward-sk" -m "$SO" -l debug -p "$SO" \
+		-e KEYWARD_TEST_LANDLOCK=/sys/kernel/uevent_seqnum
+	contains "$ERR" "open /sys/kernel/uevent_seqnum: opened" "test build: Landlock leaves /sys readable"
+fi
 
 # --- internal, no token present: a clean "device not found"
 if ls /dev/hidraw* >/dev/null 2>&1; then

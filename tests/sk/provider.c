@@ -12,6 +12,11 @@
  *   KWSK_TEST_REFUSE=1    every enroll and sign fails with -1
  *   KWSK_TEST_FLAGS=HEX   the flags byte reported by sign (default: the
  *                         user-presence bit, 0x04 too when a PIN was given)
+ *   KWSK_TEST_CORRUPT=1   the signature is wrong (one bit flipped): for
+ *                         tests of whoever must verify it
+ *   KWSK_TEST_PAD=1       ECDSA r and s with a leading zero byte (33 bytes)
+ *   KWSK_TEST_SHORT=1     a malformed signature: Ed25519 one byte short,
+ *                         ECDSA without s
  *   KWSK_TEST_COUNTER=PATH  a file holding the signature counter; without
  *                         it the counter counts within the process
  */
@@ -386,6 +391,41 @@ free_sign(struct sk_sign_response *r)
 	free(r);
 }
 
+/* A leading zero byte before a big-endian number. */
+static int
+pad(uint8_t **p, size_t *len)
+{
+	uint8_t *q;
+
+	if ((q = malloc(*len + 1)) == NULL)
+		return -1;
+	q[0] = 0;
+	memcpy(q + 1, *p, *len);
+	free(*p);
+	*p = q;
+	(*len)++;
+	return 0;
+}
+
+/* What KWSK_TEST_CORRUPT, _PAD and _SHORT ask to be done to a signature. */
+static int
+mangle(uint32_t alg, struct sk_sign_response *r)
+{
+	if (env_flag("KWSK_TEST_CORRUPT"))
+		r->sig_r[r->sig_r_len - 1] ^= 0x01;
+	if (env_flag("KWSK_TEST_PAD") && alg == SK_ALG_ECDSA &&
+	    (pad(&r->sig_r, &r->sig_r_len) != 0 ||
+	    pad(&r->sig_s, &r->sig_s_len) != 0))
+		return -1;
+	if (env_flag("KWSK_TEST_SHORT")) {
+		if (alg == SK_ALG_ED25519)
+			r->sig_r_len--;
+		else
+			r->sig_s_len = 0;
+	}
+	return 0;
+}
+
 /* KWSK_TEST_FLAGS, or what a token that saw a touch (and a PIN) reports. */
 static uint8_t
 reported_flags(const char *pin)
@@ -447,7 +487,7 @@ sk_sign(uint32_t alg, const uint8_t *data, size_t data_len,
 	signed_bytes(msg, application, r->flags, r->counter, data, data_len);
 	secret = key_handle + KH_MAGIC_LEN + 1 + SHA256_DIGEST_LENGTH;
 	if ((alg == SK_ALG_ED25519 ? sign_ed25519(secret, msg, r) :
-	    sign_p256(secret, msg, r)) != 0)
+	    sign_p256(secret, msg, r)) != 0 || mangle(alg, r) != 0)
 		goto out;
 	*sign_response = r;
 	r = NULL;
