@@ -98,6 +98,11 @@ text_id(FILE *f, const struct inspect_id *id)
 		text_str(f, id->pub.sk_app);
 		fputc('\n', f);
 	}
+	if (id->provider.len > 0) {
+		fputs("    provider: ", f);
+		text_str(f, id->provider);
+		fputc('\n', f);
+	}
 
 	if (id->seconds_left == INSPECT_NO_LIFETIME)
 		fputs("    lifetime: none\n", f);
@@ -191,6 +196,10 @@ json_id(FILE *f, const struct inspect_id *id)
 	if (key_is_sk(id->pub.kind)) {
 		fputs(",\"application\":", f);
 		json_str(f, id->pub.sk_app);
+	}
+	if (id->provider.len > 0) {
+		fputs(",\"provider\":", f);
+		json_str(f, id->provider);
 	}
 	fputs(",\"lifetime_left\":", f);
 	if (id->seconds_left == INSPECT_NO_LIFETIME)

@@ -13,7 +13,7 @@
 #define MIN_KEY_BYTES   (4 + 1)                 /* string fp; bool is_ca */
 #define MIN_HOP_BYTES   (4 + 4 + 4)             /* user, host, nkeys */
 #define MIN_RULE_BYTES  (2 * MIN_HOP_BYTES)
-#define MIN_ID_BYTES    (4 + 4 + 4 + 4 + 1 + 4) /* blob .. nrules */
+#define MIN_ID_BYTES    (4 + 4 + 4 + 4 + 1 + 4 + 4) /* blob .. nrules */
 
 /* ---------------------------------------------------------------- encode */
 
@@ -55,6 +55,7 @@ inspect_encode(struct wb *w, const struct inspect_list *l)
 		wb_slice(w, id->fp);
 		wb_u32(w, id->seconds_left);
 		wb_u8(w, id->confirm != 0);
+		wb_slice(w, id->provider);
 		if (encode_count(w, id->nrules) != 0)
 			return;
 		for (size_t j = 0; j < id->nrules; j++) {
@@ -166,7 +167,7 @@ decode_id(struct rd *r, struct inspect_id *id, const char **why)
 
 	if (rd_string(r, &id->blob) != 0 || get_text(r, &id->comment) != 0 ||
 	    get_text(r, &id->fp) != 0 || rd_u32(r, &id->seconds_left) != 0 ||
-	    get_bool(r, &id->confirm) != 0)
+	    get_bool(r, &id->confirm) != 0 || get_text(r, &id->provider) != 0)
 		return bad(why, "truncated identity");
 	if (key_parse_public(id->blob, &id->pub, &kwhy) != 0)
 		return bad(why, kwhy != NULL ? kwhy :

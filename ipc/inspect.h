@@ -8,6 +8,7 @@
  *   uint32 n; n times {
  *     string key_blob; string comment; string fingerprint;
  *     uint32 seconds_left (INSPECT_NO_LIFETIME: none); bool confirm;
+ *     string provider (empty: none; a FIDO key's "internal" or library);
  *     uint32 nrules; nrules times { hop from; hop to } }
  *   hop: string user; string host; uint32 nkeys;
  *     nkeys times { string fingerprint; bool is_ca }
@@ -48,6 +49,7 @@ struct inspect_id {
 	struct slice comment, fp;
 	uint32_t seconds_left;          /* INSPECT_NO_LIFETIME: none */
 	int confirm;
+	struct slice provider;          /* empty: none */
 	struct inspect_rule *rules;     /* none: usable everywhere */
 	size_t nrules;
 };

@@ -72,6 +72,8 @@ list_id(const struct policy *P, const struct identity *id, uint64_t now,
 	o->seconds_left = id->expiry_ms == 0 ? INSPECT_NO_LIFETIME :
 	    id->expiry_ms <= now ? 0 : (uint32_t)((id->expiry_ms - now + 999) / 1000);
 	o->confirm = id->confirm != 0;
+	if (id->provider != NULL)
+		o->provider = text_of(id->provider);
 	if (id->dest.n > 0 &&
 	    (o->rules = calloc(id->dest.n, sizeof(*o->rules))) == NULL)
 		return -1;

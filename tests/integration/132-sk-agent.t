@@ -252,4 +252,24 @@ poll_until 5 grep -q 'user presence' "$(sshd_log hostA)"
 ok $? "by sshd: 'user presence (authenticator touch) requirement not met'"
 stop_agent
 
+# --- keyward goes further (issue 14): keyward-ctl names each sk key's
+# provider, and the audit trail records the provider and what the token
+# asserted (user presence, user verification, counter) for every signature.
+if is_keyward; then
+	sk_agent -O "audit=$T/audit.json"
+	sk_add sk1
+	ok $RC "ssh-add -S provider sk1 (audit trail on)"
+	run "$KEYWARD_BUILD/keyward-ctl"
+	contains "$OUT" "provider: $(realpath "$SO")" "keyward-ctl names the provider, resolved"
+	sk_sign sk1
+	ok $? "sk1 signs"
+	run jq -c 'select(.event == "token-signature")' "$T/audit.json"
+	like "$OUT" '"provider":"[^"]*libkwsk-test.so"' "the audit trail names the provider"
+	like "$OUT" '"token":\{"user_presence":true,"user_verification":false,"counter":[0-9]+\}' \
+		"and what the token asserted: presence, no verification, its counter"
+	stop_agent
+else
+	skip_n 6 "keyward-ctl and the audit trail are keyward's"
+fi
+
 done_testing

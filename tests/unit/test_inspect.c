@@ -34,16 +34,17 @@ tb_ed25519(struct tb *t, uint8_t fill)
 }
 
 /* An identity up to its rule count: key, comment, fingerprint, seconds
- * left, confirm. */
+ * left, confirm, provider. */
 static void
 tb_id(struct tb *t, uint8_t fill, const char *comment, size_t clen,
-    uint32_t left, uint8_t confirm)
+    uint32_t left, uint8_t confirm, const char *provider)
 {
 	tb_ed25519(t, fill);
 	tb_string(t, comment, clen);
 	tb_cstring(t, "SHA256:x");
 	tb_u32(t, left);
 	tb_u8(t, confirm);
+	tb_cstring(t, provider);
 }
 
 /* A hop up to its key count. */
@@ -79,7 +80,8 @@ static struct inspect_id ids[] = {
 	{ .comment = S("medea"), .fp = S("SHA256:x"),
 	  .seconds_left = INSPECT_NO_LIFETIME },
 	{ .comment = S("perseus@argos"), .fp = S("SHA256:x"), .seconds_left = 600,
-	  .confirm = 1, .rules = r_perseus, .nrules = 2 },
+	  .confirm = 1, .provider = S("/usr/lib/x86_64-linux-gnu/libsk.so"),
+	  .rules = r_perseus, .nrules = 2 },
 	{ .comment = S(""), .fp = S("SHA256:x"), .seconds_left = 0 },
 };
 
@@ -111,7 +113,7 @@ static void
 w_medea(struct tb *t)
 {
 	tb_u32(t, 1);
-	tb_id(t, 0x11, "medea", 5, INSPECT_NO_LIFETIME, 0);
+	tb_id(t, 0x11, "medea", 5, INSPECT_NO_LIFETIME, 0, "");
 	tb_u32(t, 0);
 }
 
@@ -121,9 +123,10 @@ static void
 w_three(struct tb *t)
 {
 	tb_u32(t, 3);
-	tb_id(t, 0x11, "medea", 5, INSPECT_NO_LIFETIME, 0);
+	tb_id(t, 0x11, "medea", 5, INSPECT_NO_LIFETIME, 0, "");
 	tb_u32(t, 0);
-	tb_id(t, 0x22, "perseus@argos", 13, 600, 1);
+	tb_id(t, 0x22, "perseus@argos", 13, 600, 1,
+	    "/usr/lib/x86_64-linux-gnu/libsk.so");
 	tb_u32(t, 2);
 	tb_hop(t, "", "", 0);
 	tb_hop(t, "", "scylla", 2);
@@ -134,7 +137,7 @@ w_three(struct tb *t)
 	tb_hkey(t, "MD5:00:11:22", 0);
 	tb_hop(t, "perseus", "charybdis", 1);
 	tb_hkey(t, "SHA256:charybdis", 0);
-	tb_id(t, 0x11, "", 0, 0, 0);
+	tb_id(t, 0x11, "", 0, 0, 0, "");
 	tb_u32(t, 0);
 }
 
@@ -172,7 +175,8 @@ list_eq(const struct inspect_list *a, const struct inspect_list *b)
 
 		if (!slice_eq(x->blob, y->blob) || !slice_eq(x->comment, y->comment) ||
 		    !slice_eq(x->fp, y->fp) || x->seconds_left != y->seconds_left ||
-		    x->confirm != y->confirm || x->nrules != y->nrules)
+		    x->confirm != y->confirm || !slice_eq(x->provider, y->provider) ||
+		    x->nrules != y->nrules)
 			return 0;
 		for (size_t j = 0; j < x->nrules; j++)
 			if (!hop_eq(&x->rules[j].from, &y->rules[j].from) ||
@@ -259,7 +263,7 @@ static void
 b_comment_nul(struct tb *t)
 {
 	tb_u32(t, 1);
-	tb_id(t, 0x11, "a\0b", 3, INSPECT_NO_LIFETIME, 0);
+	tb_id(t, 0x11, "a\0b", 3, INSPECT_NO_LIFETIME, 0, "");
 	tb_u32(t, 0);
 }
 
@@ -267,7 +271,7 @@ static void
 b_comment_last_nul(struct tb *t)
 {
 	tb_u32(t, 1);
-	tb_id(t, 0x11, "medea\0", 6, INSPECT_NO_LIFETIME, 0);
+	tb_id(t, 0x11, "medea\0", 6, INSPECT_NO_LIFETIME, 0, "");
 	tb_u32(t, 0);
 }
 
@@ -275,7 +279,20 @@ static void
 b_confirm_2(struct tb *t)
 {
 	tb_u32(t, 1);
-	tb_id(t, 0x11, "medea", 5, INSPECT_NO_LIFETIME, 2);
+	tb_id(t, 0x11, "medea", 5, INSPECT_NO_LIFETIME, 2, "");
+	tb_u32(t, 0);
+}
+
+static void
+b_provider_nul(struct tb *t)
+{
+	tb_u32(t, 1);
+	tb_ed25519(t, 0x11);
+	tb_cstring(t, "medea");
+	tb_cstring(t, "SHA256:x");
+	tb_u32(t, INSPECT_NO_LIFETIME);
+	tb_u8(t, 0);
+	tb_string(t, "/usr/lib/a\0b.so", 14);
 	tb_u32(t, 0);
 }
 
@@ -300,7 +317,7 @@ one_rule(struct tb *t, const char *fuser, const char *fhost, const char *tuser,
     const char *thost, uint32_t tkeys)
 {
 	tb_u32(t, 1);
-	tb_id(t, 0x11, "medea", 5, INSPECT_NO_LIFETIME, 0);
+	tb_id(t, 0x11, "medea", 5, INSPECT_NO_LIFETIME, 0, "");
 	tb_u32(t, 1);
 	tb_hop(t, fuser, fhost, 0);
 	tb_hop(t, tuser, thost, tkeys);
@@ -322,7 +339,7 @@ static void
 b_host_nul(struct tb *t)
 {
 	tb_u32(t, 1);
-	tb_id(t, 0x11, "medea", 5, INSPECT_NO_LIFETIME, 0);
+	tb_id(t, 0x11, "medea", 5, INSPECT_NO_LIFETIME, 0, "");
 	tb_u32(t, 1);
 	tb_hop(t, "", "", 0);
 	tb_string(t, "", 0);
@@ -355,7 +372,7 @@ static void
 b_nrules_max(struct tb *t)
 {
 	tb_u32(t, 1);
-	tb_id(t, 0x11, "medea", 5, INSPECT_NO_LIFETIME, 0);
+	tb_id(t, 0x11, "medea", 5, INSPECT_NO_LIFETIME, 0, "");
 	tb_u32(t, 0x40000000U);
 	tb_hop(t, "", "", 0);
 	tb_hop(t, "", "scylla", 0);
@@ -376,6 +393,7 @@ static const struct {
 	{ "a comment ending in NUL (never written)", b_comment_last_nul,
 	  "truncated identity" },
 	{ "confirm 2 (never written)", b_confirm_2, "truncated identity" },
+	{ "a provider with a NUL inside", b_provider_nul, "truncated identity" },
 	{ "a key blob that does not parse", b_key_not_parsing, NULL },
 	{ "a from-hop that names a user", b_from_user, "a from-hop names a user" },
 	{ "a to-hop without a host", b_to_no_host, "a to-hop names no host" },
