@@ -104,6 +104,9 @@
 /* Token helpers (policy/broker.c, issue 14). One keyward-sk process per
  * signature; a touch that never comes ends in a refusal. */
 #define TOKEN_MAX_HELPERS          8             /* at once; more: refused */
+#define TOKEN_MAX_PER_CONN         2             /* at once for one client: a
+                                                  * forwarded server cannot
+                                                  * hold every helper */
 #define TOKEN_TOUCH_TIMEOUT_DEFAULT 60           /* seconds (-O touch-timeout=) */
 #define TOKEN_MAX_PATH             4096          /* a provider path */
 

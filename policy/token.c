@@ -103,6 +103,17 @@ token_sign(struct policy *P, struct pending *p)
 	send_to(&P->kh, &P->out, "keyholder");
 }
 
+/* Token signatures this connection has at the broker now. */
+static size_t
+at_broker(const struct policy *P, uint32_t conn)
+{
+	size_t n = 0;
+
+	for (const struct pending *q = P->pending; q != NULL; q = q->next)
+		n += q->state == P_TOKEN && q->conn == conn;
+	return n;
+}
+
 /* The keyholder's answer: the key's material, or (m NULL) a refusal. */
 void
 token_material(struct policy *P, struct pending *p, const struct msg_sk_material *m)
@@ -113,6 +124,11 @@ token_material(struct policy *P, struct pending *p, const struct msg_sk_material
 	if (m == NULL || id == NULL || id->provider == NULL) {
 		refuse_token(P, p, id, m == NULL ? "the keyholder has no such FIDO "
 		    "key (locked?)" : "the key was removed meanwhile");
+		return;
+	}
+	if (at_broker(P, p->conn) >= TOKEN_MAX_PER_CONN) {
+		refuse_token(P, p, id, "this connection already has as many "
+		    "token signatures waiting as one client may");
 		return;
 	}
 	wb_init(&req);

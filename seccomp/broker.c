@@ -12,10 +12,5 @@
 void
 sandbox_broker(void)
 {
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-
-	if (ctx == NULL)
-		fatal("seccomp_init failed");
-	sandbox_deny_reach(ctx);
-	sandbox_load(ctx, "broker");
+	sandbox_deny_reach_only("broker");
 }

@@ -13,10 +13,5 @@
 void
 sandbox_prompter(void)
 {
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-
-	if (ctx == NULL)
-		fatal("seccomp_init failed");
-	sandbox_deny_reach(ctx);
-	sandbox_load(ctx, "prompter");
+	sandbox_deny_reach_only("prompter");
 }

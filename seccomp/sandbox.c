@@ -267,3 +267,15 @@ sandbox_deny_reach(scmp_filter_ctx ctx)
 	deny(ctx, SCMP_SYS(swapon));
 	deny(ctx, SCMP_SYS(swapoff));
 }
+
+/* A filter that allows by default and kills sandbox_deny_reach()'s list. */
+void
+sandbox_deny_reach_only(const char *who)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+
+	if (ctx == NULL)
+		fatal("seccomp_init failed");
+	sandbox_deny_reach(ctx);
+	sandbox_load(ctx, who);
+}

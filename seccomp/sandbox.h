@@ -45,6 +45,8 @@ void sandbox_allow_futex(scmp_filter_ctx ctx, int op);
 void sandbox_allow_common(scmp_filter_ctx ctx);
 /* The deny list of the filters that allow by default (prompter, broker). */
 void sandbox_deny_reach(scmp_filter_ctx ctx);
+/* ... and that filter alone, loaded. */
+void sandbox_deny_reach_only(const char *who);
 /* Load the filter (synchronised to all threads) and free it. */
 void sandbox_load(scmp_filter_ctx ctx, const char *who);
 

@@ -252,6 +252,23 @@ poll_until 5 grep -q 'user presence' "$(sshd_log hostA)"
 ok $? "by sshd: 'user presence (authenticator touch) requirement not met'"
 stop_agent
 
+# --- the built-in provider (ssh-add sends "internal" when SSH_SK_PROVIDER
+# is unset) with no token plugged in: a clear refusal, and the agent serves on
+sk_agent
+unhide_key sk1
+run env -u SSH_SK_PROVIDER ssh-add "$T/keys/sk1" </dev/null
+hide_key sk1
+ok $RC "ssh-add sk1 with the internal provider"
+run ssh-add -T "$T/keys/sk1.pub"
+unlike "$RC" "^0$" "with no token present its signature is refused"
+gen_key plain ed25519 || bail "ssh-keygen plain"
+run ssh-add "$T/keys/plain" </dev/null
+hide_key plain
+ok $RC "the agent still adds an ordinary key"
+run ssh-add -T "$T/keys/plain.pub"
+ok $RC "and signs with it"
+stop_agent
+
 # --- keyward goes further (issue 14): keyward-ctl names each sk key's
 # provider, and the audit trail records the provider and what the token
 # asserted (user presence, user verification, counter) for every signature.

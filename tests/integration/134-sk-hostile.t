@@ -144,4 +144,25 @@ rm -f "$T/pin.block"
 stop_pid "$AGENT_FG_PID"
 ok $? "agent stopped"
 
+# --- one connection cannot hold every token helper: three signatures
+# pipelined on one connection to a slow token; keyward takes two to the
+# token (TOKEN_MAX_PER_CONN) and refuses the third. Replies keep request
+# order, so the refusal is read third.
+if is_keyward; then
+	KWSK_TEST_WAIT_MS=3000 sk_agent
+	sk_add slow
+	ok $RC "ssh-add -S provider slow (a token that takes 3 s)"
+	blob=$(cut -d' ' -f2 "$T/keys/slow.pub" | base64 -d | od -An -v -tx1 | tr -d ' \n')
+	len=$(printf '%08x' $(( ${#blob} / 2 )))
+	req="0d${len}${blob}0000000474657374""00000000"
+	run perl "$LIBDIR/rawclient.pl" -t 30 "$SSH_AUTH_SOCK" "$req" "$req" "$req"
+	mapfile -t r <<<"$OUT"
+	like "${r[0]}" '^0e' "first of three pipelined signatures: signed"
+	like "${r[1]}" '^0e' "second: signed (two may wait on the token at once)"
+	is "${r[2]}" "05" "third: refused, SSH_AGENT_FAILURE"
+	stop_agent
+else
+	skip_n 4 "ssh-agent 9.2 runs one FIDO signature at a time; no per-client limit"
+fi
+
 done_testing

@@ -275,8 +275,9 @@ fake() { printf '%s\n' "$1" >"$T/fake.reply"; ctl -a "$T/fake.sock" "${@:2}"; }
 ext=$(hexstr constraints@keyward.dev)
 blob=$(cut -d' ' -f2 "$T/keys/kP.pub" | base64 -d | od -An -tx1 -v | tr -d ' \n')
 kfp=$(dest_fp kP)
-# an identity: comment (hex), seconds_left, confirm, rules (hex: count + rules)
-ident() { printf '%s%s%s%s%s%s' "$(hexb "$blob")" "$(hexb "$1")" "$(hexstr "$kfp")" "$2" "$3" "$4"; }
+# an identity: comment (hex), seconds_left, confirm, rules (hex: count +
+# rules); the provider string between confirm and rules is empty (none)
+ident() { printf '%s%s%s%s%s%s%s' "$(hexb "$blob")" "$(hexb "$1")" "$(hexstr "$kfp")" "$2" "$3" 00000000 "$4"; }
 hex() { printf '%s' "$1" | od -An -tx1 -v | tr -d ' \n'; }
 hop() { printf '%s%s%s' "$(hexstr "$1")" "$(hexstr "$2")" "$3"; }   # user host keys
 hkey() { printf '%s%s' "$(hexstr "$1")" "$2"; }                       # fp is_ca
