@@ -46,7 +46,8 @@
 #   p11_agent [args]     start_agent -P "$P11_ALLOW" [args] (bails on failure)
 #   p11_agent_fg [args]  the same in the foreground (log in $T/agent.log)
 #   p11_add [ssh-add options] [MODULE]
-#                   ssh-add OPTIONS -s MODULE (default $P11_MODULE), stdin
+#                   ssh-add OPTIONS -s MODULE (default $P11_MODULE; a last
+#                   argument ending in .so is the module), stdin
 #                   /dev/null: the PIN comes from askpass; $RC/$OUT/$ERR
 #   p11_remove [MODULE]  ssh-add -e MODULE; $RC...
 #   p11_askpass     writes $T/p11-askpass.sh, exported as SSH_ASKPASS with
@@ -182,15 +183,13 @@ p11_agent_fg() {
 }
 
 p11_add() {
-	local opts=() mod=$P11_MODULE
-	while [ $# -gt 0 ]; do
-		case $1 in
-		/*) mod=$1 ;;
-		*) opts+=("$1") ;;
+	local mod=$P11_MODULE
+	if [ $# -gt 0 ]; then
+		case ${!#} in
+		*.so) mod=${!#}; set -- "${@:1:$#-1}" ;;
 		esac
-		shift
-	done
-	run ssh-add "${opts[@]}" -s "$mod" </dev/null
+	fi
+	run ssh-add "$@" -s "$mod" </dev/null
 }
 
 p11_remove() { run ssh-add -e "${1:-$P11_MODULE}" </dev/null; }
