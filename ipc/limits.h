@@ -126,6 +126,8 @@
 #define P11_MAX_REPLY              (1 + 4 + 4 + P11_MAX_KEYS * \
                                     (4 + P11_MAX_KEY_BLOB + 4 + P11_MAX_LABEL + 4))
 #define P11_MAX_CONF               (64 * 1024)   /* softhsm2.conf bytes read */
+#define P11_MAX_MODULE_SCAN        (16 * 1024 * 1024) /* module bytes searched
+                                                  * for SoftHSM2's variable */
 
 /* Lock (spec §5.8). */
 #define LOCK_SALT_LEN              16
