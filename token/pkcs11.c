@@ -627,16 +627,16 @@ static const uint8_t di_sha512[] = { 0x30, 0x51, 0x30, 0x0d, 0x06, 0x09,
 static const struct sigspec {
 	enum sig_alg alg;
 	CK_MECHANISM_TYPE mech;
-	const char *md;                 /* NULL: the data itself (EdDSA) */
+	const EVP_MD *(*md)(void);      /* NULL: the data itself (EdDSA) */
 	const uint8_t *di;              /* RSA: the DigestInfo prefix */
 	size_t di_len;
 } sigspecs[] = {
-	{ SIG_RSA_SHA1, CKM_RSA_PKCS, "SHA1", di_sha1, sizeof(di_sha1) },
-	{ SIG_RSA_SHA256, CKM_RSA_PKCS, "SHA256", di_sha256, sizeof(di_sha256) },
-	{ SIG_RSA_SHA512, CKM_RSA_PKCS, "SHA512", di_sha512, sizeof(di_sha512) },
-	{ SIG_ECDSA_P256, CKM_ECDSA, "SHA256", NULL, 0 },
-	{ SIG_ECDSA_P384, CKM_ECDSA, "SHA384", NULL, 0 },
-	{ SIG_ECDSA_P521, CKM_ECDSA, "SHA512", NULL, 0 },
+	{ SIG_RSA_SHA1, CKM_RSA_PKCS, EVP_sha1, di_sha1, sizeof(di_sha1) },
+	{ SIG_RSA_SHA256, CKM_RSA_PKCS, EVP_sha256, di_sha256, sizeof(di_sha256) },
+	{ SIG_RSA_SHA512, CKM_RSA_PKCS, EVP_sha512, di_sha512, sizeof(di_sha512) },
+	{ SIG_ECDSA_P256, CKM_ECDSA, EVP_sha256, NULL, 0 },
+	{ SIG_ECDSA_P384, CKM_ECDSA, EVP_sha384, NULL, 0 },
+	{ SIG_ECDSA_P521, CKM_ECDSA, EVP_sha512, NULL, 0 },
 	{ SIG_ED25519, CKM_EDDSA, NULL, NULL, 0 },
 };
 
@@ -696,9 +696,10 @@ sign_raw(const struct p11key *k, const struct sigspec *sp,
 	CK_RV rv, rv2;
 
 	if (sp->md != NULL) {
-		memcpy(in, sp->di, sp->di_len);
+		if (sp->di_len > 0)
+			memcpy(in, sp->di, sp->di_len);
 		if (EVP_Digest(req->data.p, req->data.len, in + sp->di_len, &hlen,
-		    EVP_get_digestbyname(sp->md), NULL) != 1)
+		    sp->md(), NULL) != 1)
 			return P11_CKR_FUNCTION_FAILED;
 		inlen = sp->di_len + hlen;
 	} else {
