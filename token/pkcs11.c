@@ -18,6 +18,7 @@
 #include "ipc/pkcs11.h"
 #include "ipc/sshkey.h"
 #include "seccomp/sandbox.h"
+#include "token/p11keys.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -34,7 +35,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <p11-kit/pkcs11.h>
 
 #define CHAN_FD         3
 #define SOFTHSM_CONF_DEFAULT "/etc/softhsm/softhsm2.conf"
@@ -49,21 +49,6 @@ struct secrets {
 	uint8_t rbuf[P11_MAX_REQUEST + 1];
 };
 
-struct p11key {
-	CK_SESSION_HANDLE sess;
-	CK_OBJECT_HANDLE obj;
-	enum key_kind kind;
-	uint32_t flags;                 /* P11_KEY_* */
-	uint8_t blob[P11_MAX_KEY_BLOB];
-	size_t blob_len;
-	char label[P11_MAX_LABEL];
-	size_t label_len;
-};
-
-struct attr {
-	CK_BYTE v[P11_MAX_ATTR];
-	CK_ULONG len;
-};
 
 static struct {
 	const char *provider;
@@ -72,8 +57,7 @@ static struct {
 	int logged_in;
 	CK_SESSION_HANDLE sess[P11_MAX_SLOTS];
 	size_t nsess;
-	struct p11key keys[P11_MAX_KEYS];
-	size_t nkeys;
+	struct p11list list;            /* the keys LOGIN listed */
 	struct secrets *sec;
 	/* SoftHSM2: its configuration file and its token directory, the
 	 * only paths Landlock leaves it (empty for other modules). */
@@ -118,6 +102,7 @@ load_module(void)
 	if ((rv = getlist(&S.f)) != CKR_OK || S.f == NULL)
 		fatal("provider %s is not a PKCS#11 module (C_GetFunctionList: "
 		    "0x%lx)", S.provider, (unsigned long)rv);
+	S.list.f = S.f;
 	if (S.f->version.major != 2)
 		fatal("provider %s speaks PKCS#11 %u.%u, not 2.x", S.provider,
 		    S.f->version.major, S.f->version.minor);
@@ -256,291 +241,13 @@ send_reply(const struct wb *w)
 		log_error("cannot send the reply to policy: %m");
 }
 
-/* ------------------------------------------------------------ listing */
-
-/* One attribute of obj into a (cleared when absent or too long). */
-static int
-get_attr(CK_SESSION_HANDLE s, CK_OBJECT_HANDLE obj, CK_ATTRIBUTE_TYPE type,
-    struct attr *a)
-{
-	CK_ATTRIBUTE t = { type, NULL, 0 };
-
-	a->len = 0;
-	if (S.f->C_GetAttributeValue(s, obj, &t, 1) != CKR_OK ||
-	    t.ulValueLen == CK_UNAVAILABLE_INFORMATION ||
-	    t.ulValueLen > sizeof(a->v))
-		return -1;
-	t.pValue = a->v;
-	if (S.f->C_GetAttributeValue(s, obj, &t, 1) != CKR_OK ||
-	    t.ulValueLen > sizeof(a->v))
-		return -1;
-	a->len = t.ulValueLen;
-	return 0;
-}
-
-static int
-get_bool(CK_SESSION_HANDLE s, CK_OBJECT_HANDLE obj, CK_ATTRIBUTE_TYPE type,
-    int dflt)
-{
-	CK_BBOOL b = CK_FALSE;
-	CK_ATTRIBUTE t = { type, &b, sizeof(b) };
-
-	if (S.f->C_GetAttributeValue(s, obj, &t, 1) != CKR_OK ||
-	    t.ulValueLen != sizeof(b))
-		return dflt;
-	return b == CK_TRUE;
-}
-
-/* The public key object with the private key's CKA_ID, if there is one. */
-static int
-find_public(CK_SESSION_HANDLE s, const struct attr *id, CK_KEY_TYPE type,
-    CK_OBJECT_HANDLE *pub)
-{
-	CK_OBJECT_CLASS cls = CKO_PUBLIC_KEY;
-	CK_ATTRIBUTE tmpl[] = {
-		{ CKA_CLASS, &cls, sizeof(cls) },
-		{ CKA_KEY_TYPE, &type, sizeof(type) },
-		{ CKA_ID, (void *)id->v, id->len },
-	};
-	CK_ULONG n = 0;
-
-	if (id->len == 0 ||
-	    S.f->C_FindObjectsInit(s, tmpl, 3) != CKR_OK)
-		return -1;
-	if (S.f->C_FindObjects(s, pub, 1, &n) != CKR_OK)
-		n = 0;
-	S.f->C_FindObjectsFinal(s);
-	return n == 1 ? 0 : -1;
-}
-
-/* A DER length at p[0..n): its value and the bytes it took; -1 if bad. */
-static int
-der_len(const uint8_t *p, size_t n, size_t *len, size_t *used)
-{
-	if (n < 1)
-		return -1;
-	if (p[0] < 0x80) {
-		*len = p[0];
-		*used = 1;
-		return 0;
-	}
-	if (p[0] == 0x81 && n >= 2 && p[1] >= 0x80) {
-		*len = p[1];
-		*used = 2;
-		return 0;
-	}
-	if (p[0] == 0x82 && n >= 3 && p[1] != 0) {
-		*len = (size_t)p[1] << 8 | p[2];
-		*used = 3;
-		return 0;
-	}
-	return -1;
-}
-
-/* CKA_EC_POINT: a DER OCTET STRING around the point (PKCS#11), or, as
- * some modules give it, the bare point. want: the point's length. */
-static int
-ec_point(const struct attr *a, size_t want, struct slice *pt)
-{
-	size_t len, used;
-
-	if (a->len >= 2 && a->v[0] == 0x04 &&
-	    der_len(a->v + 1, a->len - 1, &len, &used) == 0 &&
-	    1 + used + len == a->len && len == want) {
-		*pt = (struct slice){ a->v + 1 + used, len };
-		return 0;
-	}
-	if (a->len == want) {
-		*pt = (struct slice){ a->v, a->len };
-		return 0;
-	}
-	return -1;
-}
-
-static const struct curve {
-	enum key_kind kind;
-	size_t der_len;
-	const uint8_t der[14];
-	size_t point_len;               /* uncompressed, or Ed25519's 32 */
-} curves[] = {
-	/* 1.2.840.10045.3.1.7, 1.3.132.0.34, 1.3.132.0.35 */
-	{ KEY_ECDSA_P256, 10, { 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d,
-	    0x03, 0x01, 0x07 }, 65 },
-	{ KEY_ECDSA_P384, 7, { 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x22 }, 97 },
-	{ KEY_ECDSA_P521, 7, { 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x23 }, 133 },
-	/* 1.3.101.112, and the PrintableString "edwards25519" of RFC 8410's
-	 * predecessors, which SoftHSM2 and others also accept */
-	{ KEY_ED25519, 5, { 0x06, 0x03, 0x2b, 0x65, 0x70 }, 32 },
-	{ KEY_ED25519, 14, { 0x13, 0x0c, 'e', 'd', 'w', 'a', 'r', 'd', 's',
-	    '2', '5', '5', '1', '9' }, 32 },
-};
-
-static const struct curve *
-curve_of(const struct attr *params, int edwards)
-{
-	for (size_t i = 0; i < sizeof(curves) / sizeof(curves[0]); i++)
-		if (params->len == curves[i].der_len &&
-		    memcmp(params->v, curves[i].der, params->len) == 0 &&
-		    (curves[i].kind == KEY_ED25519) == edwards)
-			return &curves[i];
-	return NULL;
-}
-
-/* A label as the list carries it: up to its first NUL, at most
- * P11_MAX_LABEL bytes, not cut inside a UTF-8 character. */
-static void
-set_label(struct p11key *k, const struct attr *a)
-{
-	size_t n = a->len;
-	const uint8_t *nul = memchr(a->v, '\0', a->len);
-
-	if (nul != NULL)
-		n = (size_t)(nul - a->v);
-	if (n > sizeof(k->label)) {
-		n = sizeof(k->label);
-		while (n > 0 && (a->v[n] & 0xc0) == 0x80)
-			n--;
-	}
-	memcpy(k->label, a->v, n);
-	k->label_len = n;
-}
-
-static int
-blob_listed(const struct p11key *k)
-{
-	for (size_t i = 0; i < S.nkeys; i++)
-		if (S.keys[i].blob_len == k->blob_len &&
-		    memcmp(S.keys[i].blob, k->blob, k->blob_len) == 0)
-			return 1;
-	return 0;
-}
-
-/* One private key object into the list, if it is a kind we sign with and
- * its public half is there. Attribute buffers are big: static. */
-static void
-add_key(CK_SESSION_HANDLE s, CK_OBJECT_HANDLE obj)
-{
-	static struct attr a1, a2, id, label;
-	struct p11key *k = &S.keys[S.nkeys];
-	const struct curve *c;
-	CK_OBJECT_HANDLE pub;
-	CK_KEY_TYPE type;
-	CK_ATTRIBUTE t = { CKA_KEY_TYPE, &type, sizeof(type) };
-	struct pubkey pk;
-	struct wb w;
-	const char *why = NULL;
-
-	memset(&pk, 0, sizeof(pk));
-	if (S.f->C_GetAttributeValue(s, obj, &t, 1) != CKR_OK ||
-	    !get_bool(s, obj, CKA_SIGN, 1))
-		return;
-	get_attr(s, obj, CKA_ID, &id);
-	get_attr(s, obj, CKA_LABEL, &label);
-	switch (type) {
-	case CKK_RSA:
-		if ((get_attr(s, obj, CKA_MODULUS, &a1) != 0 ||
-		    get_attr(s, obj, CKA_PUBLIC_EXPONENT, &a2) != 0) &&
-		    (find_public(s, &id, type, &pub) != 0 ||
-		    get_attr(s, pub, CKA_MODULUS, &a1) != 0 ||
-		    get_attr(s, pub, CKA_PUBLIC_EXPONENT, &a2) != 0)) {
-			why = "no modulus or exponent";
-			break;
-		}
-		pk.kind = KEY_RSA;
-		pk.rsa_n = (struct slice){ a1.v, a1.len };
-		pk.rsa_e = (struct slice){ a2.v, a2.len };
-		break;
-	case CKK_EC:
-	case CKK_EC_EDWARDS:
-		if (get_attr(s, obj, CKA_EC_PARAMS, &a1) != 0 &&
-		    (find_public(s, &id, type, &pub) != 0 ||
-		    get_attr(s, pub, CKA_EC_PARAMS, &a1) != 0)) {
-			why = "no curve";
-			break;
-		}
-		if ((c = curve_of(&a1, type == CKK_EC_EDWARDS)) == NULL) {
-			why = "a curve keyward does not sign with";
-			break;
-		}
-		if ((get_attr(s, obj, CKA_EC_POINT, &a2) != 0 ||
-		    ec_point(&a2, c->point_len, &pk.ec_q) != 0) &&
-		    (find_public(s, &id, type, &pub) != 0 ||
-		    get_attr(s, pub, CKA_EC_POINT, &a2) != 0 ||
-		    ec_point(&a2, c->point_len, &pk.ec_q) != 0)) {
-			why = "no public point";
-			break;
-		}
-		pk.kind = c->kind;
-		if (c->kind == KEY_ED25519)
-			pk.ed_a = pk.ec_q;
-		else if (pk.ec_q.p[0] != 0x04) {
-			why = "a compressed point";
-			break;
-		}
-		break;
-	default:
-		log_debug("private key of type 0x%lx left out", (unsigned long)type);
-		return;
-	}
-	if (why != NULL) {
-		log_info("a private key is left out: %s", why);
-		return;
-	}
-	wb_init(&w);
-	key_write_public(&w, &pk);
-	if (w.err || w.len > sizeof(k->blob) ||
-	    key_parse_public(wb_slice_of(&w), &pk, &why) != 0) {
-		log_info("a private key is left out: its public key does not "
-		    "parse (%s)", why != NULL ? why : "too long");
-		wb_free(&w);
-		return;
-	}
-	memcpy(k->blob, w.p, w.len);
-	k->blob_len = w.len;
-	wb_free(&w);
-	if (blob_listed(k))
-		return;
-	k->sess = s;
-	k->obj = obj;
-	k->kind = pk.kind;
-	k->flags = get_bool(s, obj, CKA_ALWAYS_AUTHENTICATE, 0) ?
-	    P11_KEY_ALWAYS_AUTH : 0;
-	set_label(k, &label);
-	S.nkeys++;
-	log_debug("key %zu: %s%s", S.nkeys - 1, key_kind_name(k->kind),
-	    k->flags & P11_KEY_ALWAYS_AUTH ? ", always authenticate" : "");
-}
-
-static void
-list_keys(CK_SESSION_HANDLE s)
-{
-	CK_OBJECT_CLASS cls = CKO_PRIVATE_KEY;
-	CK_ATTRIBUTE tmpl = { CKA_CLASS, &cls, sizeof(cls) };
-	CK_OBJECT_HANDLE objs[P11_MAX_OBJECTS];
-	CK_ULONG n = 0;
-
-	if (S.f->C_FindObjectsInit(s, &tmpl, 1) != CKR_OK)
-		return;
-	if (S.f->C_FindObjects(s, objs, P11_MAX_OBJECTS, &n) != CKR_OK)
-		n = 0;
-	S.f->C_FindObjectsFinal(s);
-	for (CK_ULONG i = 0; i < n; i++) {
-		if (S.nkeys == P11_MAX_KEYS) {
-			log_error("more than %d keys: the rest are left out",
-			    P11_MAX_KEYS);
-			return;
-		}
-		add_key(s, objs[i]);
-	}
-}
-
 static void
 close_all(void)
 {
 	for (size_t i = 0; i < S.nsess; i++)
 		S.f->C_CloseSession(S.sess[i]);
 	S.nsess = 0;
-	S.nkeys = 0;
+	S.list.n = 0;
 }
 
 /* ------------------------------------------------------------ requests */
@@ -592,22 +299,22 @@ do_login(const struct p11_req *req, struct wb *w)
 	}
 	if (rv == CKR_OK)
 		for (size_t i = 0; i < S.nsess; i++)
-			list_keys(S.sess[i]);
+			p11_list_keys(&S.list, S.sess[i]);
  out:
 	if (rv != CKR_OK) {
 		close_all();
 		rep.status = (uint32_t)rv;
 	} else {
 		S.logged_in = 1;
-		rep.n = (uint32_t)S.nkeys;
-		for (size_t i = 0; i < S.nkeys; i++) {
-			rep.key[i].blob = (struct slice){ S.keys[i].blob,
-			    S.keys[i].blob_len };
+		rep.n = (uint32_t)S.list.n;
+		for (size_t i = 0; i < S.list.n; i++) {
+			rep.key[i].blob = (struct slice){ S.list.keys[i].blob,
+			    S.list.keys[i].blob_len };
 			rep.key[i].label = (struct slice){
-			    (const uint8_t *)S.keys[i].label, S.keys[i].label_len };
-			rep.key[i].flags = S.keys[i].flags;
+			    (const uint8_t *)S.list.keys[i].label, S.list.keys[i].label_len };
+			rep.key[i].flags = S.list.keys[i].flags;
 		}
-		log_info("%zu token(s), %zu key(s)", S.nsess, S.nkeys);
+		log_info("%zu token(s), %zu key(s)", S.nsess, S.list.n);
 	}
 	p11_keys_encode(w, &rep);
 	return 0;
@@ -746,11 +453,11 @@ do_sign(const struct p11_req *req, struct wb *w)
 	CK_RV rv;
 
 	wb_init(&sig);
-	if (req->key >= S.nkeys) {
+	if (req->key >= S.list.n) {
 		rep.status = P11_CKR_KEY_HANDLE_INVALID;
 		goto out;
 	}
-	k = &S.keys[req->key];
+	k = &S.list.keys[req->key];
 	if (sp == NULL || !sig_alg_fits(sp->alg, k->kind)) {
 		rep.status = P11_CKR_MECHANISM_INVALID;
 		goto out;
