@@ -19,8 +19,8 @@ struct attr {
 
 /* One attribute of obj into a (cleared when absent or too long). */
 static int
-get_attr(const struct p11list *l, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE obj, CK_ATTRIBUTE_TYPE type,
-    struct attr *a)
+get_attr(const struct p11list *l, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE obj,
+    CK_ATTRIBUTE_TYPE type, struct attr *a)
 {
 	CK_ATTRIBUTE t = { type, NULL, 0 };
 
@@ -38,8 +38,8 @@ get_attr(const struct p11list *l, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE obj, CK_
 }
 
 static int
-get_bool(const struct p11list *l, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE obj, CK_ATTRIBUTE_TYPE type,
-    int dflt)
+get_bool(const struct p11list *l, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE obj,
+    CK_ATTRIBUTE_TYPE type, int dflt)
 {
 	CK_BBOOL b = CK_FALSE;
 	CK_ATTRIBUTE t = { type, &b, sizeof(b) };
@@ -52,8 +52,8 @@ get_bool(const struct p11list *l, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE obj, CK_
 
 /* The public key object with the private key's CKA_ID, if there is one. */
 static int
-find_public(const struct p11list *l, CK_SESSION_HANDLE s, const struct attr *id, CK_KEY_TYPE type,
-    CK_OBJECT_HANDLE *pub)
+find_public(const struct p11list *l, CK_SESSION_HANDLE s,
+    const struct attr *id, CK_KEY_TYPE type, CK_OBJECT_HANDLE *pub)
 {
 	CK_OBJECT_CLASS cls = CKO_PUBLIC_KEY;
 	CK_ATTRIBUTE tmpl[] = {

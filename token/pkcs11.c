@@ -308,11 +308,12 @@ do_login(const struct p11_req *req, struct wb *w)
 		S.logged_in = 1;
 		rep.n = (uint32_t)S.list.n;
 		for (size_t i = 0; i < S.list.n; i++) {
-			rep.key[i].blob = (struct slice){ S.list.keys[i].blob,
-			    S.list.keys[i].blob_len };
+			const struct p11key *k = &S.list.keys[i];
+
+			rep.key[i].blob = (struct slice){ k->blob, k->blob_len };
 			rep.key[i].label = (struct slice){
-			    (const uint8_t *)S.list.keys[i].label, S.list.keys[i].label_len };
-			rep.key[i].flags = S.list.keys[i].flags;
+			    (const uint8_t *)k->label, k->label_len };
+			rep.key[i].flags = k->flags;
 		}
 		log_info("%zu token(s), %zu key(s)", S.nsess, S.list.n);
 	}
