@@ -142,3 +142,24 @@ args_sk_decode(int argc, char *const *argv, struct sk_args *a)
 	a->provider = argv[2];
 	return 0;
 }
+
+char **
+args_pkcs11_encode(const struct pkcs11_args *a, struct args_buf *b)
+{
+	b->argv[0] = "keyward-pkcs11";
+	b->argv[1] = a->debug ? "debug" : "info";
+	b->argv[2] = (char *)a->provider;
+	b->argv[3] = NULL;
+	return b->argv;
+}
+
+int
+args_pkcs11_decode(int argc, char *const *argv, struct pkcs11_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (argc != 3 || (a->debug = word(argv[1], "debug", "info")) < 0 ||
+	    argv[2][0] != '/')
+		return -1;
+	a->provider = argv[2];
+	return 0;
+}

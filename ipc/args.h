@@ -9,6 +9,7 @@
  *                     PROVIDERS REMOTE WEBSAFE WEBSAFE_LIST TOUCH
  *   keyward-keyholder LOGLEVEL
  *   keyward-sk        LOGLEVEL PROVIDER
+ *   keyward-pkcs11    LOGLEVEL PROVIDER
  *
  * LOGLEVEL debug|info; HASH a fingerprint hash name (spec §4.5);
  * LIFETIME -1 (none) or seconds; CONFIRM seconds; AUDIT none|fd|syslog
@@ -16,7 +17,8 @@
  * list; REMOTE remote-providers|local-providers (-O allow-remote-pkcs11);
  * WEBSAFE restrict|any (-O no-restrict-websafe); WEBSAFE_LIST the pattern
  * list of -O websafe-allow; TOUCH seconds a token may wait for a touch
- * (-O touch-timeout); PROVIDER "internal" or an absolute path.
+ * (-O touch-timeout); PROVIDER "internal" or an absolute path (keyward-sk),
+ * an absolute path (keyward-pkcs11).
  */
 #ifndef KEYWARD_ARGS_H
 #define KEYWARD_ARGS_H
@@ -53,6 +55,11 @@ struct sk_args {
 	const char *provider;           /* "internal" or an absolute path */
 };
 
+struct pkcs11_args {
+	int debug;
+	const char *provider;           /* an absolute path */
+};
+
 /* Where an encoded list lives: argv points into num[] and the struct. */
 struct args_buf {
 	char num[3][ARGS_NUM_LEN];
@@ -68,5 +75,7 @@ char **args_keyholder_encode(const struct keyholder_args *a, struct args_buf *b)
 int args_keyholder_decode(int argc, char *const *argv, struct keyholder_args *a);
 char **args_sk_encode(const struct sk_args *a, struct args_buf *b);
 int args_sk_decode(int argc, char *const *argv, struct sk_args *a);
+char **args_pkcs11_encode(const struct pkcs11_args *a, struct args_buf *b);
+int args_pkcs11_decode(int argc, char *const *argv, struct pkcs11_args *a);
 
 #endif

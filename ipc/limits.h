@@ -110,6 +110,28 @@
 #define TOKEN_TOUCH_TIMEOUT_DEFAULT 60           /* seconds (-O touch-timeout=) */
 #define TOKEN_MAX_PATH             4096          /* a provider path */
 
+/* PKCS#11 token helper (keyward-pkcs11, ipc/pkcs11.h): one long-lived
+ * process per provider, one datagram a request and a reply. A listing
+ * must fit one SOCK_SEQPACKET datagram (chan_setup_fd's IPC_SOCKBUF). */
+#define P11_MAX_PIN                255           /* a user or context PIN */
+#define P11_MAX_DATA               AGENT_MAX_FRAME /* data of one sign request */
+#define P11_MAX_KEYS               32            /* keys listed, all tokens; more:
+                                                  * logged and left out */
+#define P11_MAX_SLOTS              16            /* slots with a token looked at */
+#define P11_MAX_OBJECTS            128           /* private keys looked at a token */
+#define P11_MAX_ATTR               4096          /* one attribute value's bytes */
+#define P11_MAX_LABEL              256           /* CKA_LABEL bytes kept (cut at a
+                                                  * UTF-8 character boundary) */
+#define P11_MAX_KEY_BLOB           2304          /* RSA-16384: 4+7 + 4+8 + 4+2049 */
+#define P11_MAX_SIG_BLOB           2304          /* RSA-16384: 4+12 + 4+2048 */
+#define P11_MAX_RAW_SIG            2048          /* what C_Sign may return */
+#define P11_MAX_REQUEST            (1 + 4 + 4 + 4 + P11_MAX_DATA + 4 + P11_MAX_PIN)
+#define P11_MAX_REPLY              (1 + 4 + 4 + P11_MAX_KEYS * \
+                                    (4 + P11_MAX_KEY_BLOB + 4 + P11_MAX_LABEL + 4))
+#define P11_MAX_CONF               (64 * 1024)   /* softhsm2.conf bytes read */
+#define P11_MAX_MODULE_SCAN        (16 * 1024 * 1024) /* module bytes searched
+                                                  * for SoftHSM2's variable */
+
 /* Lock (spec §5.8). */
 #define LOCK_SALT_LEN              16
 #define LOCK_HASH_LEN              32

@@ -176,6 +176,40 @@ sandbox_landlock_token(const char *who, const char *const *ro_dirs,
 	return 0;
 }
 
+int
+sandbox_landlock_pkcs11(const char *who, const char *conf, const char *dir)
+{
+	uint64_t rw = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
+	    LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_MAKE_REG |
+	    LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_DIR |
+	    LANDLOCK_ACCESS_FS_REMOVE_DIR;
+	long abi;
+	int fd;
+
+	if ((fd = ruleset_new(who, &abi)) < 0)
+		return -1;
+	if (abi >= 3)
+		rw |= LL_FS_TRUNCATE;
+	/* Both were just resolved by the caller: a missing one is an error. */
+	if (conf != NULL &&
+	    allow_path(fd, conf, 0, LANDLOCK_ACCESS_FS_READ_FILE) != 0)
+		fatal("%s: landlock rule for %s: %m", who, conf);
+	if (dir != NULL && allow_beneath(fd, dir, rw) != 0)
+		fatal("%s: landlock rule for %s: %m", who, dir);
+	if (syscall(SYS_landlock_restrict_self, fd, 0) != 0)
+		fatal("%s: landlock_restrict_self: %m", who);
+	close(fd);
+	if (dir != NULL)
+		log_debug("%s: Landlock ABI %ld: reads %s, reads and writes "
+		    "beneath %s, nothing else", who, abi, conf, dir);
+	else
+		log_debug("%s: Landlock ABI %ld: no file-system access", who, abi);
+#ifdef KEYWARD_TESTING
+	probe_landlock(who);
+#endif
+	return 0;
+}
+
 /* Landlock for a process that starts helpers (the broker): it may execute
  * the files in exe[] and nothing else, and write to device nodes only
  * (a FIDO token's hidraw node); reading stays open, for the helpers it

@@ -26,6 +26,13 @@ void sandbox_landlock(const char *who, const char *rm_file_dir,
 int sandbox_landlock_token(const char *who, const char *const *ro_dirs,
     const char *const *dev_files);
 
+/* Landlock for the PKCS#11 token helper: read the file conf, read and
+ * write (create and remove files and directories) beneath dir, nothing
+ * else; either may be NULL (then no file at all). -1, and nothing done,
+ * without Landlock, as for sandbox_landlock_token. */
+int sandbox_landlock_pkcs11(const char *who, const char *conf,
+    const char *dir);
+
 /* Landlock for the broker: execute only exe[0..n), write only under /dev
  * (seccomp/landlock.c). */
 void sandbox_landlock_exec(const char *who, const char *const *exe, size_t n);
@@ -59,5 +66,7 @@ void sandbox_broker(void);
 void sandbox_reaper(void);
 void sandbox_auditor(int chan_fd, int audit_fd, int use_syslog);
 void sandbox_sk(int chan_fd);
+/* pcsc: the module may reach a PC/SC daemon (AF_UNIX sockets). */
+void sandbox_pkcs11(int chan_fd, int pcsc);
 
 #endif

@@ -15,6 +15,10 @@
 # tests/fuzz/fuzz_*.c); the IPC datagrams of fuzz_msg are built here from
 # the captured payloads with the layouts of ipc/msg.c. fuzz_token's seeds
 # (the token helper's request and reply, ipc/token.c) are hand-made below.
+# fuzz_pkcs11's seeds (the PKCS#11 helper's requests and replies,
+# ipc/pkcs11.c) are not made here: they are the datagrams of one real
+# exchange with SoftHSM2, written by tests/tools/p11_drive -D DIR (a token
+# as tests/integration/lib-p11.sh makes one; a wrong PIN, -S, every key).
 #
 # The keys are new on every run, so the files differ from run to run;
 # commit a run only when the corpus should change.

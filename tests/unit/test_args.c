@@ -84,6 +84,7 @@ small_lists(void)
 {
 	struct keyholder_args k;
 	struct sk_args s;
+	struct pkcs11_args p;
 	struct args_buf buf;
 	char **v;
 
@@ -101,6 +102,20 @@ small_lists(void)
 	ok(args_sk_decode(count(v), v, &s) != 0, "sk: a relative provider is refused");
 	v = args_sk_encode(&(struct sk_args){ 1, "" }, &buf);
 	ok(args_sk_decode(count(v), v, &s) != 0, "sk: an empty provider is refused");
+	v = args_pkcs11_encode(&(struct pkcs11_args){ 1, "/usr/lib/softhsm/libsofthsm2.so" }, &buf);
+	ok(args_pkcs11_decode(count(v), v, &p) == 0 && p.debug == 1 &&
+	    strcmp(p.provider, "/usr/lib/softhsm/libsofthsm2.so") == 0 &&
+	    strcmp(v[0], "keyward-pkcs11") == 0, "pkcs11 list round-trips");
+	v = args_pkcs11_encode(&(struct pkcs11_args){ 0, "internal" }, &buf);
+	ok(args_pkcs11_decode(count(v), v, &p) != 0, "pkcs11: \"internal\" is no PKCS#11 module");
+	v = args_pkcs11_encode(&(struct pkcs11_args){ 0, "lib/p.so" }, &buf);
+	ok(args_pkcs11_decode(count(v), v, &p) != 0, "pkcs11: a relative provider is refused");
+	v = args_pkcs11_encode(&(struct pkcs11_args){ 0, "" }, &buf);
+	ok(args_pkcs11_decode(count(v), v, &p) != 0, "pkcs11: an empty provider is refused");
+	v = args_pkcs11_encode(&(struct pkcs11_args){ 0, "/x.so" }, &buf);
+	v[1] = "verbose";
+	ok(args_pkcs11_decode(count(v), v, &p) != 0, "pkcs11: a bad log level is refused");
+	ok(args_pkcs11_decode(2, v, &p) != 0, "pkcs11: no provider refused");
 }
 
 /* The child reports, through fd 3, which of 3..9 are open and whether
