@@ -109,6 +109,10 @@
                                                   * hold every helper */
 #define TOKEN_TOUCH_TIMEOUT_DEFAULT 60           /* seconds (-O touch-timeout=) */
 #define TOKEN_MAX_PATH             4096          /* a provider path */
+#define TOKEN_MAX_PROVIDERS        8             /* PKCS#11 providers loaded */
+#define TOKEN_P11_QUEUE            16            /* requests waiting for one
+                                                  * provider's helper; more:
+                                                  * refused */
 
 /* PKCS#11 token helper (keyward-pkcs11, ipc/pkcs11.h): one long-lived
  * process per provider, one datagram a request and a reply. A listing

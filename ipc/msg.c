@@ -58,41 +58,72 @@ msg_sign_decode(struct rd *r, struct msg_sign *m)
 	    rd_u32(r, &m->flags) || rd_done(r);
 }
 
+/* The constraints of an add (msg_add, msg_p11_add), as one shape. */
+static void
+constraints_encode(struct wb *w, const struct constraints *c)
+{
+	wb_u8(w, c->has_lifetime != 0);
+	wb_u32(w, c->lifetime);
+	wb_u8(w, c->confirm != 0);
+	wb_u8(w, c->has_dest != 0);
+	wb_slice(w, c->dest);
+	wb_u8(w, c->has_provider != 0);
+	wb_slice(w, c->provider);
+}
+
+static int
+constraints_decode(struct rd *r, struct constraints *c)
+{
+	uint8_t life, confirm, dest, prov;
+
+	if (rd_u8(r, &life) || rd_u32(r, &c->lifetime) ||
+	    rd_u8(r, &confirm) || rd_u8(r, &dest) ||
+	    rd_string(r, &c->dest) || rd_u8(r, &prov) ||
+	    rd_text(r, &c->provider) || rd_done(r))
+		return -1;
+	if (life > 1 || confirm > 1 || dest > 1 || prov > 1 ||
+	    (!life && c->lifetime != 0) || (!dest && c->dest.len != 0) ||
+	    (!prov && c->provider.len != 0) ||
+	    (prov && c->provider.len == 0))
+		return -1;
+	c->has_provider = prov;
+	c->has_dest = dest;
+	c->has_lifetime = life;
+	c->confirm = confirm;
+	return 0;
+}
+
 void
 msg_add_encode(struct wb *w, const struct msg_add *m)
 {
 	wb_slice(w, m->key);
 	wb_slice(w, m->comment);
-	wb_u8(w, m->c.has_lifetime != 0);
-	wb_u32(w, m->c.lifetime);
-	wb_u8(w, m->c.confirm != 0);
-	wb_u8(w, m->c.has_dest != 0);
-	wb_slice(w, m->c.dest);
-	wb_u8(w, m->c.has_provider != 0);
-	wb_slice(w, m->c.provider);
+	constraints_encode(w, &m->c);
 }
 
 int
 msg_add_decode(struct rd *r, struct msg_add *m)
 {
-	uint8_t life, confirm, dest, prov;
+	if (rd_string(r, &m->key) || rd_text(r, &m->comment))
+		return -1;
+	return constraints_decode(r, &m->c);
+}
 
-	if (rd_string(r, &m->key) || rd_text(r, &m->comment) ||
-	    rd_u8(r, &life) || rd_u32(r, &m->c.lifetime) ||
-	    rd_u8(r, &confirm) || rd_u8(r, &dest) ||
-	    rd_string(r, &m->c.dest) || rd_u8(r, &prov) ||
-	    rd_text(r, &m->c.provider) || rd_done(r))
+void
+msg_p11_add_encode(struct wb *w, const struct msg_p11_add *m)
+{
+	wb_slice(w, m->provider);
+	wb_slice(w, m->pin);
+	constraints_encode(w, &m->c);
+}
+
+int
+msg_p11_add_decode(struct rd *r, struct msg_p11_add *m)
+{
+	if (rd_text(r, &m->provider) || m->provider.len == 0 ||
+	    rd_string(r, &m->pin))
 		return -1;
-	if (life > 1 || confirm > 1 || dest > 1 || prov > 1 ||
-	    (!life && m->c.lifetime != 0) || (!dest && m->c.dest.len != 0) ||
-	    (!prov && m->c.provider.len != 0) ||
-	    (prov && m->c.provider.len == 0))
-		return -1;
-	m->c.has_provider = prov;
-	m->c.has_dest = dest;
-	m->c.has_lifetime = life;
-	m->c.confirm = confirm;
-	return 0;
+	return constraints_decode(r, &m->c);
 }
 
 void

@@ -25,6 +25,8 @@ enum msg_type {
 	MSG_BIND,               /* msg_bind: a session-bind that parsed */
 	MSG_BIND_BAD,           /* no payload: a session-bind that did not */
 	MSG_INSPECT,            /* no payload: INSPECT_EXTENSION (agent.h) */
+	MSG_P11_ADD,            /* msg_p11_add: ssh-add -s (20, 26) */
+	MSG_P11_REMOVE,         /* msg_blob: ssh-add -e (21), the provider */
 	/* policy -> keyholder */
 	MSG_KH_ADD = 32,        /* msg_kh_add */
 	MSG_KH_SIGN,            /* msg_kh_sign */
@@ -44,6 +46,10 @@ enum msg_type {
 	MSG_TK_RESOLVE = 96,    /* msg_blob: a provider path, to realpath */
 	MSG_TK_SIGN,            /* msg_tk_sign: one signature by one token helper */
 	MSG_TK_CANCEL,          /* no payload; req: that of the MSG_TK_SIGN */
+	MSG_TK_P11_START,       /* msg_tk_sign: start a provider's keyward-pkcs11
+	                         * with its LOGIN request (ipc/pkcs11.h) */
+	MSG_TK_P11_SIGN,        /* msg_tk_sign: a SIGN request for its helper */
+	MSG_TK_P11_STOP,        /* msg_blob: the provider; req 0, no answer */
 	/* replies, in any direction */
 	MSG_R_STATUS = 64,      /* msg_status */
 	MSG_R_SIGNATURE,        /* msg_blob: SSH signature blob */
@@ -55,6 +61,8 @@ enum msg_type {
 	MSG_R_PATH,             /* msg_blob: the resolved provider path */
 	MSG_R_TOKEN,            /* msg_blob: the token helper's reply (ipc/token.h) */
 	MSG_R_TOKEN_FAIL,       /* msg_tk_fail: no reply from a token helper */
+	MSG_R_P11_GONE,         /* msg_blob: a provider whose helper ended;
+	                         * req 0, from the broker unasked */
 };
 
 enum msg_status_code {
@@ -101,6 +109,7 @@ struct msg_sk_material {
 	struct slice key_handle;
 };
 struct msg_tk_sign { struct slice provider, request; };
+struct msg_p11_add { struct slice provider, pin; struct constraints c; };
 /* Why the broker has no helper's reply for a MSG_TK_SIGN. */
 enum tk_fail {
 	TK_BUSY = 1,            /* TOKEN_MAX_HELPERS are running */
@@ -141,6 +150,8 @@ void msg_kh_sk_material_encode(struct wb *w, const struct msg_kh_sk_material *m)
 int msg_kh_sk_material_decode(struct rd *r, struct msg_kh_sk_material *m);
 void msg_sk_material_encode(struct wb *w, const struct msg_sk_material *m);
 int msg_sk_material_decode(struct rd *r, struct msg_sk_material *m);
+void msg_p11_add_encode(struct wb *w, const struct msg_p11_add *m);
+int msg_p11_add_decode(struct rd *r, struct msg_p11_add *m);
 void msg_tk_sign_encode(struct wb *w, const struct msg_tk_sign *m);
 int msg_tk_sign_decode(struct rd *r, struct msg_tk_sign *m);
 void msg_tk_fail_encode(struct wb *w, const struct msg_tk_fail *m);

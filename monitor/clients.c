@@ -195,7 +195,9 @@ clients_accept(uint64_t now)
 static int
 is_add(uint8_t type)
 {
-	return type == SSH2_AGENTC_ADD_IDENTITY || type == SSH2_AGENTC_ADD_ID_CONSTRAINED;
+	return type == SSH2_AGENTC_ADD_IDENTITY || type == SSH2_AGENTC_ADD_ID_CONSTRAINED ||
+	    type == SSH_AGENTC_ADD_SMARTCARD_KEY ||
+	    type == SSH_AGENTC_ADD_SMARTCARD_KEY_CONSTRAINED;
 }
 
 /* May this client's next request go to policy now? Its own pipeline,

@@ -146,11 +146,53 @@ req_remove(struct req_ctx *c)
 	return FORWARD;
 }
 
+/* ssh-add -s (§5.7): string provider; string pin; and for 26 the
+ * constraints of an add. Policy judges the provider (-P, remote). */
+static int
+req_smartcard_add(struct req_ctx *c, int constrained)
+{
+	struct msg_p11_add m;
+
+	if (rd_text(&c->r, &m.provider) != 0 || m.provider.len == 0 ||
+	    m.provider.len >= TOKEN_MAX_PATH || rd_string(&c->r, &m.pin) != 0)
+		return REFUSE;
+	if (!constrained) {
+		memset(&m.c, 0, sizeof(m.c));
+		if (rd_done(&c->r) != 0)
+			return REFUSE;
+	} else if (parse_constraints(&c->r, &m.c) != 0)
+		return REFUSE;
+	msg_begin(c->ipc, MSG_P11_ADD, c->req, c->conn);
+	msg_p11_add_encode(c->ipc, &m);
+	return FORWARD;
+}
+
 static int
 req_smartcard(struct req_ctx *c)
 {
-	log_info("refused: PKCS#11 smartcard keys are not supported by keyward");
-	return REFUSE;
+	return req_smartcard_add(c, 0);
+}
+
+static int
+req_smartcard_constrained(struct req_ctx *c)
+{
+	return req_smartcard_add(c, 1);
+}
+
+/* ssh-add -e: string provider; string pin (ignored, §5.7). */
+static int
+req_smartcard_remove(struct req_ctx *c)
+{
+	struct msg_blob m;
+	struct slice pin;
+
+	if (rd_text(&c->r, &m.blob) != 0 || m.blob.len == 0 ||
+	    m.blob.len >= TOKEN_MAX_PATH || rd_string(&c->r, &pin) != 0 ||
+	    rd_done(&c->r) != 0)
+		return REFUSE;
+	msg_begin(c->ipc, MSG_P11_REMOVE, c->req, c->conn);
+	msg_blob_encode(c->ipc, &m);
+	return FORWARD;
 }
 
 static int
@@ -232,11 +274,11 @@ static const struct {
 	{ SSH2_AGENTC_REMOVE_IDENTITY, req_remove },
 	{ SSH2_AGENTC_REMOVE_ALL_IDENTITIES, req_remove_all },
 	{ SSH_AGENTC_ADD_SMARTCARD_KEY, req_smartcard },
-	{ SSH_AGENTC_REMOVE_SMARTCARD_KEY, req_smartcard },
+	{ SSH_AGENTC_REMOVE_SMARTCARD_KEY, req_smartcard_remove },
 	{ SSH_AGENTC_LOCK, req_lock },
 	{ SSH_AGENTC_UNLOCK, req_unlock },
 	{ SSH2_AGENTC_ADD_ID_CONSTRAINED, req_add },
-	{ SSH_AGENTC_ADD_SMARTCARD_KEY_CONSTRAINED, req_smartcard },
+	{ SSH_AGENTC_ADD_SMARTCARD_KEY_CONSTRAINED, req_smartcard_constrained },
 	{ SSH_AGENTC_EXTENSION, req_extension },
 };
 

@@ -17,6 +17,13 @@
  *          keyward-sk --reply--> broker --MSG_R_TOKEN(req, reply)--> policy
  *   or     broker --MSG_R_TOKEN_FAIL(req, busy|start|timeout|died|cancelled)
  * Every MSG_TK_SIGN gets exactly one answer.
+ *
+ * PKCS#11 (issue 15): one keyward-pkcs11 per provider, started by
+ * MSG_TK_P11_START with its LOGIN and kept until MSG_TK_P11_STOP. It
+ * serves one request at a time; the others wait in its queue (at most
+ * TOKEN_P11_QUEUE). A helper that ends, or does not answer within the
+ * touch timeout (then it is killed), fails what it had and is reported
+ * (MSG_R_P11_GONE): policy drops that provider's keys, and only those.
  */
 #include "ipc/args.h"
 #include "ipc/chan.h"
@@ -48,9 +55,26 @@ struct job {
 	uint64_t deadline_ms;
 };
 
+struct p11_queued {
+	uint32_t req;
+	struct wb request;      /* may hold a PIN: wiped */
+};
+
+/* A PKCS#11 provider's helper; path[0] == 0: the slot is free. */
+struct prov {
+	char path[TOKEN_MAX_PATH];
+	pid_t pid;
+	int fd;
+	uint32_t busy;          /* the request at the helper now, 0: none */
+	uint64_t deadline_ms;
+	struct p11_queued q[TOKEN_P11_QUEUE];
+	size_t nq;
+};
+
 static struct {
 	struct chan c;
 	struct job jobs[TOKEN_MAX_HELPERS];
+	struct prov provs[TOKEN_MAX_PROVIDERS];
 	long touch_ms;
 	int debug;
 	struct wb out;
@@ -174,6 +198,148 @@ resolve(uint32_t req, struct slice in)
 	send_policy();
 }
 
+/* ------------------------------------------------------------ PKCS#11 */
+
+static struct prov *
+prov_named(struct slice path)
+{
+	for (int i = 0; i < TOKEN_MAX_PROVIDERS; i++)
+		if (B.provs[i].path[0] != '\0' &&
+		    strlen(B.provs[i].path) == path.len &&
+		    memcmp(B.provs[i].path, path.p, path.len) == 0)
+			return &B.provs[i];
+	return NULL;
+}
+
+/* Hand the next queued request to the helper. */
+static void
+prov_next(struct prov *v)
+{
+	struct p11_queued *q;
+
+	while (v->busy == 0 && v->nq > 0) {
+		q = &v->q[0];
+		if (send(v->fd, q->request.p, q->request.len, MSG_DONTWAIT) ==
+		    (ssize_t)q->request.len) {
+			v->busy = q->req;
+			v->deadline_ms = mono_now() + (uint64_t)B.touch_ms;
+		} else
+			answer_fail(q->req, TK_DIED);
+		wb_free_secret(&q->request);
+		memmove(&v->q[0], &v->q[1], (v->nq - 1) * sizeof(v->q[0]));
+		v->nq--;
+	}
+}
+
+static void
+prov_queue(struct prov *v, uint32_t req, struct slice request)
+{
+	struct p11_queued *q;
+
+	if (v->nq == TOKEN_P11_QUEUE) {
+		log_info("PKCS#11 signature refused: %d requests wait for %s",
+		    TOKEN_P11_QUEUE, v->path);
+		answer_fail(req, TK_BUSY);
+		return;
+	}
+	q = &v->q[v->nq++];
+	q->req = req;
+	wb_init(&q->request);
+	wb_bytes(&q->request, request.p, request.len);
+	prov_next(v);
+}
+
+/* End a provider's helper; tell policy unless policy asked (tell 0). */
+static void
+prov_end(struct prov *v, enum tk_fail why, int tell)
+{
+	kill(v->pid, SIGKILL);
+	while (waitpid(v->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	close(v->fd);
+	if (v->busy != 0)
+		answer_fail(v->busy, why);
+	for (size_t i = 0; i < v->nq; i++) {
+		answer_fail(v->q[i].req, why);
+		wb_free_secret(&v->q[i].request);
+	}
+	if (tell) {
+		msg_begin(&B.out, MSG_R_P11_GONE, 0, 0);
+		msg_blob_encode(&B.out, &(struct msg_blob){
+		    { (const uint8_t *)v->path, strlen(v->path) } });
+		send_policy();
+	}
+	memset(v, 0, sizeof(*v));
+}
+
+static void
+p11_start(uint32_t req, struct slice provider, struct slice login)
+{
+	struct args_buf ab;
+	struct prov *v = NULL;
+	int sp[2];
+
+	for (int i = 0; i < TOKEN_MAX_PROVIDERS && v == NULL; i++)
+		if (B.provs[i].path[0] == '\0')
+			v = &B.provs[i];
+	if (prov_named(provider) != NULL || v == NULL ||
+	    provider.len >= sizeof(v->path)) {
+		log_info("PKCS#11 provider not started: already loaded, or %d "
+		    "are", TOKEN_MAX_PROVIDERS);
+		answer_fail(req, TK_BUSY);
+		return;
+	}
+	memcpy(v->path, provider.p, provider.len);
+	v->path[provider.len] = '\0';
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) != 0) {
+		memset(v, 0, sizeof(*v));
+		answer_fail(req, TK_START);
+		return;
+	}
+	chan_setup_fd(sp[0]);
+	chan_setup_fd(sp[1]);
+	v->pid = spawn(&(struct spawn){ .fds = { sp[1] }, .nfds = 1,
+	    .stdout_fd = -1, .stderr_fd = -1, .exec = "keyward-pkcs11",
+	    .argv = args_pkcs11_encode(&(struct pkcs11_args){ B.debug, v->path },
+	    &ab) });
+	close(sp[1]);
+	if (v->pid <= 0) {
+		log_error("cannot start keyward-pkcs11: %m");
+		close(sp[0]);
+		memset(v, 0, sizeof(*v));
+		answer_fail(req, TK_START);
+		return;
+	}
+	v->fd = sp[0];
+	log_debug("keyward-pkcs11 %ld started for %s", (long)v->pid, v->path);
+	prov_queue(v, req, login);
+}
+
+/* The helper answered (or ended). */
+static void
+from_prov(struct prov *v)
+{
+	ssize_t n;
+
+	do {
+		n = recv(v->fd, B.buf, sizeof(B.buf), MSG_DONTWAIT);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0 && errno == EAGAIN)
+		return;
+	if (n <= 0 || (size_t)n > IPC_MAX_MSG - 64 || v->busy == 0) {
+		log_error("keyward-pkcs11 %ld for %s ended%s: its keys are "
+		    "removed", (long)v->pid, v->path, n > 0 ? " (an answer "
+		    "nobody asked for)" : "");
+		prov_end(v, TK_DIED, 1);
+		return;
+	}
+	msg_begin(&B.out, MSG_R_TOKEN, v->busy, 0);
+	msg_blob_encode(&B.out, &(struct msg_blob){ { B.buf, (size_t)n } });
+	send_policy();
+	v->busy = 0;
+	prov_next(v);
+}
+
 static void
 from_policy(const uint8_t *p, size_t n)
 {
@@ -181,6 +347,7 @@ from_policy(const uint8_t *p, size_t n)
 	struct msg_tk_sign s;
 	struct msg_blob b;
 	struct job *j;
+	struct prov *v;
 	struct rd r;
 
 	rd_init(&r, p, n);
@@ -199,11 +366,45 @@ from_policy(const uint8_t *p, size_t n)
 			end_job(j);
 			answer_fail(h.req, TK_CANCELLED);
 		}
+		/* a PKCS#11 request still queued goes; one at its helper is
+		 * answered when the helper answers */
+		for (int i = 0; i < TOKEN_MAX_PROVIDERS; i++)
+			for (size_t k = 0; k < B.provs[i].nq; k++)
+				if (B.provs[i].q[k].req == h.req) {
+					struct prov *pv = &B.provs[i];
+					wb_free_secret(&pv->q[k].request);
+					memmove(&pv->q[k], &pv->q[k + 1],
+					    (pv->nq - k - 1) * sizeof(pv->q[0]));
+					pv->nq--;
+					answer_fail(h.req, TK_CANCELLED);
+					break;
+				}
 		break;
 	case MSG_TK_RESOLVE:
 		if (msg_blob_decode(&r, &b) != 0)
 			fatal("broker: bad MSG_TK_RESOLVE");
 		resolve(h.req, b.blob);
+		break;
+	case MSG_TK_P11_START:
+		if (msg_tk_sign_decode(&r, &s) != 0)
+			fatal("broker: bad MSG_TK_P11_START");
+		p11_start(h.req, s.provider, s.request);
+		break;
+	case MSG_TK_P11_SIGN:
+		if (msg_tk_sign_decode(&r, &s) != 0)
+			fatal("broker: bad MSG_TK_P11_SIGN");
+		if ((v = prov_named(s.provider)) == NULL)
+			answer_fail(h.req, TK_DIED);
+		else
+			prov_queue(v, h.req, s.request);
+		break;
+	case MSG_TK_P11_STOP:
+		if (msg_blob_decode(&r, &b) != 0)
+			fatal("broker: bad MSG_TK_P11_STOP");
+		if ((v = prov_named(b.blob)) != NULL) {
+			log_info("keyward-pkcs11 for %s stopped", v->path);
+			prov_end(v, TK_CANCELLED, 0);
+		}
 		break;
 	default:
 		fatal("broker: unexpected message %u from policy", h.type);
@@ -222,7 +423,7 @@ from_helper(struct job *j)
 	} while (n < 0 && errno == EINTR);
 	if (n < 0 && errno == EAGAIN)
 		return;
-	if (n <= 0 || (size_t)n > IPC_MAX_MSG) {
+	if (n <= 0 || (size_t)n > IPC_MAX_MSG - 64) {
 		kill(j->pid, SIGKILL);
 		waitpid(j->pid, &st, 0);
 		if (WIFSIGNALED(st))
@@ -261,6 +462,18 @@ deadlines(void)
 			end_job(j);
 		} else if (timeout < 0 || j->deadline_ms - now < (uint64_t)timeout)
 			timeout = (int)(j->deadline_ms - now);
+	}
+	for (int i = 0; i < TOKEN_MAX_PROVIDERS; i++) {
+		struct prov *v = &B.provs[i];
+		if (v->path[0] == '\0' || v->busy == 0)
+			continue;
+		if (v->deadline_ms <= now) {
+			log_error("keyward-pkcs11 %ld for %s: no answer in %ld s: "
+			    "stopped, its keys are removed", (long)v->pid, v->path,
+			    B.touch_ms / 1000);
+			prov_end(v, TK_TIMEOUT, 1);
+		} else if (timeout < 0 || v->deadline_ms - now < (uint64_t)timeout)
+			timeout = (int)(v->deadline_ms - now);
 	}
 	return timeout;
 }
@@ -302,8 +515,10 @@ static void
 broker_main(void *arg)
 {
 	const struct policy_args *a = arg;
-	struct pollfd pfd[1 + TOKEN_MAX_HELPERS];
-	char helper[PATH_MAX], interp[PATH_MAX];
+	struct pollfd pfd[1 + TOKEN_MAX_HELPERS + TOKEN_MAX_PROVIDERS];
+	char helper[PATH_MAX], p11[PATH_MAX], interp[PATH_MAX];
+	const char *exe[3];
+	size_t nexe = 0;
 	size_t n;
 	int r;
 
@@ -314,25 +529,36 @@ broker_main(void *arg)
 	B.touch_ms = a->touch_timeout * 1000;
 	B.debug = a->debug;
 	sandbox_harden();
-	if (helper_path("keyward-sk", helper, sizeof(helper)) == 0 &&
-	    interpreter(helper, interp, sizeof(interp)) == 0) {
-		const char *exe[] = { helper, interp };
-		sandbox_landlock_exec("broker", exe, 2);
-	} else {
-		/* No token helper installed: execute nothing at all. */
+	/* It may execute the token helpers and their ELF interpreter, and
+	 * nothing else; a helper not installed is simply not among them. */
+	if (helper_path("keyward-sk", helper, sizeof(helper)) == 0)
+		exe[nexe++] = helper;
+	else
 		log_info("keyward-sk not found: FIDO keys cannot sign");
-		sandbox_landlock_exec("broker", NULL, 0);
-	}
+	if (helper_path("keyward-pkcs11", p11, sizeof(p11)) == 0)
+		exe[nexe++] = p11;
+	else
+		log_info("keyward-pkcs11 not found: PKCS#11 keys cannot be added");
+	if (nexe > 0 && interpreter(exe[0], interp, sizeof(interp)) == 0)
+		exe[nexe++] = interp;
+	sandbox_landlock_exec("broker", exe, nexe);
 	sandbox_broker();
 	for (;;) {
-		int timeout = deadlines(), np = 1;
+		int timeout = deadlines(), np = 1, nj, npv = 0;
 		struct job *at[TOKEN_MAX_HELPERS];
+		struct prov *pv[TOKEN_MAX_PROVIDERS];
 
 		pfd[0] = (struct pollfd){ B.c.fd, chan_events(&B.c), 0 };
 		for (int i = 0; i < TOKEN_MAX_HELPERS; i++)
 			if (B.jobs[i].pid != 0) {
 				at[np - 1] = &B.jobs[i];
 				pfd[np++] = (struct pollfd){ B.jobs[i].fd, POLLIN, 0 };
+			}
+		nj = np;
+		for (int i = 0; i < TOKEN_MAX_PROVIDERS; i++)
+			if (B.provs[i].path[0] != '\0') {
+				pv[npv++] = &B.provs[i];
+				pfd[np++] = (struct pollfd){ B.provs[i].fd, POLLIN, 0 };
 			}
 		if (poll(pfd, (nfds_t)np, timeout) < 0) {
 			if (errno == EINTR)
@@ -341,9 +567,12 @@ broker_main(void *arg)
 		}
 		if ((pfd[0].revents & POLLOUT) && chan_flush(&B.c) != 0)
 			_exit(0);
-		for (int i = 1; i < np; i++)
+		for (int i = 1; i < nj; i++)
 			if (pfd[i].revents != 0 && at[i - 1]->pid != 0)
 				from_helper(at[i - 1]);
+		for (int i = 0; i < npv; i++)
+			if (pfd[nj + i].revents != 0 && pv[i]->path[0] != '\0')
+				from_prov(pv[i]);
 		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
 			while ((r = chan_recv(&B.c, B.buf, sizeof(B.buf), &n)) > 0) {
 				from_policy(B.buf, n);

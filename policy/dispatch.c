@@ -48,6 +48,8 @@ static const struct {
 	{ MSG_BIND,       F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_bind },
 	{ MSG_BIND_BAD,   F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_bind_bad },
 	{ MSG_INSPECT,    F_CONN | F_OWNER,    L_FAIL,       NULL,   h_inspect },
+	{ MSG_P11_ADD,    F_CONN,              L_FAIL,       "add",  h_p11_add },
+	{ MSG_P11_REMOVE, F_CONN,              L_FAIL,       NULL,   h_p11_remove },
 };
 
 #define NROWS(t) (sizeof(t) / sizeof((t)[0]))
@@ -272,14 +274,28 @@ policy_from_broker(struct policy *P, const uint8_t *p, size_t n)
 	rd_init(&r, p, n);
 	if (msg_hdr_decode(&r, &h) != 0)
 		fatal("malformed message from the broker");
+	if (h.type == MSG_R_P11_GONE && h.req == 0) {
+		if (msg_blob_decode(&r, &b) != 0)
+			fatal("malformed MSG_R_P11_GONE from the broker");
+		p11_gone(P, b.blob);
+		return;
+	}
 	if ((pd = pending_take(P, h.req, P_TOKEN)) == NULL)
 		fatal("the broker answered request %u, which nobody asked", h.req);
 	if (pd->state == P_RESOLVE && h.type == MSG_R_PATH &&
 	    msg_blob_decode(&r, &b) == 0)
-		keys_resolved(P, pd, b.blob);
+		(pd->p11 ? p11_resolved : keys_resolved)(P, pd, b.blob);
 	else if (pd->state == P_RESOLVE && h.type == MSG_R_STATUS &&
 	    msg_status_decode(&r, &st) == 0)
-		keys_resolved(P, pd, (struct slice){ NULL, 0 });
+		(pd->p11 ? p11_resolved : keys_resolved)(P, pd,
+		    (struct slice){ NULL, 0 });
+	else if ((pd->state == P_P11_LOGIN || pd->state == P_P11_SIGN) &&
+	    h.type == MSG_R_TOKEN && msg_blob_decode(&r, &b) == 0)
+		(pd->state == P_P11_LOGIN ? p11_listed : p11_signed)(P, pd, b.blob, 0);
+	else if ((pd->state == P_P11_LOGIN || pd->state == P_P11_SIGN) &&
+	    h.type == MSG_R_TOKEN_FAIL && msg_tk_fail_decode(&r, &f) == 0)
+		(pd->state == P_P11_LOGIN ? p11_listed : p11_signed)(P, pd,
+		    (struct slice){ NULL, 0 }, f.why);
 	else if (pd->state == P_TOKEN && h.type == MSG_R_TOKEN &&
 	    msg_blob_decode(&r, &b) == 0)
 		token_answer(P, pd, b.blob, 0);

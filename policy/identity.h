@@ -25,7 +25,10 @@ struct identity {
 	int confirm;
 	struct dest_set dest;           /* destination constraints, n = 0: none */
 	char *provider;                 /* FIDO: "internal" or the library's
-	                                 * resolved path; NULL for other keys */
+	                                 * resolved path; PKCS#11: the module's;
+	                                 * NULL for other keys */
+	int p11;                        /* on a PKCS#11 token: no keyholder */
+	uint32_t p11_key;               /* its index in the helper's listing */
 	char fp[96];                    /* fingerprint in the -E hash, for logs */
 };
 

@@ -36,8 +36,8 @@ kh_delete(struct policy *P, uint64_t key_id)
 	send_to(&P->kh, &P->out, "keyholder");
 }
 
-static void
-recompute_next_expiry(struct policy *P)
+void
+keys_expiry_changed(struct policy *P)
 {
 	P->next_expiry_ms = 0;
 	for (size_t i = 0; i < P->ids.n; i++) {
@@ -55,7 +55,8 @@ drop_identity(struct policy *P, struct identity *id, const char *why,
 	    id->comment);
 	audit_simple(P, c != NULL ? "remove" : "expire", "allow",
 	    c != NULL ? NULL : why, c, id);
-	kh_delete(P, id->key_id);
+	if (!id->p11)
+		kh_delete(P, id->key_id);
 	idt_remove(&P->ids, id);
 	identity_free(id);
 }
@@ -72,7 +73,7 @@ keys_expire(struct policy *P)
 		if (id->expiry_ms != 0 && id->expiry_ms <= now)
 			drop_identity(P, id, "lifetime expired, removed", NULL);
 	}
-	recompute_next_expiry(P);
+	keys_expiry_changed(P);
 }
 
 int
@@ -337,7 +338,7 @@ keys_add_done(struct policy *P, struct pending *p, int ok)
 		    id->dest.n ? " with destination constraints" : "");
 		audit_simple(P, "add", "allow", NULL, c, id);
 	}
-	recompute_next_expiry(P);
+	keys_expiry_changed(P);
 	reply_status(P, p->conn, p->req, ST_OK);
 	pending_free(P, p);
 }
@@ -358,7 +359,7 @@ h_remove(struct ctx *c)
 		return 0;
 	}
 	drop_identity(P, id, "removed", c->conn);
-	recompute_next_expiry(P);
+	keys_expiry_changed(P);
 	ctx_reply(c, ST_OK);
 	return 0;
 }
@@ -370,6 +371,7 @@ h_remove_all(struct ctx *c)
 
 	if (msg_empty_decode(&c->r) != 0)
 		return -1;
+	p11_remove_all(P);
 	while (P->ids.n > 0) {
 		struct identity *id = P->ids.order[P->ids.n - 1];
 		idt_remove(&P->ids, id);

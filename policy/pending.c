@@ -52,7 +52,8 @@ answers(enum pending_state s, enum pending_state from)
 	case P_AUDIT:           /* the auditor */
 		return s == P_AUDIT;
 	case P_TOKEN:           /* the broker */
-		return s == P_TOKEN || s == P_RESOLVE;
+		return s == P_TOKEN || s == P_RESOLVE || s == P_P11_LOGIN ||
+		    s == P_P11_SIGN;
 	default:                /* the keyholder */
 		return s == P_SIGN || s == P_ADD || s == P_LOCK ||
 		    s == P_UNLOCK || s == P_SK_MATERIAL;
@@ -85,6 +86,7 @@ pending_free(struct policy *P, struct pending *p)
 {
 	wb_free_secret(&p->data);       /* a passphrase, data to sign, a key */
 	wb_free_secret(&p->pin);
+	free(p->p11_provider);
 	identity_free(p->add);
 	free(p);
 	P->npending--;
@@ -101,7 +103,7 @@ pending_gone(struct policy *P, uint32_t conn)
 			continue;
 		}
 		p->gone = 1;
-		if (p->state == P_TOKEN) {
+		if (p->state == P_TOKEN || p->state == P_P11_SIGN) {
 			/* The broker kills the helper and answers "cancelled". */
 			msg_begin(&P->out, MSG_TK_CANCEL, p->id, p->conn);
 			send_to(&P->tk, &P->out, "broker");

@@ -11,6 +11,9 @@
  *              TOKEN --no touch / refused / died--> refuse
  *   add:     h_add --(FIDO key naming a library)--> RESOLVE --broker: path
  *                   allowed by -P--> ADD                                 [barrier]
+ *   PKCS#11: h_p11_add --> RESOLVE --> P11_LOGIN --keys listed--> reply [barrier]
+ *            h_p11_remove --> RESOLVE --> keys dropped, reply          [barrier]
+ *            sign as above, with P11_SIGN (the provider's helper) for SIGN
  *   add:     h_add --> ADD --keyholder ok--> identity live, reply OK
  *                          \-keyholder no--> reply FAIL                 [barrier]
  *   lock:    h_lock (locked from here on) --> LOCK --keyholder--> reply
@@ -47,7 +50,12 @@ enum pending_state {
 	P_SK_MATERIAL,          /* at the keyholder: a FIDO key's handle */
 	P_TOKEN,                /* at the broker: a token's signature */
 	P_PIN,                  /* at the prompter: the token's PIN */
+	P_P11_LOGIN,            /* at the broker: a provider's helper logs in
+	                         * and lists its keys (p11.c) */
+	P_P11_SIGN,             /* at the broker: its helper signs */
 };
+
+enum p11_op { P11_NONE, P11_ADDING, P11_REMOVING };
 
 struct identity;
 
@@ -64,7 +72,13 @@ struct pending {
 	                         * RESOLVE: the private key (all wiped) */
 	struct wb pin;          /* a token's PIN, until handed on (wiped) */
 	int pin_asked;          /* once per signature, as OpenSSH */
-	struct slice provider;  /* RESOLVE: the path as the client sent it */
+	enum p11_op p11;        /* RESOLVE, P11_LOGIN: a provider's add or remove */
+	char *p11_provider;     /* P11_LOGIN: the resolved path */
+	struct {                /* P11 add: what each key will carry (data:
+	                         * the destination constraint as sent) */
+		int has_lifetime, confirm, has_dest;
+		uint32_t lifetime;
+	} keep;
 	struct identity *add;   /* P_ADD: the identity to insert on success */
 };
 

@@ -130,6 +130,10 @@ kh_sign(struct policy *P, struct pending *p)
 		token_sign(P, p);       /* a token signs it (token.c) */
 		return;
 	}
+	if (id != NULL && id->p11) {
+		p11_sign(P, p, id);     /* its provider's helper signs (p11.c) */
+		return;
+	}
 	p->state = P_SIGN;
 	pending_keep(P, p);
 	/* The connection rides along so the keyholder can serve its

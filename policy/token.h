@@ -32,4 +32,13 @@ void token_pin(struct policy *P, struct pending *p, struct slice pin);
 /* fail: a TK_* reason, or 0 with the helper's reply. */
 void token_answer(struct policy *P, struct pending *p, struct slice reply, int fail);
 
+/* p11.c: PKCS#11 providers (the states are drawn there). */
+struct identity;
+void p11_resolved(struct policy *P, struct pending *p, struct slice path);
+void p11_listed(struct policy *P, struct pending *p, struct slice reply, int fail);
+void p11_sign(struct policy *P, struct pending *p, const struct identity *id);
+void p11_signed(struct policy *P, struct pending *p, struct slice reply, int fail);
+void p11_gone(struct policy *P, struct slice provider);
+void p11_remove_all(struct policy *P);
+
 #endif

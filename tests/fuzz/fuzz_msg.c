@@ -81,6 +81,43 @@ rt_add(struct rd *r, struct wb *w)
 }
 
 static int
+rt_p11_add(struct rd *r, struct wb *w)
+{
+	struct msg_p11_add m;
+
+	if (msg_p11_add_decode(r, &m))
+		return -1;
+	CHECK(m.provider.len > 0 &&
+	    memchr(m.provider.p, '\0', m.provider.len) == NULL);
+	CHECK(m.c.has_dest || m.c.dest.len == 0);
+	msg_p11_add_encode(w, &m);
+	return 0;
+}
+
+static int
+rt_tk_sign(struct rd *r, struct wb *w)
+{
+	struct msg_tk_sign m;
+
+	if (msg_tk_sign_decode(r, &m))
+		return -1;
+	msg_tk_sign_encode(w, &m);
+	return 0;
+}
+
+static int
+rt_tk_fail(struct rd *r, struct wb *w)
+{
+	struct msg_tk_fail m;
+
+	if (msg_tk_fail_decode(r, &m))
+		return -1;
+	CHECK(m.why >= TK_BUSY && m.why <= TK_FAIL_MAX);
+	msg_tk_fail_encode(w, &m);
+	return 0;
+}
+
+static int
 rt_bind(struct rd *r, struct wb *w)
 {
 	struct msg_bind m;
@@ -246,6 +283,9 @@ rt_fp_hash(struct rd *r, struct wb *w)
 	CHECK(canon == h->name);
 	r->len = 0;
 	wb_bytes(w, h->name, strlen(h->name));
+	return 0;
+}
+
 static int
 rt_kh_sk_material(struct rd *r, struct wb *w)
 {
@@ -307,6 +347,7 @@ static const roundtrip_fn all[] = {
 	rt_empty, rt_open, rt_sign, rt_add, rt_bind, rt_blob, rt_status,
 	rt_identities, rt_kh_add, rt_kh_sign, rt_kh_delete, rt_inspect,
 	rt_ext_name, rt_fp_hash, rt_kh_sk_material, rt_sk_material,
+	rt_p11_add, rt_tk_sign, rt_tk_fail,
 };
 
 static void

@@ -104,9 +104,7 @@ check_forwarded(const uint8_t *p, size_t len, const struct wb *ipc)
 		break;
 	case MSG_QUERY:
 	case MSG_BIND_BAD:
-#ifdef INSPECT_EXTENSION
 	case MSG_INSPECT:
-#endif
 		CHECK(p[0] == SSH_AGENTC_EXTENSION);
 		CHECK(msg_empty_decode(&r) == 0);
 		break;
@@ -159,6 +157,27 @@ check_forwarded(const uint8_t *p, size_t len, const struct wb *ipc)
 		    rd_done(&req) == 0);
 		CHECK(slice_eq(a, m.hostkey) && slice_eq(b, m.session_id) &&
 		    slice_eq(c, m.signature) && fwd == m.forwarding);
+		break;
+	}
+	case MSG_P11_ADD: {
+		struct msg_p11_add m;
+		CHECK(p[0] == SSH_AGENTC_ADD_SMARTCARD_KEY ||
+		    p[0] == SSH_AGENTC_ADD_SMARTCARD_KEY_CONSTRAINED);
+		CHECK(msg_p11_add_decode(&r, &m) == 0);
+		/* provider and PIN as sent; constraints only on 26 */
+		CHECK(rd_text(&req, &a) == 0 && slice_eq(a, m.provider));
+		CHECK(rd_string(&req, &b) == 0 && slice_eq(b, m.pin));
+		CHECK(p[0] == SSH_AGENTC_ADD_SMARTCARD_KEY_CONSTRAINED ||
+		    (rd_done(&req) == 0 && !m.c.has_lifetime && !m.c.confirm &&
+		    !m.c.has_dest && !m.c.has_provider));
+		break;
+	}
+	case MSG_P11_REMOVE: {
+		struct msg_blob m;
+		CHECK(p[0] == SSH_AGENTC_REMOVE_SMARTCARD_KEY);
+		CHECK(msg_blob_decode(&r, &m) == 0);
+		CHECK(rd_text(&req, &a) == 0 && slice_eq(a, m.blob) &&
+		    rd_string(&req, &b) == 0 && rd_done(&req) == 0);
 		break;
 	}
 	default:

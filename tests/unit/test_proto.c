@@ -130,10 +130,19 @@ static const struct prow {
 	  MSG_REMOVE_ALL, 0 },
 	{ "9 remove all RSA (legacy): forwarded as MSG_REMOVE_ALL", RQ_BARE, 9, 0, 0, 0, NULL,
 	  MSG_REMOVE_ALL, 0 },
-	/* §5.7 smartcards are refused */
-	{ "20 add smartcard key: FAILURE", RQ_SMARTCARD, 20, 0, 0, 0, NULL, 0, 0 },
-	{ "21 remove smartcard key: FAILURE", RQ_SMARTCARD, 21, 0, 0, 0, NULL, 0, 0 },
-	{ "26 add smartcard key constrained: FAILURE", RQ_SMARTCARD, 26, 0, 0, 0, NULL, 0, 0 },
+	/* §5.7 smartcards: forwarded for policy to judge (-P, remote) */
+	{ "20 add smartcard key: forwarded as MSG_P11_ADD", RQ_SMARTCARD, 20, 0, 0, 0,
+	  NULL, MSG_P11_ADD, 0 },
+	{ "21 remove smartcard key: forwarded as MSG_P11_REMOVE", RQ_SMARTCARD, 21, 0,
+	  0, 0, NULL, MSG_P11_REMOVE, 0 },
+	{ "26 add smartcard key constrained: forwarded with its lifetime", RQ_SMARTCARD,
+	  26, 0, 0, 60, NULL, MSG_P11_ADD, XL },
+	{ "20 add smartcard key, a byte after the pin: FAILURE", RQ_SMARTCARD, 20, 0, 0,
+	  1, NULL, 0, 0 },
+	{ "21 remove smartcard key, a byte after the pin: FAILURE", RQ_SMARTCARD, 21, 0,
+	  0, 1, NULL, 0, 0 },
+	{ "26 add smartcard key, constraint type 0: FAILURE", RQ_SMARTCARD, 26, 0, 0, 1,
+	  NULL, 0, 0 },
 	/* §5.8 lock */
 	{ "22 lock: forwarded as MSG_LOCK", RQ_PASS, 22, 0, 0, 0, "andromeda", MSG_LOCK, 0 },
 	{ "23 unlock: forwarded as MSG_UNLOCK", RQ_PASS, 23, 0, 0, 0, "andromeda", MSG_UNLOCK, 0 },
@@ -190,6 +199,7 @@ static const struct prow {
 struct expect {
 	struct msg_sign sign;
 	struct msg_add add;
+	struct msg_p11_add p11;
 	struct msg_blob blob;
 	struct msg_bind bind;
 };
@@ -436,12 +446,20 @@ build(struct tb *t, const struct prow *r, struct expect *e)
 			tb_u8(t, 0);
 		break;
 	case RQ_SMARTCARD:
+		at = t->w.len + 4;
 		tb_cstring(t, "/usr/lib/x86_64-linux-gnu/opensc-pkcs11.so");
+		e->p11.provider = sl((const void *)(uintptr_t)at, 42);
+		e->blob.blob = e->p11.provider;
+		at = t->w.len + 4;
 		tb_cstring(t, "123456");
-		if (r->type == 26) {
+		e->p11.pin = sl((const void *)(uintptr_t)at, 6);
+		if (r->type == 26 && r->arg == 60) {
 			tb_u8(t, 1);
 			tb_u32(t, 60);
-		}
+			e->p11.c.has_lifetime = 1;
+			e->p11.c.lifetime = 60;
+		} else if (r->arg == 1)
+			tb_u8(t, 0);            /* a byte too many, or type 0 */
 		break;
 	}
 	tb_free(&blob);
@@ -463,6 +481,8 @@ fix_expect(struct expect *e, const uint8_t *base)
 	fix_slice(&e->add.comment, base);
 	fix_slice(&e->add.c.dest, base);
 	fix_slice(&e->add.c.provider, base);
+	fix_slice(&e->p11.provider, base);
+	fix_slice(&e->p11.pin, base);
 	fix_slice(&e->blob.blob, base);
 	fix_slice(&e->bind.hostkey, base);
 	fix_slice(&e->bind.session_id, base);
@@ -481,7 +501,11 @@ expected_ipc(struct wb *w, const struct prow *r, const struct expect *e)
 	case MSG_ADD:
 		msg_add_encode(w, &e->add);
 		break;
+	case MSG_P11_ADD:
+		msg_p11_add_encode(w, &e->p11);
+		break;
 	case MSG_REMOVE:
+	case MSG_P11_REMOVE:
 	case MSG_LOCK:
 	case MSG_UNLOCK:
 		msg_blob_encode(w, &e->blob);

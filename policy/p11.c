@@ -1,0 +1,381 @@
+/*
+ * p11.c - PKCS#11 providers: ssh-add -s and -e (spec §5.7). Each provider
+ * has one keyward-pkcs11 process, started and kept by the broker; its keys
+ * become identities that carry the add's constraints, every one of them
+ * (the CVE-2023-51384 lesson), and sign through that helper:
+ *
+ *   add:    h_p11_add --(forwarded, no -O allow-remote-pkcs11: refused)-->
+ *           RESOLVE (broker: realpath) --allowed by -P, not loaded-->
+ *           P11_LOGIN (the broker starts the helper, which logs in with
+ *           the PIN and lists the keys) --> an identity a key --> reply
+ *           (a barrier from first to last, as an ADD)
+ *   sign:   (judged, confirmed, audited as any key; sign.c) --> P11_SIGN
+ *           (the provider's helper) --verified against the listed key--> reply
+ *   remove: h_p11_remove --> RESOLVE --> its keys dropped, helper stopped
+ *   gone:   the helper ended (MSG_R_P11_GONE) --> its keys dropped, logged
+ *
+ * The PIN passes through policy once, to the broker, and is wiped.
+ */
+#include "crypto/crypto.h"
+#include "ipc/log.h"
+#include "ipc/pkcs11.h"
+#include "ipc/text.h"
+#include "policy/audit.h"
+#include "policy/describe.h"
+#include "policy/dispatch.h"
+#include "policy/token.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void
+p11_refuse(struct policy *P, struct pending *p, const char *event,
+    const char *why)
+{
+	if (P->barrier == p->id)
+		P->barrier = 0;
+	log_info("refused %s: %s", event, why);
+	audit_simple(P, event, "refuse", why, conn_find(P, p->conn), NULL);
+	reply_status(P, p->conn, p->req, ST_FAIL);
+	pending_free(P, p);
+}
+
+static void
+p11_stop(struct policy *P, const char *provider)
+{
+	msg_begin(&P->out, MSG_TK_P11_STOP, 0, 0);
+	msg_blob_encode(&P->out, &(struct msg_blob){
+	    { (const uint8_t *)provider, strlen(provider) } });
+	send_to(&P->tk, &P->out, "broker");
+}
+
+/* Drop every identity of a provider; how many there were. */
+static size_t
+p11_drop(struct policy *P, const char *provider, const char *why,
+    const struct conn *c)
+{
+	size_t n = 0;
+
+	for (size_t i = P->ids.n; i-- > 0;) {
+		struct identity *id = P->ids.order[i];
+		if (!id->p11 || strcmp(id->provider, provider) != 0)
+			continue;
+		log_info("%s: %s %s \"%s\"", why, key_kind_name(id->kind), id->fp,
+		    id->comment);
+		audit_simple(P, c != NULL ? "remove" : "expire", "allow",
+		    c != NULL ? NULL : why, c, id);
+		idt_remove(&P->ids, id);
+		identity_free(id);
+		n++;
+	}
+	return n;
+}
+
+int
+h_p11_add(struct ctx *c)
+{
+	struct policy *P = c->P;
+	struct msg_p11_add m;
+	struct dest_set check = { 0 };
+	const char *why = NULL;
+	struct pending *p;
+
+	if (msg_p11_add_decode(&c->r, &m) != 0)
+		return -1;
+	if (conn_remote(c->conn) && !P->args.allow_remote_providers) {
+		/* §5.7, §8.10: a forwarded connection loads no library */
+		log_info("refused PKCS#11 add: a forwarded connection may not "
+		    "load a provider (keyward -O allow-remote-pkcs11)");
+		audit_simple(P, "add", "refuse", "a forwarded connection may not "
+		    "load a PKCS#11 provider", c->conn, NULL);
+		ctx_reply(c, ST_FAIL);
+		return 0;
+	}
+	if (m.c.has_provider || (m.c.has_dest &&
+	    dest_set_build(&check, m.c.dest, &why) != 0)) {
+		dest_set_free(&check);
+		log_info("refused PKCS#11 add: %s", why != NULL ? why :
+		    "an sk-provider constraint on a PKCS#11 add");
+		ctx_reply(c, ST_FAIL);
+		return 0;
+	}
+	dest_set_free(&check);
+	p = pending_new(P, P_RESOLVE, c->h.conn, c->h.req);
+	p->p11 = P11_ADDING;
+	P->barrier = p->id;
+	/* what each key will carry: the constraints as sent */
+	p->keep.has_lifetime = m.c.has_lifetime;
+	p->keep.lifetime = m.c.lifetime;
+	p->keep.confirm = m.c.confirm;
+	p->keep.has_dest = m.c.has_dest;
+	if (m.c.has_dest)
+		wb_bytes(&p->data, m.c.dest.p, m.c.dest.len);
+	wb_bytes(&p->pin, m.pin.p, m.pin.len);
+	token_resolve(P, p, m.provider);
+	return 0;
+}
+
+int
+h_p11_remove(struct ctx *c)
+{
+	struct msg_blob m;
+	struct pending *p;
+
+	if (msg_blob_decode(&c->r, &m) != 0)
+		return -1;
+	p = pending_new(c->P, P_RESOLVE, c->h.conn, c->h.req);
+	p->p11 = P11_REMOVING;
+	c->P->barrier = p->id;
+	token_resolve(c->P, p, m.blob);
+	return 0;
+}
+
+/* Is any identity this provider's? */
+static int
+p11_loaded(const struct policy *P, const char *provider)
+{
+	for (size_t i = 0; i < P->ids.n; i++)
+		if (P->ids.order[i]->p11 &&
+		    strcmp(P->ids.order[i]->provider, provider) == 0)
+			return 1;
+	return 0;
+}
+
+/* The broker resolved the provider (path.p NULL: it could not). */
+void
+p11_resolved(struct policy *P, struct pending *p, struct slice path)
+{
+	const char *event = p->p11 == P11_ADDING ? "add" : "remove";
+	char real[TOKEN_MAX_PATH], shown[TEXT_TERM_MAX], why[TOKEN_MAX_PATH + 64];
+	struct wb req;
+
+	if (path.p == NULL || path.len == 0 || path.len >= sizeof(real) ||
+	    memchr(path.p, '\0', path.len) != NULL) {
+		p11_refuse(P, p, event, "the PKCS#11 provider path does not resolve");
+		return;
+	}
+	memcpy(real, path.p, path.len);
+	real[path.len] = '\0';
+	text_term_str(shown, sizeof(shown), real);
+	if (p->p11 == P11_REMOVING) {
+		size_t n = p11_drop(P, real, "PKCS#11 provider removed",
+		    conn_find(P, p->conn));
+		p11_stop(P, real);
+		if (P->barrier == p->id)
+			P->barrier = 0;
+		log_info("PKCS#11 provider %s: %zu key(s) removed", shown, n);
+		reply_status(P, p->conn, p->req, n > 0 ? ST_OK : ST_FAIL);
+		pending_free(P, p);
+		return;
+	}
+	if (!pattern_list_match(real, P->args.providers)) {
+		snprintf(why, sizeof(why), "PKCS#11 provider %s is not allowed by -P",
+		    shown);
+		p11_refuse(P, p, event, why);
+		return;
+	}
+	if (p11_loaded(P, real)) {
+		snprintf(why, sizeof(why), "PKCS#11 provider %s is already loaded",
+		    shown);
+		p11_refuse(P, p, event, why);
+		return;
+	}
+	p->p11_provider = str_dup(real);
+	wb_init(&req);
+	p11_login_encode(&req, wb_slice_of(&p->pin));
+	wb_free_secret(&p->pin);
+	msg_begin(&P->out, MSG_TK_P11_START, p->id, p->conn);
+	msg_tk_sign_encode(&P->out, &(struct msg_tk_sign){
+	    { (const uint8_t *)real, strlen(real) }, wb_slice_of(&req) });
+	wb_free_secret(&req);
+	p->state = P_P11_LOGIN;
+	pending_keep(P, p);
+	send_to(&P->tk, &P->out, "broker");
+	wipe(P->out.p, P->out.len);
+}
+
+/* One listed key as an identity with the add's constraints; NULL (and
+ * a log line) when it cannot be one. */
+static struct identity *
+p11_identity(struct policy *P, struct pending *p, const struct p11_key *k,
+    uint32_t index)
+{
+	struct identity *id;
+	struct pubkey pub;
+	struct wb blob;
+	const char *why = NULL;
+
+	wb_init(&blob);
+	if (key_canonical(k->blob, &pub, &blob, &why) != 0 || pub.is_cert ||
+	    key_is_sk(pub.kind)) {
+		log_info("PKCS#11 key %u skipped: %s", index, why != NULL ? why :
+		    "not a plain key");
+		wb_free(&blob);
+		return NULL;
+	}
+	if ((k->flags & P11_KEY_ALWAYS_AUTH) != 0) {
+		/* it would need the PIN kept for every signature */
+		log_info("PKCS#11 key %u skipped: it asks for the PIN at every "
+		    "signature (CKA_ALWAYS_AUTHENTICATE)", index);
+		wb_free(&blob);
+		return NULL;
+	}
+	if ((id = calloc(1, sizeof(*id))) == NULL)
+		fatal("out of memory");
+	id->blob = blob.p;
+	id->blob_len = blob.len;
+	if (fingerprint(wb_slice_of(&blob), P->fp_hash, id->fp, sizeof(id->fp)) != 0)
+		fatal("cannot fingerprint a parsed key");
+	id->comment = k->label.len > 0 ? slice_strdup(k->label) :
+	    str_dup(p->p11_provider);
+	if (id->comment == NULL)
+		fatal("out of memory");
+	id->kind = pub.kind;
+	id->p11 = 1;
+	id->p11_key = index;
+	id->provider = str_dup(p->p11_provider);
+	id->key_id = ++P->next_key_id;
+	id->confirm = p->keep.confirm;
+	if (p->keep.has_dest &&
+	    dest_set_build(&id->dest, wb_slice_of(&p->data), &why) != 0)
+		fatal("a destination constraint checked at the add no longer builds");
+	if (p->keep.has_lifetime)
+		id->expiry_ms = p->keep.lifetime == 0 ? 1 :
+		    now_ms() + (uint64_t)p->keep.lifetime * 1000;
+	else if (P->default_lifetime > 0)
+		id->expiry_ms = now_ms() + (uint64_t)P->default_lifetime * 1000;
+	return id;
+}
+
+/* The helper's listing after its login (reply NULL: the broker's why). */
+void
+p11_listed(struct policy *P, struct pending *p, struct slice reply, int fail)
+{
+	struct p11_keys *keys;
+	size_t added = 0;
+	char why[96];
+	struct rd r;
+
+	if (fail) {
+		p11_refuse(P, p, "add", "the PKCS#11 helper could not be started "
+		    "or did not answer");
+		return;
+	}
+	if ((keys = calloc(1, sizeof(*keys))) == NULL)
+		fatal("out of memory");
+	rd_init(&r, reply.p, reply.len);
+	if (p11_keys_decode(&r, keys) != 0 || keys->status != P11_OK) {
+		snprintf(why, sizeof(why), "the PKCS#11 login failed (CKR 0x%lx)",
+		    (unsigned long)keys->status);
+		p11_stop(P, p->p11_provider);
+		free(keys);
+		p11_refuse(P, p, "add", why);
+		return;
+	}
+	for (uint32_t i = 0; i < keys->n; i++) {
+		struct identity *id = p11_identity(P, p, &keys->key[i], i);
+		if (id == NULL)
+			continue;
+		if (idt_find(&P->ids, (struct slice){ id->blob, id->blob_len })) {
+			identity_free(id);      /* held already: as ssh-agent */
+			continue;
+		}
+		if (idt_insert(&P->ids, id) != 0)
+			fatal("out of memory");
+		log_info("added PKCS#11 %s %s \"%s\"%s", key_kind_name(id->kind),
+		    id->fp, id->comment, id->dest.n ? " with destination "
+		    "constraints" : "");
+		audit_simple(P, "add", "allow", NULL, conn_find(P, p->conn), id);
+		added++;
+	}
+	free(keys);
+	keys_expiry_changed(P);
+	if (P->barrier == p->id)
+		P->barrier = 0;
+	if (added == 0) {
+		p11_stop(P, p->p11_provider);
+		log_info("refused PKCS#11 add: the token lists no new key");
+	}
+	reply_status(P, p->conn, p->req, added > 0 ? ST_OK : ST_FAIL);
+	pending_free(P, p);
+}
+
+/* sign: every check has passed; its provider's helper signs. */
+void
+p11_sign(struct policy *P, struct pending *p, const struct identity *id)
+{
+	struct wb req;
+
+	wb_init(&req);
+	p11_sign_encode(&req, id->p11_key, (uint32_t)p->alg, wb_slice_of(&p->data),
+	    (struct slice){ NULL, 0 });
+	msg_begin(&P->out, MSG_TK_P11_SIGN, p->id, p->conn);
+	msg_tk_sign_encode(&P->out, &(struct msg_tk_sign){
+	    { (const uint8_t *)id->provider, strlen(id->provider) },
+	    wb_slice_of(&req) });
+	wb_free(&req);
+	p->state = P_P11_SIGN;
+	pending_keep(P, p);
+	send_to(&P->tk, &P->out, "broker");
+}
+
+/* The helper's signature, verified against the key it listed. */
+void
+p11_signed(struct policy *P, struct pending *p, struct slice reply, int fail)
+{
+	struct identity *id = identity_by_key(P, p->key_id);
+	struct p11_sig s;
+	struct pubkey k;
+	struct rd r;
+
+	rd_init(&r, reply.p, reply.len);
+	if (fail || id == NULL ||
+	    p11_sig_decode(&r, (uint32_t)p->alg, &s) != 0 || s.status != P11_OK ||
+	    key_parse_public((struct slice){ id->blob, id->blob_len }, &k, NULL) != 0 ||
+	    sig_verify(&k, s.sig, wb_slice_of(&p->data), NULL) != 0) {
+		if (!p->gone)
+			log_info("refused PKCS#11 signature%s%s: %s", id ? " with " : "",
+			    id ? id->fp : "", fail ? "the helper did not answer" :
+			    id == NULL ? "the key was removed meanwhile" :
+			    "the token refused, or its signature does not verify");
+		reply_status(P, p->conn, p->req, ST_FAIL);
+		pending_free(P, p);
+		return;
+	}
+	sign_signed(P, p, s.sig);
+}
+
+/* The broker says a provider's helper has ended. */
+void
+p11_gone(struct policy *P, struct slice provider)
+{
+	char path[TOKEN_MAX_PATH], shown[TEXT_TERM_MAX];
+	size_t n;
+
+	if (provider.len == 0 || provider.len >= sizeof(path))
+		fatal("the broker named no provider");
+	memcpy(path, provider.p, provider.len);
+	path[provider.len] = '\0';
+	n = p11_drop(P, path, "PKCS#11 helper ended, key removed", NULL);
+	text_term_str(shown, sizeof(shown), path);
+	log_error("the PKCS#11 helper for %s has ended: its %zu key(s) are "
+	    "removed; the agent serves on", shown, n);
+}
+
+/* remove all (ssh-add -D): the providers go with their keys. */
+void
+p11_remove_all(struct policy *P)
+{
+	for (size_t i = 0; i < P->ids.n; i++) {
+		struct identity *id = P->ids.order[i];
+		int seen = 0;
+		if (!id->p11)
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = P->ids.order[j]->p11 &&
+			    strcmp(P->ids.order[j]->provider, id->provider) == 0;
+		if (!seen)
+			p11_stop(P, id->provider);
+	}
+}
