@@ -211,18 +211,14 @@ sandbox_landlock_pkcs11(const char *who, const char *conf, const char *dir)
 }
 
 /* Landlock for a process that starts helpers (the broker): it may execute
- * the files in exe[] and nothing else, and write to device nodes only
- * (a FIDO token's hidraw node); reading stays open, for the helpers it
- * starts to load their libraries before they confine themselves. */
+ * the files in exe[] and nothing else. Files stay open to it, since what
+ * it starts inherits its domain: a PKCS#11 module writes its token files
+ * (SoftHSM2's objects and lock) while it logs in, and a FIDO provider
+ * opens the token's node, each before its helper confines itself. */
 void
 sandbox_landlock_exec(const char *who, const char *const *exe, size_t n)
 {
-	uint64_t handled = LANDLOCK_ACCESS_FS_EXECUTE |
-	    LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
-	    LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
-	    LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
-	    LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
-	    LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
+	uint64_t handled = LANDLOCK_ACCESS_FS_EXECUTE;
 	struct ll_ruleset_attr attr = { 0 };
 	long abi;
 	int fd;
@@ -234,8 +230,6 @@ sandbox_landlock_exec(const char *who, const char *const *exe, size_t n)
 		    "execute any program", who, strerror(errno));
 		return;
 	}
-	if (abi >= 3)
-		handled |= LL_FS_TRUNCATE;
 	attr.handled_access_fs = handled;
 	if ((fd = (int)syscall(SYS_landlock_create_ruleset, &attr,
 	    sizeof(attr.handled_access_fs), 0)) < 0)
@@ -243,11 +237,9 @@ sandbox_landlock_exec(const char *who, const char *const *exe, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (allow_path(fd, exe[i], 0, LANDLOCK_ACCESS_FS_EXECUTE) != 0)
 			fatal("%s: landlock rule for %s: %m", who, exe[i]);
-	if (allow_beneath(fd, "/dev", LANDLOCK_ACCESS_FS_WRITE_FILE) != 0)
-		fatal("%s: landlock rule for /dev: %m", who);
 	if (syscall(SYS_landlock_restrict_self, fd, 0) != 0)
 		fatal("%s: landlock_restrict_self: %m", who);
 	close(fd);
-	log_debug("%s: Landlock ABI %ld: executes %zu file(s), writes only "
-	    "device nodes", who, abi, n);
+	log_debug("%s: Landlock ABI %ld: executes %zu file(s), nothing else",
+	    who, abi, n);
 }

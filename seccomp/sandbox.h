@@ -33,8 +33,7 @@ int sandbox_landlock_token(const char *who, const char *const *ro_dirs,
 int sandbox_landlock_pkcs11(const char *who, const char *conf,
     const char *dir);
 
-/* Landlock for the broker: execute only exe[0..n), write only under /dev
- * (seccomp/landlock.c). */
+/* Landlock for the broker: execute only exe[0..n) (seccomp/landlock.c). */
 void sandbox_landlock_exec(const char *who, const char *const *exe, size_t n);
 /* RLIMIT_NOFILE to just above the highest open fd: no new fd can exist. */
 void sandbox_limit_fds(void);
