@@ -4,6 +4,7 @@
  * lines and signals. Nothing a client sends ends the monitor; a dead
  * child does (fail closed).
  */
+#include "ipc/clock.h"
 #include "ipc/log.h"
 #include "ipc/msg.h"
 #include "monitor/monitor.h"
@@ -25,10 +26,7 @@ struct monitor M;
 uint64_t
 mono_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return clock_ms(CLOCK_MONOTONIC);
 }
 
 void

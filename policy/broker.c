@@ -28,6 +28,7 @@
  * (MSG_R_P11_GONE): policy drops that provider's keys, and only those.
  */
 #include "ipc/args.h"
+#include "ipc/clock.h"
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
@@ -57,10 +58,7 @@ struct broker B;
 uint64_t
 mono_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return clock_ms(CLOCK_MONOTONIC);
 }
 
 void

@@ -2,6 +2,7 @@
  * pending.c - the list of requests waiting for another process or for
  * time (the states and their transitions are drawn in pending.h).
  */
+#include "ipc/clock.h"
 #include "ipc/log.h"
 #include "policy/policy.h"
 
@@ -11,10 +12,7 @@
 uint64_t
 now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return clock_ms(CLOCK_BOOTTIME);
 }
 
 uint32_t

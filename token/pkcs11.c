@@ -18,6 +18,7 @@
 #include "ipc/pkcs11.h"
 #include "ipc/sshkey.h"
 #include "seccomp/sandbox.h"
+#include "token/helper.h"
 #include "token/p11keys.h"
 
 #include <dlfcn.h>
@@ -36,7 +37,7 @@
 #include <unistd.h>
 
 
-#define CHAN_FD         3
+#define CHAN_FD         TOKEN_CHAN_FD
 #define SOFTHSM_CONF_DEFAULT "/etc/softhsm/softhsm2.conf"
 #define SOFTHSM_VAR_STEM "SOFTHSM2_CON"
 #define TOKENDIR_KEY    "directories.tokendir"
@@ -557,8 +558,7 @@ int
 main(int argc, char **argv)
 {
 	struct pkcs11_args args;
-	int type = 0, rc;
-	socklen_t len = sizeof(type);
+	int rc;
 
 	/* keyward gives exactly one argument list (ipc/args.h); a provider
 	 * that is not an absolute path is refused there, and one that is
@@ -576,20 +576,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	S.provider = args.provider;
-	if (getsockopt(CHAN_FD, SOL_SOCKET, SO_TYPE, &type, &len) != 0 ||
-	    type != SOCK_SEQPACKET)
-		fatal("fd 3 is not a SOCK_SEQPACKET socket");
-	signal(SIGPIPE, SIG_IGN);
-	/* Nothing else of keyward's is this process's business. */
-	if (close_range(CHAN_FD + 1, ~0U, 0) != 0)
-		fatal("close_range: %m");
-	chan_setup_fd(CHAN_FD);
+	token_helper_setup();
 	guard_secrets();
-	/* libcrypto's configuration and DRBG now (modules may share it),
-	 * while files may still be read. */
-	if (OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG, NULL) != 1 ||
-	    RAND_status() != 1)
-		fatal("cannot initialise libcrypto");
 	softhsm_paths();
 	load_module();
 	/* Before the first request, so no PIN and no data to sign ever

@@ -17,6 +17,7 @@
 #include "ipc/log.h"
 #include "ipc/token.h"
 #include "seccomp/sandbox.h"
+#include "token/helper.h"
 #include "token/fido.h"
 #include "token/skapi.h"
 
@@ -35,7 +36,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CHAN_FD         3
+#define CHAN_FD         TOKEN_CHAN_FD
 #define HIDRAW_GLOB     "/dev/hidraw[0-9]*"
 #define MAX_HIDRAW      TOKEN_MAX_DEVICES
 
@@ -268,8 +269,7 @@ int
 main(int argc, char **argv)
 {
 	struct sk_args args;
-	int debug, type = 0;
-	socklen_t len = sizeof(type);
+	int debug;
 
 	/* keyward gives exactly one argument list (ipc/args.h); a provider
 	 * that is not "internal" or an absolute path is refused there, and
@@ -288,20 +288,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	S.provider = args.provider;
-	if (getsockopt(CHAN_FD, SOL_SOCKET, SO_TYPE, &type, &len) != 0 ||
-	    type != SOCK_SEQPACKET)
-		fatal("fd 3 is not a SOCK_SEQPACKET socket");
-	signal(SIGPIPE, SIG_IGN);
-	/* Nothing else of keyward's is this process's business. */
-	if (close_range(CHAN_FD + 1, ~0U, 0) != 0)
-		fatal("close_range: %m");
-	chan_setup_fd(CHAN_FD);
+	token_helper_setup();
 	guard_secrets();
-	/* libcrypto's configuration and DRBG now (libfido2 and provider
-	 * libraries share it), while files may still be read. */
-	if (OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG, NULL) != 1 ||
-	    RAND_status() != 1)
-		fatal("cannot initialise libcrypto");
 	load_provider(debug);
 	confine();
 	return serve();

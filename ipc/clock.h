@@ -1,0 +1,14 @@
+/*
+ * clock.h - milliseconds on a kernel clock: CLOCK_MONOTONIC for the
+ * monitor's and the broker's timeouts, CLOCK_BOOTTIME for key lifetimes
+ * (which, as the reference's, count the time the machine slept).
+ */
+#ifndef KEYWARD_CLOCK_H
+#define KEYWARD_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+uint64_t clock_ms(clockid_t id);
+
+#endif

@@ -1,0 +1,16 @@
+/*
+ * helper.h - what both token helpers (keyward-sk, keyward-pkcs11) do the
+ * same way before they load a provider: their one channel checked and
+ * every other fd closed, and libcrypto set up while files can be read.
+ */
+#ifndef KEYWARD_TOKEN_HELPER_H
+#define KEYWARD_TOKEN_HELPER_H
+
+#define TOKEN_CHAN_FD 3
+
+/* fd 3 must be a SOCK_SEQPACKET socket: sized for our datagrams; every
+ * fd above it closed; SIGPIPE ignored; libcrypto's configuration and DRBG
+ * loaded now (a provider may share them). fatal() on any failure. */
+void token_helper_setup(void);
+
+#endif
