@@ -355,7 +355,9 @@ roundtrip(roundtrip_fn fn, const uint8_t *p, size_t len)
 {
 	struct rd r;
 	struct wb w1, w2;
-	int exact = fn != rt_add;
+	/* Text fields (rd_text) forgive one trailing NUL that the encoder
+	 * does not write: those messages re-encode shorter, then stably. */
+	int exact = fn != rt_add && fn != rt_p11_add && fn != rt_tk_sign;
 
 	wb_init(&w1);
 	wb_init(&w2);
