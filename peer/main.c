@@ -8,6 +8,15 @@
  * that came with the request. The requester closing the channel ends it.
  * Trusts: nothing it reads in /proc (a peer names itself); the requester's
  * pid and uid only as far as the pidfd and /proc agree with them.
+ *
+ * Two processes. A Landlock domain may not ptrace-read any process outside
+ * it, and /proc/PID/exe is a ptrace-read: under Landlock every peer's exe
+ * is EACCES, same uid or not. So the exe is read by a second process,
+ * forked before Landlock: the exe reader. It opens nothing (its filter has
+ * no open); it gets a directory fd of /proc/PID from the inspector, answers
+ * readlinkat(fd, "exe") and nothing else, and parses nothing. Everything
+ * that reads text a peer chose (stat, status, cmdline) stays in the
+ * inspector, under Landlock.
  */
 #include "ipc/args.h"
 #include "ipc/buf.h"
@@ -15,6 +24,7 @@
 #include "ipc/limits.h"
 #include "ipc/log.h"
 #include "ipc/peer.h"
+#include "ipc/spawn.h"
 #include "peer/proc.h"
 #include "seccomp/sandbox.h"
 
@@ -23,10 +33,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #define CHAN_FD         3
+#define EXE_FD          4       /* the inspector's end, to the exe reader */
+#define READER_FD       3       /* the exe reader's end, in the reader */
 
 static struct proc_report report;
 
@@ -37,6 +50,135 @@ usage(void)
 	exit(1);
 }
 
+/* ------------------------------------------------------------ exe reader */
+
+/* A request: one byte and the directory fd. A reply: int32 errno (0: the
+ * path follows), then the path's bytes. */
+static void
+reader_run(void *arg)
+{
+	uint8_t rep[4 + PEER_MAX_EXE + 1];
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr msg;
+	struct iovec iov;
+	struct cmsghdr *c;
+	int32_t e;
+	ssize_t r, n;
+	uint8_t x;
+	int fd;
+
+	(void)arg;
+	sandbox_harden();
+	log_debug("peer-exe: no Landlock (a Landlock domain cannot read "
+	    "another process's exe); it opens no file");
+	sandbox_peer_exe(READER_FD);
+	for (;;) {
+		memset(&msg, 0, sizeof(msg));
+		iov.iov_base = &x;
+		iov.iov_len = 1;
+		msg.msg_iov = &iov;
+		msg.msg_iovlen = 1;
+		msg.msg_control = u.b;
+		msg.msg_controllen = sizeof(u.b);
+		do {
+			r = recvmsg(READER_FD, &msg, MSG_CMSG_CLOEXEC);
+		} while (r < 0 && errno == EINTR);
+		fd = -1;
+		if ((c = CMSG_FIRSTHDR(&msg)) != NULL &&
+		    c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(&fd, CMSG_DATA(c), sizeof(int));
+		if (r <= 0 || fd < 0)
+			_exit(r == 0 ? 0 : 1);
+		n = readlinkat(fd, "exe", (char *)rep + 4, PEER_MAX_EXE + 1);
+		e = n < 0 ? errno : 0;
+		close(fd);
+		memcpy(rep, &e, 4);
+		if (send(READER_FD, rep, 4 + (n > 0 ? (size_t)n : 0),
+		    MSG_NOSIGNAL) < 0)
+			_exit(1);
+	}
+}
+
+static pid_t
+start_reader(void)
+{
+	struct spawn s;
+	pid_t pid;
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+		fatal("socketpair: %m");
+	if (sv[0] != EXE_FD)
+		fatal("the exe reader's socket is fd %d, not %d", sv[0], EXE_FD);
+	chan_setup_fd(sv[0]);
+	chan_setup_fd(sv[1]);
+	memset(&s, 0, sizeof(s));
+	s.fds[0] = sv[1];
+	s.nfds = 1;
+	s.stdout_fd = s.stderr_fd = -1;
+	s.run = reader_run;
+	if ((pid = spawn(&s)) < 0)
+		fatal("cannot start the exe reader: %m");
+	close(sv[1]);
+	return pid;
+}
+
+/* proc_read_exe_hook: ask the exe reader. */
+static ssize_t
+ask_reader(int dirfd, char *out, size_t cap)
+{
+	static uint8_t rep[4 + PEER_MAX_EXE + 2];
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr msg;
+	struct iovec iov;
+	struct cmsghdr *c;
+	uint8_t x = 'x';
+	int32_t e;
+	ssize_t r;
+	size_t n;
+
+	memset(&msg, 0, sizeof(msg));
+	memset(&u, 0, sizeof(u));
+	iov.iov_base = &x;
+	iov.iov_len = 1;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = u.b;
+	msg.msg_controllen = sizeof(u.b);
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &dirfd, sizeof(int));
+	do {
+		r = sendmsg(EXE_FD, &msg, MSG_NOSIGNAL);
+	} while (r < 0 && errno == EINTR);
+	if (r != 1)
+		fatal("the exe reader is gone");
+	do {
+		r = recv(EXE_FD, rep, sizeof(rep), 0);
+	} while (r < 0 && errno == EINTR);
+	if (r < 4 || (size_t)r > 4 + PEER_MAX_EXE + 1)
+		fatal("the exe reader is gone or answered %zd bytes", r);
+	memcpy(&e, rep, 4);
+	if (e != 0)
+		return e > 0 ? -e : -EIO;
+	n = (size_t)r - 4;
+	if (n > cap)
+		n = cap;
+	memcpy(out, rep + 4, n);
+	return (ssize_t)n;
+}
+
+/* ------------------------------------------------------------ inspector */
+
 static void
 confine(void)
 {
@@ -46,7 +188,7 @@ confine(void)
 	if (sandbox_landlock_token("peer", ro, NULL) != 0)
 		fatal("Landlock is not available: the inspector's filter allows "
 		    "open, so it does not run without Landlock");
-	sandbox_peer(CHAN_FD);
+	sandbox_peer(CHAN_FD, EXE_FD);
 }
 
 static int
@@ -147,6 +289,8 @@ main(int argc, char **argv)
 	if (close_range(CHAN_FD + 1, ~0U, 0) != 0)
 		fatal("close_range: %m");
 	chan_setup_fd(CHAN_FD);
+	start_reader();
+	proc_read_exe_hook = ask_reader;
 #ifdef KEYWARD_TESTING
 	/* Test builds only: widen the window between reading a peer and
 	 * checking it is still the same process (150-peer.t's race). */

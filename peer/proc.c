@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 int proc_test_pause_ms;
+proc_exe_fn proc_read_exe_hook;
 
 /* A decimal number, maybe negative, at *p (before end); *p moves past it. */
 static int
@@ -244,10 +245,14 @@ read_at(int dirfd, const char *name, void *buf, size_t cap)
 static ssize_t
 read_exe(int dirfd, char *out, size_t cap)
 {
-	ssize_t r = readlinkat(dirfd, "exe", out, cap);
+	ssize_t r;
 
+	if (proc_read_exe_hook != NULL)
+		r = proc_read_exe_hook(dirfd, out, cap);
+	else if ((r = readlinkat(dirfd, "exe", out, cap)) < 0)
+		r = -errno;
 	if (r < 0)
-		return -errno;
+		return r;
 	if ((size_t)r >= cap)           /* a path too long to keep whole */
 		r = (ssize_t)cap - 1;
 	out[r] = '\0';

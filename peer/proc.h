@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The fields of /proc/PID/stat used here. comm is between the first '('
  * and the LAST ')': a comm may hold spaces and parentheses itself. */
@@ -57,6 +58,13 @@ struct proc_report {
 	uint32_t nanc;
 	struct proc_anc anc[PEER_MAX_ANCESTORS];
 };
+
+/* How /proc/PID/exe is read, given a directory fd of /proc/PID: its path
+ * and length, or -errno. NULL (the default): readlinkat here. keyward-peer
+ * sets it to ask its exe reader, the one process of its two that is not
+ * under Landlock (peer/main.c says why). */
+typedef ssize_t (*proc_exe_fn)(int dirfd, char *out, size_t cap);
+extern proc_exe_fn proc_read_exe_hook;
 
 /* Test builds: milliseconds to wait between the first reading of a peer
  * and the checks that it is still the same process (the race test). */
