@@ -215,22 +215,31 @@ pidfd_of(pid_t pid)
 	return fd;
 }
 
-/* A child that runs until its pipe closes; *wfd is the pipe's end. */
+/* A child that runs until its pipe closes; *wfd is the pipe's end.
+ * Returns once it runs as -u's uid (it says so on a second pipe). */
 static pid_t
 victim(int *wfd)
 {
-	int p[2];
+	int p[2], ready[2];
 	pid_t pid;
 	char c;
 
-	if (pipe(p) != 0 || (pid = fork()) < 0)
+	if (pipe(p) != 0 || pipe(ready) != 0 || (pid = fork()) < 0)
 		die("fork");
 	if (pid == 0) {
 		become();
 		close(p[1]);
+		close(ready[0]);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
+		close(ready[1]);
 		_exit(read(p[0], &c, 1) < 0);
 	}
 	close(p[0]);
+	close(ready[1]);
+	if (read(ready[0], &c, 1) != 1)
+		die("victim");
+	close(ready[0]);
 	*wfd = p[1];
 	return pid;
 }
