@@ -96,6 +96,16 @@ else
 	skip_n 2 "the kernel did not hand the pid out again in time"
 fi
 
+# --- requests one at a time, in arrival order
+drive "burst:$known"
+contains "$OUT" "burst 64 of 64 answered in order" "64 requests sent at once: all answered, in order"
+
+# --- a requester that sends what is no request: the inspector stops
+drive garbage
+contains "$OUT" "no reply" "a malformed request: no reply"
+contains "$OUT" "exit 1" "a malformed request: the inspector exits 1"
+contains "$ERR" "malformed request" "and says why"
+
 # --- arguments
 run "$HELPER"
 [ "$RC" != 0 ]

@@ -26,6 +26,10 @@
  *                 fork with the same exe and cmdline while the helper
  *                 waits between reading and checking
  *   status        the helper's Seccomp, NoNewPrivs and Cap* status lines
+ *   burst:N       64 requests about N sent at once, then their replies:
+ *                 "burst 64 of 64 answered in order" when all came, in
+ *                 order, ok
+ *   garbage       a datagram that is no request (expect no reply, exit 1)
  *
  * Prints, one a line: "helper PID"; per reply "reply ID STATUS", "exe E",
  * "cmdline C", "anc PID EXE ARGV0" (bytes outside printable ASCII as \xNN);
@@ -393,6 +397,51 @@ step_status(void)
 	fflush(stdout);
 }
 
+/* BURST requests for pid sent at once, then their replies: in order, all
+ * of them, each ok. */
+#define BURST 64
+
+static void
+step_burst(pid_t pid)
+{
+	uint32_t ids[BURST], uid = uid_of(pid);
+	struct peer_reply m;
+	struct pollfd p = { .fd = sock, .events = POLLIN };
+	struct rd r;
+	ssize_t n;
+	int i, pidfd, in_order = 1;
+
+	for (i = 0; i < BURST; i++) {
+		pidfd = pidfd_of(pid);
+		ids[i] = send_req(pid, uid, pidfd);
+		close(pidfd);
+	}
+	for (i = 0; i < BURST; i++) {
+		if (poll(&p, 1, REPLY_WAIT_MS) != 1 ||
+		    (n = recv(sock, rbuf, sizeof(rbuf), 0)) <= 0)
+			break;
+		rd_init(&r, rbuf, (size_t)n);
+		if (peer_reply_decode(&r, &m) != 0 || m.id != ids[i] ||
+		    m.status != PEER_OK)
+			in_order = 0;
+	}
+	printf("burst %d of %d answered%s\n", i, BURST, in_order ? " in order" : "");
+	if (i != BURST || !in_order)
+		bad = 1;
+	fflush(stdout);
+}
+
+/* A datagram that is no request: the helper must stop (exit 1). */
+static void
+step_garbage(void)
+{
+	static const uint8_t junk[] = { PEER_MSG_REQUEST, 0, 0, 0, 1, 0 };
+
+	if (send(sock, junk, sizeof(junk), MSG_NOSIGNAL) != (ssize_t)sizeof(junk))
+		die("send");
+	get_reply(0);
+}
+
 static void
 step(const char *s)
 {
@@ -423,6 +472,10 @@ step(const char *s)
 		step_race(0);
 	else if (strcmp(s, "status") == 0)
 		step_status();
+	else if (strncmp(s, "burst:", 6) == 0)
+		step_burst((pid_t)atoi(s + 6));
+	else if (strcmp(s, "garbage") == 0)
+		step_garbage();
 	else {
 		fprintf(stderr, "peer_drive: unknown step %s\n", s);
 		exit(2);
