@@ -163,3 +163,21 @@ args_pkcs11_decode(int argc, char *const *argv, struct pkcs11_args *a)
 	a->provider = argv[2];
 	return 0;
 }
+
+char **
+args_peer_encode(const struct peer_args *a, struct args_buf *b)
+{
+	b->argv[0] = "keyward-peer";
+	b->argv[1] = a->debug ? "debug" : "info";
+	b->argv[2] = NULL;
+	return b->argv;
+}
+
+int
+args_peer_decode(int argc, char *const *argv, struct peer_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (argc != 2 || (a->debug = word(argv[1], "debug", "info")) < 0)
+		return -1;
+	return 0;
+}

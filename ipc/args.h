@@ -10,6 +10,7 @@
  *   keyward-keyholder LOGLEVEL
  *   keyward-sk        LOGLEVEL PROVIDER
  *   keyward-pkcs11    LOGLEVEL PROVIDER
+ *   keyward-peer      LOGLEVEL
  *
  * LOGLEVEL debug|info; HASH a fingerprint hash name (spec §4.5);
  * LIFETIME -1 (none) or seconds; CONFIRM seconds; AUDIT none|fd|syslog
@@ -60,6 +61,10 @@ struct pkcs11_args {
 	const char *provider;           /* an absolute path */
 };
 
+struct peer_args {
+	int debug;
+};
+
 /* Where an encoded list lives: argv points into num[] and the struct. */
 struct args_buf {
 	char num[3][ARGS_NUM_LEN];
@@ -77,5 +82,7 @@ char **args_sk_encode(const struct sk_args *a, struct args_buf *b);
 int args_sk_decode(int argc, char *const *argv, struct sk_args *a);
 char **args_pkcs11_encode(const struct pkcs11_args *a, struct args_buf *b);
 int args_pkcs11_decode(int argc, char *const *argv, struct pkcs11_args *a);
+char **args_peer_encode(const struct peer_args *a, struct args_buf *b);
+int args_peer_decode(int argc, char *const *argv, struct peer_args *a);
 
 #endif

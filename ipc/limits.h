@@ -136,6 +136,22 @@
 #define P11_MAX_MODULE_SCAN        (16 * 1024 * 1024) /* module bytes searched
                                                   * for SoftHSM2's variable */
 
+/* Caller identity (keyward-peer, ipc/peer.h): what the inspector reads
+ * of one connection's peer and answers; fixed buffers, so the work of one
+ * request is bounded whatever the peer's /proc holds. */
+#define PEER_MAX_PID               4194304       /* the kernel's PID_MAX_LIMIT */
+#define PEER_MAX_EXE               4096          /* an executable's path (PATH_MAX) */
+#define PEER_MAX_CMDLINE           2048          /* argv joined with spaces, cut */
+#define PEER_MAX_ARGV0             256           /* an ancestor's argv[0], cut */
+#define PEER_MAX_ANCESTORS         8             /* parents followed up the chain */
+#define PEER_MAX_PROCFILE          4096          /* bytes read of one /proc text
+                                                  * file (stat, status, fdinfo) */
+#define PEER_MAX_REQUEST           (1 + 4 + 4 + 4 + 1)
+#define PEER_MAX_REPLY             (1 + 4 + 4 + 4 + PEER_MAX_EXE + \
+                                    4 + PEER_MAX_CMDLINE + 4 + \
+                                    PEER_MAX_ANCESTORS * (4 + 4 + PEER_MAX_EXE + \
+                                    4 + PEER_MAX_ARGV0))
+
 /* Lock (spec §5.8). */
 #define LOCK_SALT_LEN              16
 #define LOCK_HASH_LEN              32

@@ -168,8 +168,8 @@ sandbox_landlock_token(const char *who, const char *const *ro_dirs,
 	if (syscall(SYS_landlock_restrict_self, fd, 0) != 0)
 		fatal("%s: landlock_restrict_self: %m", who);
 	close(fd);
-	log_debug("%s: Landlock ABI %ld: read-only device information, "
-	    "read-write token nodes, nothing else", who, abi);
+	log_debug("%s: Landlock ABI %ld: read-only beneath its directories, "
+	    "read-write its device nodes, nothing else", who, abi);
 #ifdef KEYWARD_TESTING
 	probe_landlock(who);
 #endif

@@ -67,5 +67,7 @@ void sandbox_auditor(int chan_fd, int audit_fd, int use_syslog);
 void sandbox_sk(int chan_fd);
 /* pcsc: the module may reach a PC/SC daemon (AF_UNIX sockets). */
 void sandbox_pkcs11(int chan_fd, int pcsc);
+void sandbox_peer(int chan_fd, int exe_fd);
+void sandbox_peer_exe(int fd);
 
 #endif

@@ -55,7 +55,7 @@ printf '%s\n' "$OUT" | grep -E '^[WIP]: ' | sed 's/^/# lintian: /'
 run dpkg-deb -c "$DEB"
 for f in ./usr/bin/keyward ./usr/libexec/keyward/keyward-policy \
 	./usr/libexec/keyward/keyward-keyholder ./usr/libexec/keyward/keyward-sk \
-	./usr/libexec/keyward/keyward-pkcs11 \
+	./usr/libexec/keyward/keyward-pkcs11 ./usr/libexec/keyward/keyward-peer \
 	./usr/share/man/man1/keyward.1.gz \
 	./usr/lib/systemd/user/keyward.socket ./usr/lib/systemd/user/keyward.service; do
 	printf '%s\n' "$OUT" | grep -qE " $f\$"

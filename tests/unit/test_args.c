@@ -85,6 +85,7 @@ small_lists(void)
 	struct keyholder_args k;
 	struct sk_args s;
 	struct pkcs11_args p;
+	struct peer_args pa;
 	struct args_buf buf;
 	char **v;
 
@@ -108,6 +109,17 @@ small_lists(void)
 	    strcmp(v[0], "keyward-pkcs11") == 0, "pkcs11 list round-trips");
 	v = args_pkcs11_encode(&(struct pkcs11_args){ 0, "internal" }, &buf);
 	ok(args_pkcs11_decode(count(v), v, &p) != 0, "pkcs11: \"internal\" is no PKCS#11 module");
+	v = args_peer_encode(&(struct peer_args){ 1 }, &buf);
+	ok(args_peer_decode(count(v), v, &pa) == 0 && pa.debug == 1 &&
+	    strcmp(v[0], "keyward-peer") == 0, "peer list round-trips");
+	v = args_peer_encode(&(struct peer_args){ 0 }, &buf);
+	ok(args_peer_decode(count(v), v, &pa) == 0 && pa.debug == 0,
+	    "peer list at level info");
+	ok(args_peer_decode(1, v, &pa) != 0, "peer: no level refused");
+	ok(args_peer_decode(3, (char *const[]){ "keyward-peer", "info", "x", NULL },
+	    &pa) != 0, "peer: a second argument refused");
+	ok(args_peer_decode(2, (char *const[]){ "keyward-peer", "loud", NULL },
+	    &pa) != 0, "peer: an unknown level refused");
 	v = args_pkcs11_encode(&(struct pkcs11_args){ 0, "lib/p.so" }, &buf);
 	ok(args_pkcs11_decode(count(v), v, &p) != 0, "pkcs11: a relative provider is refused");
 	v = args_pkcs11_encode(&(struct pkcs11_args){ 0, "" }, &buf);

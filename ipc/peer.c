@@ -1,0 +1,234 @@
+/*
+ * peer.c - the caller-identity inspector's request and reply (peer.h).
+ * The monitor (or policy) encodes requests and decodes replies from a
+ * process that reads what hostile peers put in /proc; keyward-peer decodes
+ * requests and encodes replies. No libcrypto here.
+ */
+#include "ipc/peer.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+_Static_assert(PEER_MAX_REPLY <= IPC_MAX_MSG,
+    "a peer reply must fit a channel datagram");
+
+static const char *const status_names[] = {
+	[PEER_OK] = "ok", [PEER_GONE] = "gone",
+	[PEER_UNREADABLE] = "unreadable", [PEER_NOPIDFD] = "no-pidfd",
+};
+
+const char *
+peer_status_name(uint32_t status)
+{
+	return status <= PEER_STATUS_MAX ? status_names[status] : "?";
+}
+
+void
+peer_req_encode(struct wb *w, const struct peer_req *m)
+{
+	wb_u8(w, PEER_MSG_REQUEST);
+	wb_u32(w, m->id);
+	wb_u32(w, m->pid);
+	wb_u32(w, m->uid);
+	wb_u8(w, m->flags);
+}
+
+int
+peer_req_decode(struct rd *r, struct peer_req *m)
+{
+	uint8_t type;
+
+	memset(m, 0, sizeof(*m));
+	if (rd_u8(r, &type) || type != PEER_MSG_REQUEST || rd_u32(r, &m->id) ||
+	    rd_u32(r, &m->pid) || rd_u32(r, &m->uid) || rd_u8(r, &m->flags) ||
+	    rd_done(r) || m->pid == 0 || m->pid > PEER_MAX_PID ||
+	    (m->flags & ~PEER_REQ_PIDFD) != 0) {
+		memset(m, 0, sizeof(*m));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+has_nul(struct slice s)
+{
+	return s.len != 0 && memchr(s.p, '\0', s.len) != NULL;
+}
+
+static int
+has_data(uint32_t status)
+{
+	return status == PEER_OK || status == PEER_NOPIDFD;
+}
+
+void
+peer_reply_encode(struct wb *w, const struct peer_reply *m)
+{
+	struct slice none = { NULL, 0 };
+	int data = has_data(m->status);
+	uint32_t n = data ? m->nanc : 0;
+
+	if (n > PEER_MAX_ANCESTORS)
+		n = PEER_MAX_ANCESTORS;
+	wb_u8(w, PEER_MSG_REPLY);
+	wb_u32(w, m->id);
+	wb_u32(w, m->status);
+	wb_slice(w, data ? m->exe : none);
+	wb_slice(w, data ? m->cmdline : none);
+	wb_u32(w, n);
+	for (uint32_t i = 0; i < n; i++) {
+		wb_u32(w, m->anc[i].pid);
+		wb_slice(w, m->anc[i].exe);
+		wb_slice(w, m->anc[i].argv0);
+	}
+}
+
+int
+peer_reply_decode(struct rd *r, struct peer_reply *m)
+{
+	struct peer_anc *a;
+	uint8_t type;
+
+	memset(m, 0, sizeof(*m));
+	if (rd_u8(r, &type) || type != PEER_MSG_REPLY || rd_u32(r, &m->id) ||
+	    rd_u32(r, &m->status) || rd_string(r, &m->exe) ||
+	    rd_string(r, &m->cmdline) || rd_u32(r, &m->nanc))
+		goto bad;
+	if (m->status > PEER_STATUS_MAX || m->nanc > PEER_MAX_ANCESTORS ||
+	    m->exe.len > PEER_MAX_EXE || has_nul(m->exe) ||
+	    m->cmdline.len > PEER_MAX_CMDLINE || has_nul(m->cmdline))
+		goto bad;
+	if (!has_data(m->status) &&
+	    (m->exe.len != 0 || m->cmdline.len != 0 || m->nanc != 0))
+		goto bad;
+	for (uint32_t i = 0; i < m->nanc; i++) {
+		a = &m->anc[i];
+		if (rd_u32(r, &a->pid) || rd_string(r, &a->exe) ||
+		    rd_string(r, &a->argv0))
+			goto bad;
+		if (a->pid == 0 || a->pid > PEER_MAX_PID ||
+		    a->exe.len > PEER_MAX_EXE || has_nul(a->exe) ||
+		    a->argv0.len > PEER_MAX_ARGV0 || has_nul(a->argv0))
+			goto bad;
+	}
+	if (rd_done(r))
+		goto bad;
+	return 0;
+ bad:
+	memset(m, 0, sizeof(*m));
+	return -1;
+}
+
+int
+peer_req_send(int sock, const struct peer_req *m, int pidfd)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr msg;
+	struct iovec iov;
+	struct cmsghdr *c;
+	struct wb w;
+	ssize_t r;
+	int ret = -1;
+
+	wb_init(&w);
+	peer_req_encode(&w, m);
+	if (w.err) {
+		wb_free(&w);
+		errno = ENOMEM;
+		return -1;
+	}
+	memset(&msg, 0, sizeof(msg));
+	memset(&u, 0, sizeof(u));
+	iov.iov_base = w.p;
+	iov.iov_len = w.len;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	if (m->flags & PEER_REQ_PIDFD) {
+		msg.msg_control = u.b;
+		msg.msg_controllen = sizeof(u.b);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &pidfd, sizeof(int));
+	}
+	do {
+		r = sendmsg(sock, &msg, MSG_NOSIGNAL);
+	} while (r < 0 && errno == EINTR);
+	if (r >= 0 && (size_t)r == w.len)
+		ret = 0;
+	else if (r >= 0)
+		errno = EMSGSIZE;
+	wb_free(&w);
+	return ret;
+}
+
+/* Close every fd a control message carried; the number of them. */
+static int
+close_fds(struct msghdr *msg, int *first)
+{
+	struct cmsghdr *c;
+	size_t k, nfd;
+	int fd, n = 0;
+
+	for (c = CMSG_FIRSTHDR(msg); c != NULL; c = CMSG_NXTHDR(msg, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+		    c->cmsg_len < CMSG_LEN(0))
+			continue;
+		nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (k = 0; k < nfd; k++) {
+			memcpy(&fd, CMSG_DATA(c) + k * sizeof(int), sizeof(int));
+			if (n++ == 0 && first != NULL)
+				*first = fd;
+			else
+				close(fd);
+		}
+	}
+	return n;
+}
+
+int
+peer_req_recv(int sock, uint8_t *buf, size_t cap, size_t *n, int *fdp)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(2 * sizeof(int))];
+	} u;
+	struct msghdr msg;
+	struct iovec iov;
+	ssize_t r;
+	int fd = -1, nfd;
+
+	*n = 0;
+	*fdp = -1;
+	memset(&msg, 0, sizeof(msg));
+	iov.iov_base = buf;
+	iov.iov_len = cap;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = u.b;
+	msg.msg_controllen = sizeof(u.b);
+	do {
+		r = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	} while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -1;
+	nfd = close_fds(&msg, &fd);
+	if (r == 0 && nfd == 0)
+		return 0;
+	if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || nfd > 1 ||
+	    (size_t)r >= cap) {
+		if (fd >= 0)
+			close(fd);
+		errno = EMSGSIZE;
+		return -1;
+	}
+	*n = (size_t)r;
+	*fdp = fd;
+	return 1;
+}
