@@ -68,12 +68,15 @@ rules_match(const struct rule *r, const struct rules_query *q)
 		if (!q->forwarded)
 			return 0;
 		if (r->via.n > 0) {
-			/* every hop named in the list, and at least one hop */
-			if (q->nhops == 0)
+			/* Some hop matches: "deny ... via *,!bastion" refuses
+			 * any path with a host that is not a bastion. A
+			 * forwarded request without hops came through one
+			 * whose name is unknown. */
+			got = q->nhops == 0 && list_match(&r->via, NULL);
+			for (i = 0; i < q->nhops && !got; i++)
+				got = list_match(&r->via, q->hops[i]);
+			if (!got)
 				return 0;
-			for (i = 0; i < q->nhops; i++)
-				if (!list_match(&r->via, q->hops[i]))
-					return 0;
 		}
 		break;
 	}

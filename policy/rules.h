@@ -33,8 +33,11 @@
  * Unknown values are the empty string: a peer whose executable could not
  * be read is caller "", a hop without a name is "", a login without a
  * user is user "" -- "*" matches them, "/usr/bin/ssh" does not.
- * "via LIST" matches when the request was forwarded and every hop of its
- * path has a host name in LIST. Matching is case-sensitive.
+ * "via LIST" matches when the request was forwarded and some hop of its
+ * path has a host name LIST matches (a forwarded request without hops
+ * counts as one unnamed hop): "deny origin forwarded via *,!bastion"
+ * refuses every path with a host other than bastion. Matching is
+ * case-sensitive.
  *
  * Rules only ever restrict. rules_decide knows nothing of a key's own
  * constraints (confirm, lifetime, destinations): the caller checks those
@@ -105,7 +108,8 @@ struct rules_query {
 	const char *const *ancestors;   /* their executables, parent first */
 	size_t nancestors;
 	int forwarded;                  /* a session-bind with forwarding */
-	const char *const *hops;        /* host names of the path, in order */
+	const char *const *hops;        /* host names of the path, in order
+	                                 * (NULL entries: unnamed) */
 	size_t nhops;
 	enum rule_purpose purpose;      /* LOGIN, SSHSIG or OTHER */
 	const char *user;               /* login: the user */

@@ -341,22 +341,25 @@ struct dec_row {
 	uint32_t remember;
 };
 
-/* keyward(5), EXAMPLES: the three worked examples, word for word. */
+/* keyward(5), EXAMPLES: the three worked examples, word for word
+ * (tests/integration/95-manpage.t checks that each line is here). */
 #define EX_GIT \
-	"allow key " FPX " ancestor /usr/bin/git purpose sshsig namespace git\n" \
-	"deny key " FPX "\n"
+	"allow key SHA256:5tMhpU5r5oppAvvffFidD8vI+HzXjbQ/cvHMEYjeiYk ancestor /usr/bin/git purpose sshsig namespace git\n" \
+	"deny  key SHA256:5tMhpU5r5oppAvvffFidD8vI+HzXjbQ/cvHMEYjeiYk\n"
 #define EX_PROD \
 	"confirm remember=10m key comment prod* caller /usr/bin/ssh\n" \
-	"deny key comment prod*\n"
+	"deny    key comment prod*\n"
 #define EX_FWD \
-	"deny key " FPY " origin forwarded\n"
+	"deny key SHA256:raNVEYAEFHcZaFGCYiJalafZKpE9IcRi6s1A5bKTVsw origin forwarded\n"
 #define FIRST \
 	"deny caller /usr/bin/python3\n" \
 	"allow key " FPX "\n" \
 	"deny\n"
 #define VIA \
-	"allow origin forwarded via bastion,jump?\n" \
-	"deny origin forwarded\n"
+	"deny origin forwarded via *,!bastion,!jump?\n"
+#define VIA_ALLOW \
+	"allow origin forwarded via bastion\n" \
+	"deny\n"
 
 #define LOGIN   RULE_PURPOSE_LOGIN
 #define SSHSIG  RULE_PURPOSE_SSHSIG
@@ -408,11 +411,14 @@ static const struct dec_row dec[] = {
 	/* origin and hops */
 	{ "local: not forwarded", "deny origin local\n", NULL, NULL, SSH, NULL, 0, NULL, NULL, LOGIN, NULL, NULL, NULL, RULE_DENY, 1, 0 },
 	{ "local: forwarded is not", "deny origin local\n", NULL, NULL, SSH, NULL, 1, "a", NULL, LOGIN, NULL, NULL, NULL, RULE_ALLOW, 0, 0 },
-	{ "via: one allowed hop", VIA, NULL, NULL, SSH, NULL, 1, "bastion", NULL, LOGIN, NULL, NULL, NULL, RULE_ALLOW, 1, 0 },
-	{ "via: two allowed hops", VIA, NULL, NULL, SSH, NULL, 1, "bastion", "jump1", LOGIN, NULL, NULL, NULL, RULE_ALLOW, 1, 0 },
-	{ "via: every hop must match", VIA, NULL, NULL, SSH, NULL, 1, "bastion", "evil", LOGIN, NULL, NULL, NULL, RULE_DENY, 2, 0 },
-	{ "via: an unnamed hop", VIA, NULL, NULL, SSH, NULL, 1, NULL, NULL, LOGIN, NULL, NULL, NULL, RULE_DENY, 2, 0 },
+	{ "via: one allowed hop", VIA, NULL, NULL, SSH, NULL, 1, "bastion", NULL, LOGIN, NULL, NULL, NULL, RULE_ALLOW, 0, 0 },
+	{ "via: two allowed hops", VIA, NULL, NULL, SSH, NULL, 1, "bastion", "jump1", LOGIN, NULL, NULL, NULL, RULE_ALLOW, 0, 0 },
+	{ "via: one other hop is enough", VIA, NULL, NULL, SSH, NULL, 1, "bastion", "evil", LOGIN, NULL, NULL, NULL, RULE_DENY, 1, 0 },
+	{ "via: an unnamed hop is \"\"", VIA, NULL, NULL, SSH, NULL, 1, NULL, NULL, LOGIN, NULL, NULL, NULL, RULE_DENY, 1, 0 },
 	{ "via: local is not forwarded", VIA, NULL, NULL, SSH, NULL, 0, NULL, NULL, LOGIN, NULL, NULL, NULL, RULE_ALLOW, 0, 0 },
+	{ "via allow: some hop matches", VIA_ALLOW, NULL, NULL, SSH, NULL, 1, "evil", "bastion", LOGIN, NULL, NULL, NULL, RULE_ALLOW, 1, 0 },
+	{ "via allow: no hop matches", VIA_ALLOW, NULL, NULL, SSH, NULL, 1, "evil", NULL, LOGIN, NULL, NULL, NULL, RULE_DENY, 2, 0 },
+	{ "via allow: local", VIA_ALLOW, NULL, NULL, SSH, NULL, 0, NULL, NULL, LOGIN, NULL, NULL, NULL, RULE_DENY, 2, 0 },
 	/* purposes */
 	{ "login user", "deny purpose login user root\n", NULL, NULL, SSH, NULL, 0, NULL, NULL, LOGIN, "root", "h", NULL, RULE_DENY, 1, 0 },
 	{ "login other user", "deny purpose login user root\n", NULL, NULL, SSH, NULL, 0, NULL, NULL, LOGIN, "git", "h", NULL, RULE_ALLOW, 0, 0 },
@@ -469,6 +475,31 @@ test_decide(void)
 	}
 }
 
+/* A forwarded request whose path the caller could not name at all is
+ * one unnamed hop: "*" matches it, a host name does not. */
+static void
+test_no_hops(void)
+{
+	struct ruleset *rs = NULL;
+	struct rules_err err;
+	struct rules_query q = { .purpose = RULE_PURPOSE_OTHER,
+	    .forwarded = 1, .nhops = 0 };
+	const char *text = "deny origin forwarded via *,!bastion\n"
+	    "confirm origin forwarded via bastion\n";
+
+	if (rules_parse("t.rules", text, strlen(text), &rs, &err) != 0)
+		abort();
+	is_int(rules_decide(rs, &q, NULL), RULE_DENY,
+	    "forwarded without hops: one unnamed hop, \"*\" matches");
+	rules_free(rs);
+	text = "confirm origin forwarded via bastion\n";
+	if (rules_parse("t.rules", text, strlen(text), &rs, &err) != 0)
+		abort();
+	is_int(rules_decide(rs, &q, NULL), RULE_ALLOW,
+	    "forwarded without hops: a host name does not match");
+	rules_free(rs);
+}
+
 static void
 test_no_ruleset(void)
 {
@@ -487,6 +518,7 @@ main(void)
 	test_bad();
 	test_limits();
 	test_decide();
+	test_no_hops();
 	test_no_ruleset();
 	return done_testing();
 }
