@@ -228,8 +228,7 @@ fingerprint_ok(const char *s)
 
 /* The pattern list after keyword kw, split at its commas. */
 static int
-list(struct parser *P, const struct tok *kwt, const char *kw,
-    struct rule_list *l)
+list(struct parser *P, const char *kw, struct rule_list *l)
 {
 	const struct tok *t = next(P);
 	const char *p, *end;
@@ -268,7 +267,6 @@ list(struct parser *P, const struct tok *kwt, const char *kw,
 			return fail(P, col, "out of memory");
 		l->n = i + 1;
 	}
-	(void)kwt;
 	return 0;
 }
 
@@ -292,7 +290,7 @@ clause_key(struct parser *P, const struct tok *kw, struct rule *r)
 		return fail(P, P->eol_col,
 		    "\"key\" needs a SHA256: fingerprint or \"comment\"");
 	if (is_kw(t, "comment"))
-		return list(P, t, "comment", &r->comment);
+		return list(P, "comment", &r->comment);
 	if (!fingerprint_ok(t->s)) {
 		shown(s, sizeof(s), t->s);
 		return fail(P, t->col, "\"%s\" is not a SHA256: fingerprint "
@@ -300,7 +298,6 @@ clause_key(struct parser *P, const struct tok *kw, struct rule *r)
 	}
 	if ((r->fingerprint = strdup(t->s)) == NULL)
 		return fail(P, t->col, "out of memory");
-	(void)kw;
 	return 0;
 }
 
@@ -323,9 +320,10 @@ clause_origin(struct parser *P, const struct tok *kw, struct rule *r)
 		    "(local or forwarded)", s);
 	}
 	r->origin = RULE_ORIGIN_FORWARDED;
-	if (is_kw(peek(P), "via"))
-		return list(P, next(P), "via", &r->via);
-	(void)kw;
+	if (is_kw(peek(P), "via")) {
+		next(P);
+		return list(P, "via", &r->via);
+	}
 	return 0;
 }
 
@@ -344,29 +342,27 @@ clause_purpose(struct parser *P, const struct tok *kw, struct rule *r)
 		r->purpose = RULE_PURPOSE_OTHER;
 	else if (is_kw(t, "sshsig")) {
 		r->purpose = RULE_PURPOSE_SSHSIG;
-		if (is_kw(peek(P), "namespace"))
-			return list(P, next(P), "namespace", &r->ns);
+		if (is_kw(peek(P), "namespace")) {
+			next(P);
+			return list(P, "namespace", &r->ns);
+		}
 	} else if (is_kw(t, "login")) {
 		r->purpose = RULE_PURPOSE_LOGIN;
-		for (;;) {
-			u = peek(P);
-			if (is_kw(u, "user") || is_kw(u, "host")) {
-				struct rule_list *l = u->s[0] == 'u' ?
-				    &r->user : &r->host;
-				if (l->n > 0)
-					return fail(P, u->col,
-					    "\"%s\" given twice", u->s);
-				if (list(P, next(P), u->s, l) == -1)
-					return -1;
-			} else
-				break;
+		while (is_kw(peek(P), "user") || is_kw(peek(P), "host")) {
+			struct rule_list *l;
+			u = next(P);
+			l = u->s[0] == 'u' ? &r->user : &r->host;
+			if (l->n > 0)
+				return fail(P, u->col, "\"%s\" given twice",
+				    u->s);
+			if (list(P, u->s, l) == -1)
+				return -1;
 		}
 	} else {
 		shown(s, sizeof(s), t->s);
 		return fail(P, t->col, "unknown purpose \"%s\" "
 		    "(login, sshsig, other or any)", s);
 	}
-	(void)kw;
 	return 0;
 }
 
@@ -431,7 +427,7 @@ rule(struct parser *P, struct rule *r)
 		if (clauses[i].fn != NULL) {
 			if (clauses[i].fn(P, t, r) == -1)
 				return -1;
-		} else if (list(P, t, clauses[i].kw,
+		} else if (list(P, clauses[i].kw,
 		    clauses[i].bit == SEEN_CALLER ? &r->caller :
 		    &r->ancestor) == -1)
 			return -1;
