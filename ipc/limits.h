@@ -164,6 +164,19 @@
 #define PROMPT_MAX_OUTPUT          1024          /* bytes read from askpass */
 #define PROMPT_MAX_CONCURRENT      16
 
+/* Rules files (policy/rules.h, keyward(5)): read whole before any
+ * sandbox, refused whole when one line is wrong. A pattern is bounded so
+ * wmatch's work (its two lengths multiplied) stays small per rule. */
+#define RULES_MAX_FILE             (64 * 1024)   /* bytes of one rules file */
+#define RULES_MAX_LINE             1024          /* bytes of one line, without
+                                                  * its newline */
+#define RULES_MAX_RULES            256           /* rules in one file */
+#define RULES_MAX_PATTERNS         32            /* patterns in one rule, all
+                                                  * its lists together */
+#define RULES_MAX_PATTERN          255           /* bytes of one pattern */
+#define RULES_MAX_REMEMBER         86400         /* confirm remember= seconds */
+#define RULES_ERR_MAX              512           /* one error message */
+
 /* Untrusted text (ipc/text.h). A comment may be a whole frame long; what
  * we show of it is bounded so one string cannot crowd out a record. */
 #define TEXT_JSON_KEEP             4096          /* input bytes of one string in JSON */

@@ -3,6 +3,9 @@
 # man --warnings), documents every option letter options.c accepts (and no
 # other), every environment variable the code reads, and carries the one
 # version of monitor/options.h, as do keyward -V and debian/changelog.
+# keyward(5), the rules file: no warnings either, and every example is a
+# rules file the parser reads (tests/tools/rules_check), whose rules are
+# the ones tests/unit/test_rules.c decides on.
 . "$(dirname "$0")/lib.sh"
 
 PAGE=$REPO/doc/keyward.1
@@ -106,5 +109,54 @@ for width in 80 60 132; do
 done
 is "$(sed -n 's/^\.TH KEYWARD-CTL 1 "[^"]*" "keyward \([^"]*\)".*/\1/p' "$CTLPAGE")" "$version" \
 	"keyward-ctl(1)'s .TH line names KEYWARD_VERSION"
+
+# --- keyward(5): no warnings, the same version, every example read
+RULESPAGE=$REPO/doc/keyward.5
+RULES_CHECK=$KEYWARD_BUILD/tests/rules_check
+run groff -man -ww -z -Tutf8 "$RULESPAGE"
+is "$RC:$ERR" "0:" "groff -man -ww -z -Tutf8 doc/keyward.5: exit 0, no warnings"
+for width in 80 60 132; do
+	LAST_CMD="MANWIDTH=$width man --warnings -l $RULESPAGE >/dev/null" RUN_SHOWN=0
+	ERR=$(MANWIDTH=$width man --warnings -l "$RULESPAGE" 2>&1 >/dev/null)
+	RC=$? OUT=
+	is "$RC:$ERR" "0:" "man --warnings -l doc/keyward.5 (MANWIDTH=$width): no warnings"
+done
+is "$(sed -n 's/^\.TH KEYWARD 5 "[^"]*" "keyward \([^"]*\)".*/\1/p' "$RULESPAGE")" "$version" \
+	"keyward(5)'s .TH line names KEYWARD_VERSION"
+RTEXT=$(MANWIDTH=80 man -l "$RULESPAGE" 2>/dev/null | col -b)
+for section in NAME SYNOPSIS DESCRIPTION "FILE FORMAT" RULES PATTERNS SEMANTICS \
+	"CANONICAL FORM" ERRORS LIMITS EXAMPLES "SEE ALSO"; do
+	printf '%s\n' "$RTEXT" | grep -qx "$section"
+	ok $? "keyward(5): section $section is there"
+done
+# the limits the page states are those of ipc/limits.h
+for lim in RULES_MAX_FILE:65536 RULES_MAX_RULES:256 RULES_MAX_LINE:1024 \
+	RULES_MAX_PATTERNS:32 RULES_MAX_PATTERN:255; do
+	name=${lim%%:*} val=${lim#*:}
+	have=$(sed -n "s/^#define $name  *\(([^)]*)\|[0-9]*\).*/\1/p" "$REPO/ipc/limits.h")
+	is "$(( have ))" "$val" "keyward(5) LIMITS: $name is $val"
+done
+[ -x "$RULES_CHECK" ]
+ok $? "tests/rules_check is built (make tests)"
+# Each .EX block of EXAMPLES, as a file: read without error; the rule
+# lines of the first three (the worked examples) are in test_rules.c.
+awk -v dir="$T" '
+	/^\.SH / { ex = ($0 == ".SH EXAMPLES"); next }
+	ex && /^\.EX/ { n++; f = dir "/example" n; printf "" >f; on = 1; next }
+	ex && /^\.EE/ { on = 0; close(f); next }
+	on { gsub(/\\e/, "\\"); print >>f }' "$RULESPAGE"
+nex=$(ls "$T"/example* 2>/dev/null | wc -l)
+is "$nex" 4 "keyward(5) has four example files (three worked examples, one whole file)"
+for f in "$T"/example*; do
+	run "$RULES_CHECK" "$f"
+	is "$RC:$ERR" "0:" "keyward(5) $(basename "$f") is read: $(head -c 60 "$f" | head -1)"
+done
+for f in "$T"/example1 "$T"/example2 "$T"/example3; do
+	while IFS= read -r line; do
+		case $line in allow*|deny*|confirm*) ;; *) continue ;; esac
+		grep -qF "\"$line\\n\"" "$REPO/tests/unit/test_rules.c"
+		ok $? "test_rules.c decides on the example rule: $line"
+	done <"$f"
+done
 
 done_testing

@@ -1,0 +1,347 @@
+/*
+ * rules.c - the matcher and the printer of keyward(5) rules (the parser
+ * is rules_parse.c). Pure functions of a parsed ruleset and a query; the
+ * query's strings come from the peer and are only ever matched, never
+ * interpreted.
+ */
+#include "policy/rules.h"
+#include "policy/hop.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *
+known(const char *s)
+{
+	return s != NULL ? s : "";
+}
+
+/* OpenSSH's pattern-list rule: a negated match excludes, else some
+ * positive pattern must match. An absent list matches everything. */
+static int
+list_match(const struct rule_list *l, const char *s)
+{
+	size_t i;
+	int got = 0;
+
+	if (l->n == 0)
+		return 1;
+	s = known(s);
+	for (i = 0; i < l->n; i++) {
+		if (!wmatch(s, l->pat[i]))
+			continue;
+		if (l->neg[i])
+			return 0;
+		got = 1;
+	}
+	return got;
+}
+
+int
+rules_match(const struct rule *r, const struct rules_query *q)
+{
+	size_t i;
+	int got;
+
+	if (r->fingerprint != NULL && (q->fingerprint == NULL ||
+	    strcmp(r->fingerprint, q->fingerprint) != 0))
+		return 0;
+	if (!list_match(&r->comment, q->comment))
+		return 0;
+	if (!list_match(&r->caller, q->exe))
+		return 0;
+	if (r->ancestor.n > 0) {
+		for (got = 0, i = 0; i < q->nancestors && !got; i++)
+			got = list_match(&r->ancestor, q->ancestors[i]);
+		if (!got)
+			return 0;
+	}
+	switch (r->origin) {
+	case RULE_ORIGIN_ANY:
+		break;
+	case RULE_ORIGIN_LOCAL:
+		if (q->forwarded)
+			return 0;
+		break;
+	case RULE_ORIGIN_FORWARDED:
+		if (!q->forwarded)
+			return 0;
+		if (r->via.n > 0) {
+			/* Some hop matches: "deny ... via *,!bastion" refuses
+			 * any path with a host that is not a bastion. A
+			 * forwarded request without hops came through one
+			 * whose name is unknown. */
+			got = q->nhops == 0 && list_match(&r->via, NULL);
+			for (i = 0; i < q->nhops && !got; i++)
+				got = list_match(&r->via, q->hops[i]);
+			if (!got)
+				return 0;
+		}
+		break;
+	}
+	switch (r->purpose) {
+	case RULE_PURPOSE_ANY:
+		break;
+	case RULE_PURPOSE_LOGIN:
+		if (q->purpose != RULE_PURPOSE_LOGIN ||
+		    !list_match(&r->user, q->user) ||
+		    !list_match(&r->host, q->host))
+			return 0;
+		break;
+	case RULE_PURPOSE_SSHSIG:
+		if (q->purpose != RULE_PURPOSE_SSHSIG ||
+		    !list_match(&r->ns, q->ns))
+			return 0;
+		break;
+	case RULE_PURPOSE_OTHER:
+		if (q->purpose != RULE_PURPOSE_OTHER)
+			return 0;
+		break;
+	}
+	return 1;
+}
+
+enum rule_action
+rules_decide(const struct ruleset *rs, const struct rules_query *q,
+    const struct rule **which)
+{
+	size_t i;
+
+	if (which != NULL)
+		*which = NULL;
+	if (rs == NULL)
+		return RULE_ALLOW;
+	for (i = 0; i < rs->n; i++) {
+		if (rules_match(&rs->r[i], q)) {
+			if (which != NULL)
+				*which = &rs->r[i];
+			return rs->r[i].action;
+		}
+	}
+	return RULE_ALLOW;
+}
+
+const char *
+rules_action_name(enum rule_action a)
+{
+	switch (a) {
+	case RULE_ALLOW:
+		return "allow";
+	case RULE_CONFIRM:
+		return "confirm";
+	case RULE_DENY:
+		return "deny";
+	}
+	return "?";
+}
+
+/* ------------------------------------------------------------ printing */
+
+static void
+put(struct wb *w, const char *s)
+{
+	wb_bytes(w, s, strlen(s));
+}
+
+/* A word as rules_parse reads it back: bare when it can be, else quoted. */
+static void
+put_word(struct wb *w, const char *s)
+{
+	int bare = *s != '\0' && strpbrk(s, " \t\"\\#") == NULL;
+
+	if (bare) {
+		put(w, s);
+		return;
+	}
+	put(w, "\"");
+	for (; *s != '\0'; s++) {
+		if (*s == '"' || *s == '\\')
+			wb_u8(w, '\\');
+		wb_u8(w, (uint8_t)*s);
+	}
+	put(w, "\"");
+}
+
+static void
+put_list(struct wb *w, const char *kw, const struct rule_list *l)
+{
+	struct wb word;
+	size_t i;
+
+	if (l->n == 0)
+		return;
+	wb_init(&word);
+	for (i = 0; i < l->n; i++) {
+		if (i > 0)
+			wb_u8(&word, ',');
+		if (l->neg[i])
+			wb_u8(&word, '!');
+		put(&word, l->pat[i]);
+	}
+	wb_u8(&word, '\0');
+	put(w, " ");
+	put(w, kw);
+	put(w, " ");
+	if (word.err == 0)
+		put_word(w, (const char *)word.p);
+	else
+		w->err = word.err;
+	wb_free(&word);
+}
+
+/* Seconds in the largest units that add up exactly: 5400 is "1h30m". */
+static void
+put_duration(struct wb *w, uint32_t secs)
+{
+	static const struct { char unit; uint32_t secs; } u[] = {
+		{ 'w', 604800 }, { 'd', 86400 }, { 'h', 3600 }, { 'm', 60 },
+		{ 's', 1 },
+	};
+	char num[16];
+	size_t i;
+
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		if (secs < u[i].secs)
+			continue;
+		snprintf(num, sizeof(num), "%u%c", secs / u[i].secs, u[i].unit);
+		put(w, num);
+		secs %= u[i].secs;
+	}
+}
+
+void
+rules_format_rule(const struct rule *r, struct wb *w)
+{
+	put(w, rules_action_name(r->action));
+	if (r->action == RULE_CONFIRM && r->remember > 0) {
+		put(w, " remember=");
+		put_duration(w, r->remember);
+	}
+	if (r->fingerprint != NULL) {
+		put(w, " key ");
+		put(w, r->fingerprint);
+	}
+	put_list(w, "key comment", &r->comment);
+	put_list(w, "caller", &r->caller);
+	put_list(w, "ancestor", &r->ancestor);
+	if (r->origin == RULE_ORIGIN_LOCAL)
+		put(w, " origin local");
+	else if (r->origin == RULE_ORIGIN_FORWARDED) {
+		put(w, " origin forwarded");
+		put_list(w, "via", &r->via);
+	}
+	switch (r->purpose) {
+	case RULE_PURPOSE_ANY:
+		break;
+	case RULE_PURPOSE_LOGIN:
+		put(w, " purpose login");
+		put_list(w, "user", &r->user);
+		put_list(w, "host", &r->host);
+		break;
+	case RULE_PURPOSE_SSHSIG:
+		put(w, " purpose sshsig");
+		put_list(w, "namespace", &r->ns);
+		break;
+	case RULE_PURPOSE_OTHER:
+		put(w, " purpose other");
+		break;
+	}
+}
+
+int
+rules_format(const struct ruleset *rs, struct wb *w)
+{
+	size_t i;
+
+	for (i = 0; rs != NULL && i < rs->n; i++) {
+		rules_format_rule(&rs->r[i], w);
+		put(w, "\n");
+	}
+	return w->err == 0 ? 0 : -1;
+}
+
+/* ------------------------------------------------------------ equality */
+
+static int
+str_eq(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
+static int
+list_eq(const struct rule_list *a, const struct rule_list *b)
+{
+	size_t i;
+
+	if (a->n != b->n)
+		return 0;
+	for (i = 0; i < a->n; i++)
+		if (a->neg[i] != b->neg[i] || strcmp(a->pat[i], b->pat[i]) != 0)
+			return 0;
+	return 1;
+}
+
+static int
+rule_eq(const struct rule *a, const struct rule *b)
+{
+	return a->action == b->action && a->remember == b->remember &&
+	    str_eq(a->fingerprint, b->fingerprint) &&
+	    list_eq(&a->comment, &b->comment) &&
+	    list_eq(&a->caller, &b->caller) &&
+	    list_eq(&a->ancestor, &b->ancestor) &&
+	    a->origin == b->origin && list_eq(&a->via, &b->via) &&
+	    a->purpose == b->purpose && list_eq(&a->user, &b->user) &&
+	    list_eq(&a->host, &b->host) && list_eq(&a->ns, &b->ns);
+}
+
+int
+rules_equal(const struct ruleset *a, const struct ruleset *b)
+{
+	size_t i;
+
+	if (a->n != b->n)
+		return 0;
+	for (i = 0; i < a->n; i++)
+		if (!rule_eq(&a->r[i], &b->r[i]))
+			return 0;
+	return 1;
+}
+
+/* ------------------------------------------------------------ freeing */
+
+static void
+list_free(struct rule_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->pat[i]);
+	free(l->pat);
+	free(l->neg);
+	memset(l, 0, sizeof(*l));
+}
+
+void
+rules_free(struct ruleset *rs)
+{
+	size_t i;
+
+	if (rs == NULL)
+		return;
+	for (i = 0; i < rs->n; i++) {
+		struct rule *r = &rs->r[i];
+		free(r->fingerprint);
+		list_free(&r->comment);
+		list_free(&r->caller);
+		list_free(&r->ancestor);
+		list_free(&r->via);
+		list_free(&r->user);
+		list_free(&r->host);
+		list_free(&r->ns);
+	}
+	free(rs->r);
+	free(rs);
+}

@@ -1,0 +1,153 @@
+/*
+ * rules.h - the rules language of keyward(5): a small line-oriented file
+ * that says which requests a key may serve. Parsed whole (a malformed
+ * file is refused, never half applied), matched by pure functions of a
+ * query, printed back canonically. Trusts nothing in the file.
+ *
+ * Syntax (one rule a line; '#' starts a comment outside quotes; words are
+ * separated by blanks; a word may be "double quoted", with \" and \\ the
+ * only escapes, to hold blanks or '#'):
+ *
+ *   rule    = action *clause
+ *   action  = "allow" | "deny" | "confirm" [ "remember=" DURATION ]
+ *   clause  = "key" ( FINGERPRINT | "comment" LIST )
+ *           | "caller" LIST                  executable of the peer
+ *           | "ancestor" LIST                executable of any ancestor
+ *           | "origin" ( "local" | "forwarded" [ "via" LIST ] )
+ *           | "purpose" ( "any" | "other"
+ *                       | "login" [ "user" LIST ] [ "host" LIST ]
+ *                       | "sshsig" [ "namespace" LIST ] )
+ *   FINGERPRINT = "SHA256:" and 43 base64 characters (ssh-keygen -l)
+ *   LIST     = pattern *( "," pattern ), a pattern "!"-negated or not,
+ *              with '*' (any run) and '?' (one byte): OpenSSH's
+ *              pattern lists; a negated match excludes, some positive
+ *              pattern must match
+ *   DURATION = ssh-add -t syntax: 600, 10m, 1h30m (s m h d w), at most
+ *              RULES_MAX_REMEMBER seconds
+ *
+ * Each clause at most once a rule; "user" and "host" in either order.
+ * Semantics: the first rule whose every clause matches decides; no
+ * clause matches everything, so a last bare "deny" makes the default
+ * deny. When no rule matches the answer is allow (RULE_ALLOW with *which
+ * NULL): without a rules file keyward behaves as before.
+ * Unknown values are the empty string: a peer whose executable could not
+ * be read is caller "", a hop without a name is "", a login without a
+ * user is user "" -- "*" matches them, "/usr/bin/ssh" does not.
+ * "via LIST" matches when the request was forwarded and some hop of its
+ * path has a host name LIST matches (a forwarded request without hops
+ * counts as one unnamed hop): "deny origin forwarded via *,!bastion"
+ * refuses every path with a host other than bastion. Matching is
+ * case-sensitive.
+ *
+ * Rules only ever restrict. rules_decide knows nothing of a key's own
+ * constraints (confirm, lifetime, destinations): the caller checks those
+ * first and refuses what they refuse; a rule's allow never widens them,
+ * and a key added with confirm is confirmed even where a rule says allow.
+ */
+#ifndef KEYWARD_RULES_H
+#define KEYWARD_RULES_H
+
+#include "ipc/buf.h"
+#include "ipc/limits.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum rule_action {
+	RULE_ALLOW = 1,
+	RULE_CONFIRM,
+	RULE_DENY,
+};
+
+enum rule_origin {
+	RULE_ORIGIN_ANY = 0,
+	RULE_ORIGIN_LOCAL,
+	RULE_ORIGIN_FORWARDED,
+};
+
+enum rule_purpose {
+	RULE_PURPOSE_ANY = 0,   /* in a rule only, never in a query */
+	RULE_PURPOSE_LOGIN,
+	RULE_PURPOSE_SSHSIG,
+	RULE_PURPOSE_OTHER,
+};
+
+/* A pattern list, split at its commas; n == 0: the clause is absent. */
+struct rule_list {
+	char **pat;             /* without the '!' */
+	uint8_t *neg;
+	size_t n;
+};
+
+struct rule {
+	enum rule_action action;
+	uint32_t remember;      /* confirm only: seconds, 0 none */
+	char *fingerprint;      /* NULL: not a key clause by fingerprint */
+	struct rule_list comment;
+	struct rule_list caller;
+	struct rule_list ancestor;
+	enum rule_origin origin;
+	struct rule_list via;   /* origin forwarded only */
+	enum rule_purpose purpose;
+	struct rule_list user;  /* purpose login only */
+	struct rule_list host;  /* purpose login only */
+	struct rule_list ns;    /* purpose sshsig only */
+	size_t line;            /* in the file, for the log */
+};
+
+struct ruleset {
+	struct rule *r;
+	size_t n;
+};
+
+/* What rules_decide needs of one request. NULL strings are unknown (""). */
+struct rules_query {
+	const char *fingerprint;        /* "SHA256:..." of the key */
+	const char *comment;            /* the key's comment */
+	const char *exe;                /* the peer's executable */
+	const char *const *ancestors;   /* their executables, parent first */
+	size_t nancestors;
+	int forwarded;                  /* a session-bind with forwarding */
+	const char *const *hops;        /* host names of the path, in order
+	                                 * (NULL entries: unnamed) */
+	size_t nhops;
+	enum rule_purpose purpose;      /* LOGIN, SSHSIG or OTHER */
+	const char *user;               /* login: the user */
+	const char *host;               /* login: the server's host name */
+	const char *ns;                 /* sshsig: the namespace */
+};
+
+/* Where the first error is ("name:line:column: message" in msg). Line
+ * and column count from 1; column in bytes; a column one past the end of
+ * the line means the line ended too early. */
+struct rules_err {
+	size_t line, col;
+	char msg[RULES_ERR_MAX];
+};
+
+/*
+ * Parse text (len bytes, NUL bytes refused) of the file called name. 0 and
+ * *out set on success; -1 with err filled in on the first error (only the
+ * first: later lines are not looked at), *out untouched.
+ */
+int rules_parse(const char *name, const char *text, size_t len,
+    struct ruleset **out, struct rules_err *err);
+void rules_free(struct ruleset *rs);
+
+/* The action of the first rule that matches q (and that rule in *which),
+ * or RULE_ALLOW with *which NULL when none does. rs NULL: no rules. */
+enum rule_action rules_decide(const struct ruleset *rs,
+    const struct rules_query *q, const struct rule **which);
+int rules_match(const struct rule *r, const struct rules_query *q);
+
+/* The rules, one a line, in the canonical form rules_parse reads back to
+ * an equal set (rules_equal). 0, or -1 when out could not grow. */
+int rules_format(const struct ruleset *rs, struct wb *out);
+/* One rule, without a newline. */
+void rules_format_rule(const struct rule *r, struct wb *out);
+/* 1 if a and b are the same rules in the same order (lines aside). */
+int rules_equal(const struct ruleset *a, const struct ruleset *b);
+
+const char *rules_action_name(enum rule_action a);
+
+#endif
