@@ -151,6 +151,12 @@
                                     4 + PEER_MAX_CMDLINE + 4 + \
                                     PEER_MAX_ANCESTORS * (4 + 4 + PEER_MAX_EXE + \
                                     4 + PEER_MAX_ARGV0))
+#define PEER_MAX_QUEUE             32            /* requests the monitor has at
+                                                  * the inspector; the next client
+                                                  * waits for room (back-pressure) */
+#define PEER_TIMEOUT_MS            2000          /* a connection whose answer has
+                                                  * not come by then proceeds as
+                                                  * "unavailable" */
 
 /* Lock (spec §5.8). */
 #define LOCK_SALT_LEN              16
@@ -176,6 +182,8 @@
 #define RULES_MAX_PATTERN          255           /* bytes of one pattern */
 #define RULES_MAX_REMEMBER         86400         /* confirm remember= seconds */
 #define RULES_ERR_MAX              512           /* one error message */
+#define RULES_MAX_REMEMBERED       256           /* remembered confirmations; the
+                                                  * oldest is forgotten first */
 
 /* Untrusted text (ipc/text.h). A comment may be a whole frame long; what
  * we show of it is bounded so one string cannot crowd out a record. */

@@ -27,6 +27,17 @@ enum msg_type {
 	MSG_INSPECT,            /* no payload: INSPECT_EXTENSION (agent.h) */
 	MSG_P11_ADD,            /* msg_p11_add: ssh-add -s (20, 26) */
 	MSG_P11_REMOVE,         /* msg_blob: ssh-add -e (21), the provider */
+	MSG_PEER,               /* msg_blob: who the connection's peer is, a
+	                         * reply of keyward-peer (ipc/peer.h) as it
+	                         * came, or one the monitor made (unavailable);
+	                         * sent after MSG_OPEN, before any request */
+	MSG_POLICY_LOAD,        /* msg_blob: a rules file's text (keyward(5));
+	                         * conn 0: -O policy= at start, else
+	                         * keyward-ctl policy load */
+	MSG_POLICY_SHOW,        /* no payload: the rules, canonical; answered
+	                         * by MSG_R_INSPECT */
+	MSG_CONNS,              /* no payload: the open connections and their
+	                         * callers; answered by MSG_R_INSPECT */
 	/* policy -> keyholder */
 	MSG_KH_ADD = 32,        /* msg_kh_add */
 	MSG_KH_SIGN,            /* msg_kh_sign */

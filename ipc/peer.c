@@ -17,6 +17,7 @@ _Static_assert(PEER_MAX_REPLY <= IPC_MAX_MSG,
 static const char *const status_names[] = {
 	[PEER_OK] = "ok", [PEER_GONE] = "gone",
 	[PEER_UNREADABLE] = "unreadable", [PEER_NOPIDFD] = "no-pidfd",
+	[PEER_UNAVAILABLE] = "unavailable",
 };
 
 const char *

@@ -43,7 +43,10 @@
 #define PEER_UNREADABLE         2       /* another uid's, or root's (EACCES) */
 #define PEER_NOPIDFD            3       /* read, but without a pidfd: only the
                                          * start-time check stood (degraded) */
-#define PEER_STATUS_MAX         PEER_NOPIDFD
+#define PEER_UNAVAILABLE        4       /* never asked or never answered: no
+                                         * inspector, or it did not answer in
+                                         * PEER_TIMEOUT_MS (the monitor says so) */
+#define PEER_STATUS_MAX         PEER_UNAVAILABLE
 
 struct peer_req {
 	uint32_t id;

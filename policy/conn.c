@@ -22,6 +22,7 @@ h_open(struct ctx *c)
 	n->id = c->h.conn;
 	n->uid = m.uid;
 	n->pid = m.pid;
+	n->caller.status = PEER_UNAVAILABLE;
 	n->next = c->P->conns;
 	c->P->conns = n;
 	return 0;
@@ -40,11 +41,39 @@ h_close(struct ctx *c)
 			break;
 		}
 	bindings_free(&c->conn->bind);
+	caller_free(&c->conn->caller);
 	free(c->conn);
 	c->conn = NULL;
 	/* What the client was waiting for is still answered (the monitor
 	 * counts it), but an open prompt goes away. */
 	pending_gone(P, c->h.conn);
+	return 0;
+}
+
+/* Who the peer is: keyward-peer's answer, which the monitor passes on
+ * before the connection's first request. A second one replaces the
+ * first; one that does not decode leaves the caller unknown. */
+int
+h_peer(struct ctx *c)
+{
+	struct msg_blob b;
+	struct peer_reply m;
+	struct rd r;
+
+	if (msg_blob_decode(&c->r, &b) != 0)
+		return -1;
+	rd_init(&r, b.blob.p, b.blob.len);
+	if (peer_reply_decode(&r, &m) != 0) {
+		log_error("connection %u: an undecodable caller report; the "
+		    "caller stays unknown", c->h.conn);
+		caller_free(&c->conn->caller);
+		c->conn->caller.known = 1;
+		return 0;
+	}
+	if (caller_set(&c->conn->caller, &m) != 0)
+		log_error("connection %u: out of memory for its caller", c->h.conn);
+	log_debug("connection %u: caller %s", c->h.conn,
+	    peer_status_name(c->conn->caller.status));
 	return 0;
 }
 

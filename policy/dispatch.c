@@ -45,6 +45,7 @@ static const struct {
 	{ MSG_LOCK,       F_CONN,              L_FAIL,       NULL,   h_lock },
 	{ MSG_UNLOCK,     F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_unlock },
 	{ MSG_QUERY,      F_CONN,              L_FAIL,       NULL,   h_query },
+	{ MSG_PEER,       F_CONN | F_LOCKED | F_BOOK, L_FAIL, NULL,  h_peer },
 	{ MSG_BIND,       F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_bind },
 	{ MSG_BIND_BAD,   F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_bind_bad },
 	{ MSG_INSPECT,    F_CONN | F_OWNER,    L_FAIL,       NULL,   h_inspect },

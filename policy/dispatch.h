@@ -24,6 +24,7 @@ int h_open(struct ctx *c);
 int h_close(struct ctx *c);
 int h_bind(struct ctx *c);
 int h_bind_bad(struct ctx *c);
+int h_peer(struct ctx *c);
 int h_list(struct ctx *c);
 int h_add(struct ctx *c);
 int h_remove(struct ctx *c);

@@ -11,6 +11,7 @@
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/msg.h"
+#include "policy/caller.h"
 #include "policy/identity.h"
 #include "policy/pending.h"
 
@@ -22,6 +23,7 @@ struct conn {
 	uint32_t id;
 	uint32_t uid, pid;
 	struct bindings bind;   /* session-bind chain (spec §7.3) */
+	struct caller caller;   /* who the peer is (MSG_PEER), caller.h */
 };
 
 /* "Remote" (spec §8.10): a session-bind was attempted or made. */

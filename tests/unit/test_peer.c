@@ -127,7 +127,9 @@ static const struct rep_row rep_rows[] = {
 	{ "gone with an exe", PEER_MSG_REPLY, PEER_GONE, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "gone with a cmdline", PEER_MSG_REPLY, PEER_GONE, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "unreadable with ancestors", PEER_MSG_REPLY, PEER_UNREADABLE, 0, 0, 0, 0, 1, 1, 7, 3, 3, 0, 0, 0 },
-	{ "status 4 (none such)", PEER_MSG_REPLY, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ "unavailable, empty", PEER_MSG_REPLY, PEER_UNAVAILABLE, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 },
+	{ "unavailable with an exe", PEER_MSG_REPLY, PEER_UNAVAILABLE, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ "status 5 (none such)", PEER_MSG_REPLY, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "a request's type", PEER_MSG_REQUEST, PEER_OK, 12, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "exe one byte too long", PEER_MSG_REPLY, PEER_OK, E + 1, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ "cmdline one byte too long", PEER_MSG_REPLY, PEER_OK, 12, C + 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
@@ -233,6 +235,8 @@ replies(void)
 	is_str(peer_status_name(PEER_GONE), "gone", "status name: gone");
 	is_str(peer_status_name(PEER_UNREADABLE), "unreadable", "status name: unreadable");
 	is_str(peer_status_name(PEER_NOPIDFD), "no-pidfd", "status name: no-pidfd");
+	is_str(peer_status_name(PEER_UNAVAILABLE), "unavailable",
+	    "status name: unavailable");
 	is_str(peer_status_name(9), "?", "status name: unknown");
 }
 

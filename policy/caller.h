@@ -1,0 +1,51 @@
+/*
+ * caller.h - who is at the other end of a connection, as keyward-peer
+ * read it (ipc/peer.h) and the monitor passed it on (MSG_PEER): kept with
+ * the connection, shown in prompts, refusal logs, audit records and
+ * keyward-ctl's connection list, matched by rules (policy/rules.h).
+ *
+ * Everything here but the pids is text the peer chose (its argv, the
+ * path it runs from): it is stored as the bytes came (no NUL) and
+ * escaped by whoever shows it -- text_term for a terminal or a prompt,
+ * text_json for a record. Trust: the monitor's word, since the monitor
+ * accepts the connection and takes its pidfd (doc/threat-model.md).
+ */
+#ifndef KEYWARD_CALLER_H
+#define KEYWARD_CALLER_H
+
+#include "ipc/buf.h"
+#include "ipc/limits.h"
+#include "ipc/peer.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct caller_anc {
+	uint32_t pid;
+	char *exe;              /* "" when unreadable */
+	char *argv0;
+};
+
+struct caller {
+	uint32_t status;        /* PEER_*: PEER_UNAVAILABLE until MSG_PEER */
+	int known;              /* MSG_PEER came */
+	char *exe;              /* NULL unless status is OK or NOPIDFD */
+	char *cmdline;
+	size_t nanc;
+	struct caller_anc anc[PEER_MAX_ANCESTORS];
+};
+
+/* Replace c with what m says. 0, or -1 (out of memory: c unknown). */
+int caller_set(struct caller *c, const struct peer_reply *m);
+void caller_free(struct caller *c);
+
+/* One line for people, terminal-safe: "/usr/bin/ssh -A perseus (pid 4242),
+ * from bash <- tmux", or "pid 4242 (gone before it could be read)". */
+void caller_describe(const struct caller *c, uint32_t pid, char *out,
+    size_t n);
+/* The audit record's "peer" object: pid, uid, status, and for a peer that
+ * was read exe, cmdline and ancestors [{pid, exe, argv0}]. */
+void caller_json(struct wb *w, const struct caller *c, uint32_t pid,
+    uint32_t uid);
+
+#endif
