@@ -51,6 +51,9 @@ struct policy {
 	struct policy_args args;        /* as keyward started us (ipc/args.h) */
 	struct idtable ids;
 	struct conn *conns;
+	int opened;                     /* a MSG_OPEN came: no start-up rules now */
+	struct ruleset *rules;          /* keyward(5); NULL: none (allow) */
+	struct remembered *remembered;  /* approvals a rule's remember= keeps */
 	struct pending *pending;
 	size_t npending;
 	/* A request whose effect is not known until the keyholder answers
@@ -86,6 +89,12 @@ void reply_status(struct policy *P, uint32_t conn, uint32_t req, uint8_t st);
 struct conn *conn_find(struct policy *P, uint32_t id);
 void audit_simple(struct policy *P, const char *event, const char *decision,
     const char *reason, const struct conn *c, const struct identity *id);
+
+/* rulesload.c: MSG_POLICY_LOAD (conn 0 at start, else keyward-ctl). The
+ * text replaces the rules whole, or nothing changes. */
+struct ruleset;
+struct remembered;
+void rules_forget(struct policy *P);    /* lock, reload: approvals go */
 
 /* lock.c */
 int lock_set(struct lockstate *l, struct slice pass);
