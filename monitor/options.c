@@ -118,6 +118,13 @@ options_parse(int argc, char **argv, struct options *o)
 			} else if (strcmp(optarg, "audit-sync=yes") == 0 ||
 			    strcmp(optarg, "audit-sync=no") == 0) {
 				o->audit_sync = optarg[11] == 'y';
+			} else if (strncmp(optarg, "policy=", 7) == 0 &&
+			    optarg[7] != '\0') {
+				if (o->policy_file != NULL) {
+					fprintf(stderr, "keyward: policy already set\n");
+					return 255;
+				}
+				o->policy_file = optarg + 7;
 			} else if (strncmp(optarg, "websafe-allow=", 14) == 0) {
 				if (o->websafe_allow != NULL) {
 					fprintf(stderr, "keyward: websafe-allow already set\n");

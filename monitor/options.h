@@ -28,6 +28,7 @@ struct options {
 	long touch_timeout;             /* -O touch-timeout=SECONDS */
 	const char *audit;              /* -O audit=PATH|-|syslog, or NULL */
 	int audit_sync;                 /* -O audit-sync=yes */
+	const char *policy_file;        /* -O policy=FILE: keyward(5) rules */
 	char **command;                 /* argv of the command, or NULL */
 };
 

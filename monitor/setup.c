@@ -4,9 +4,11 @@
  * running a command, signals, the audit trail's fd and the children.
  */
 #include "ipc/log.h"
+#include "ipc/msg.h"
 #include "monitor/monitor.h"
 #include "monitor/setup.h"
 #include "monitor/sockpath.h"
+#include "policy/rules.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +24,9 @@
 
 static struct policy_args pargs;
 static int audit_fd = -1;      /* the trail, for policy's auditor */
+static int read_rules(void);
+static char *rules_text;        /* -O policy=FILE, checked, for policy */
+static size_t rules_len;
 
 static void
 print_env(const char *path, pid_t pid, int with_pid)
@@ -179,13 +184,62 @@ setup_options(int argc, char **argv)
 	sanitise_fds(M.activated);
 	/* The audit trail is opened now, before the daemon changes to / and
 	 * before any sandbox closes; only policy's auditor will hold it. */
-	if (open_audit(&pargs) != 0)
+	if (open_audit(&pargs) != 0 || read_rules() != 0)
 		return 1;
 	signal(SIGPIPE, SIG_IGN);
 	if (getrlimit(RLIMIT_NOFILE, &nofile) != 0 || nofile.rlim_cur < MONITOR_MIN_NOFILE)
 		fatal("%s: file descriptor limit is too low", argv[0]);
 	M.maxclients = nofile.rlim_cur - MONITOR_FD_RESERVE;
 	return -1;
+}
+
+/* -O policy=FILE: read now, while the file system is ours, and checked
+ * whole, so that a malformed file stops keyward with its line and column
+ * before it starts. Policy parses the same bytes again: it trusts no
+ * other process's parse. */
+static int
+read_rules(void)
+{
+	struct ruleset *rs;
+	struct rules_err err;
+	ssize_t r;
+	int fd;
+
+	if (M.opt.policy_file == NULL)
+		return 0;
+	if ((fd = open(M.opt.policy_file, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0) {
+		fprintf(stderr, "keyward: cannot open the policy %s: %s\n",
+		    M.opt.policy_file, strerror(errno));
+		return -1;
+	}
+	if ((rules_text = malloc(RULES_MAX_FILE + 1)) == NULL)
+		fatal("out of memory");
+	rules_len = 0;
+	while (rules_len <= RULES_MAX_FILE && (r = read(fd, rules_text + rules_len,
+	    RULES_MAX_FILE + 1 - rules_len)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			fprintf(stderr, "keyward: cannot read the policy %s: %s\n",
+			    M.opt.policy_file, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		rules_len += (size_t)r;
+	}
+	close(fd);
+	if (rules_len > RULES_MAX_FILE) {
+		fprintf(stderr, "keyward: %s: larger than %d bytes\n",
+		    M.opt.policy_file, RULES_MAX_FILE);
+		return -1;
+	}
+	if (rules_parse(M.opt.policy_file, rules_text, rules_len, &rs, &err) != 0) {
+		fprintf(stderr, "keyward: %s\n", err.msg);
+		return -1;
+	}
+	log_debug("policy %s: %zu rules", M.opt.policy_file, rs->n);
+	rules_free(rs);
+	return 0;
 }
 
 int
@@ -308,6 +362,16 @@ setup_children(const char *path, const char *made_dir)
 	if (audit_fd >= 0)
 		close(audit_fd);        /* only the auditor keeps it */
 	chan_init(&M.policy, M.kids.policy_fd);
+	if (rules_text != NULL) {
+		/* Before any client: policy takes rules without a connection
+		 * only now (policy/rulesload.c). */
+		msg_begin(&M.ipc, MSG_POLICY_LOAD, 0, 0);
+		msg_blob_encode(&M.ipc, &(struct msg_blob){ { (const uint8_t *)rules_text,
+		    rules_len } });
+		monitor_send(&M.ipc);
+		free(rules_text);
+		rules_text = NULL;
+	}
 	if ((M.clients = calloc(M.maxclients, sizeof(*M.clients))) == NULL)
 		fatal("out of memory");
 	wb_init(&M.ipc);

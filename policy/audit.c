@@ -155,6 +155,8 @@ audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req)
 		num(&w, "conn", r->conn->id);
 		num(&w, "peer_uid", r->conn->uid);
 		num(&w, "peer_pid", r->conn->pid);
+		key(&w, "peer");
+		caller_json(&w, &r->conn->caller, r->conn->pid, r->conn->uid);
 	} else {
 		key(&w, "conn");
 		wb_bytes(&w, "null", 4);
@@ -200,6 +202,18 @@ audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req)
 	}
 	if (r->count >= 0)
 		num(&w, "keys", r->count);
+	if (r->rule != NULL && r->rule->line > 0) {
+		char rb[96];
+		int n = snprintf(rb, sizeof(rb), "{\"line\":%zu,\"action\":\"%s\"}",
+		    r->rule->line, rules_action_name(r->rule->action));
+		key(&w, "rule");
+		wb_bytes(&w, rb, (size_t)n);
+		if (r->rule->action == RULE_CONFIRM) {
+			key(&w, "remembered");
+			wb_bytes(&w, r->rule->remembered ? "true" : "false",
+			    r->rule->remembered ? 4 : 5);
+		}
+	}
 	key(&w, "decision");
 	text_json_str(&w, r->decision);
 	key(&w, "reason");

@@ -6,6 +6,7 @@
 #define KEYWARD_AUDIT_H
 
 #include "policy/policy.h"
+#include "policy/ruling.h"
 #include "policy/token.h"
 
 struct audit_rec {
@@ -18,6 +19,7 @@ struct audit_rec {
 	struct slice data;              /* data to sign (only hashed), or {NULL} */
 	long count;                     /* keys listed, or -1 */
 	const struct sk_result *sk;     /* a token's signature, or NULL */
+	const struct ruling *rule;      /* sign: what the rules said, or NULL */
 };
 
 /* Send one record to the auditor; req 0: nobody waits for the answer.

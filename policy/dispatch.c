@@ -10,6 +10,7 @@
 #include "ipc/log.h"
 #include "policy/audit.h"
 #include "policy/dispatch.h"
+#include "policy/ruling.h"
 #include "policy/token.h"
 
 #include <stdio.h>
@@ -45,6 +46,7 @@ static const struct {
 	{ MSG_LOCK,       F_CONN,              L_FAIL,       NULL,   h_lock },
 	{ MSG_UNLOCK,     F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_unlock },
 	{ MSG_QUERY,      F_CONN,              L_FAIL,       NULL,   h_query },
+	{ MSG_POLICY_LOAD, 0,                  L_FAIL,       NULL,   h_policy_load },
 	{ MSG_PEER,       F_CONN | F_LOCKED | F_BOOK, L_FAIL, NULL,  h_peer },
 	{ MSG_BIND,       F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_bind },
 	{ MSG_BIND_BAD,   F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_bind_bad },
@@ -92,7 +94,7 @@ audit_simple(struct policy *P, const char *event, const char *decision,
     const char *reason, const struct conn *c, const struct identity *id)
 {
 	struct audit_rec r = { event, decision, reason, c, id, SIG_NONE,
-	    { NULL, 0 }, -1, NULL };
+	    { NULL, 0 }, -1, NULL, NULL };
 
 	audit_emit(P, &r, 0);
 }

@@ -5,6 +5,7 @@
  */
 #include "ipc/log.h"
 #include "policy/dispatch.h"
+#include "policy/ruling.h"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -84,6 +85,8 @@ h_lock(struct ctx *c)
 		ctx_reply(c, ST_FAIL);
 		return 0;
 	}
+	/* Remembered approvals end with the lock (keyward(5)). */
+	rules_forget(P);
 	/* Locked from now on; the answer waits until the keyholder has
 	 * sealed every key under the passphrase. */
 	kh_lock(P, pending_new(P, P_LOCK, c->h.conn, c->h.req), MSG_KH_LOCK, m.blob);

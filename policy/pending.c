@@ -36,6 +36,7 @@ pending_new(struct policy *P, enum pending_state s, uint32_t conn, uint32_t req)
 	p->id = pending_new_id(P);
 	wb_init(&p->data);
 	wb_init(&p->pin);
+	wb_init(&p->rule.memo);
 	P->npending++;
 	return p;
 }
@@ -86,6 +87,7 @@ pending_free(struct policy *P, struct pending *p)
 	wb_free_secret(&p->pin);
 	free(p->p11_provider);
 	identity_free(p->add);
+	ruling_free(&p->rule);
 	free(p);
 	P->npending--;
 }

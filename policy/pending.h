@@ -34,6 +34,7 @@
 
 #include "crypto/crypto.h"
 #include "ipc/buf.h"
+#include "policy/ruling.h"
 
 #include <stdint.h>
 
@@ -80,6 +81,7 @@ struct pending {
 		uint32_t lifetime;
 	} keep;
 	struct identity *add;   /* P_ADD: the identity to insert on success */
+	struct ruling rule;     /* sign: what the rules said (ruling.h) */
 };
 
 struct policy;

@@ -90,11 +90,8 @@ struct conn *conn_find(struct policy *P, uint32_t id);
 void audit_simple(struct policy *P, const char *event, const char *decision,
     const char *reason, const struct conn *c, const struct identity *id);
 
-/* rulesload.c: MSG_POLICY_LOAD (conn 0 at start, else keyward-ctl). The
- * text replaces the rules whole, or nothing changes. */
-struct ruleset;
-struct remembered;
-void rules_forget(struct policy *P);    /* lock, reload: approvals go */
+struct ruleset;                 /* policy/rules.h */
+struct remembered;              /* policy/ruling.c */
 
 /* lock.c */
 int lock_set(struct lockstate *l, struct slice pass);

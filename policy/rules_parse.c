@@ -506,3 +506,39 @@ rules_parse(const char *name, const char *text, size_t len,
 	free(P);
 	return ret;
 }
+
+/* ------------------------------------------------------------ freeing */
+
+static void
+list_free(struct rule_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->pat[i]);
+	free(l->pat);
+	free(l->neg);
+	memset(l, 0, sizeof(*l));
+}
+
+void
+rules_free(struct ruleset *rs)
+{
+	size_t i;
+
+	if (rs == NULL)
+		return;
+	for (i = 0; i < rs->n; i++) {
+		struct rule *r = &rs->r[i];
+		free(r->fingerprint);
+		list_free(&r->comment);
+		list_free(&r->caller);
+		list_free(&r->ancestor);
+		list_free(&r->via);
+		list_free(&r->user);
+		list_free(&r->host);
+		list_free(&r->ns);
+	}
+	free(rs->r);
+	free(rs);
+}

@@ -16,16 +16,29 @@
 #include <string.h>
 #include <time.h>
 
+/* Who asked, for a refusal's log line. */
+static const char *
+asker(const struct conn *c, char *out, size_t n)
+{
+	if (c == NULL)
+		snprintf(out, n, "(gone)");
+	else
+		caller_describe(&c->caller, c->pid, out, n);
+	return out;
+}
+
 static void
 log_refusal(const struct policy *P, const struct identity *id,
     const struct conn *c, const char *user, const char *rule, size_t hop)
 {
-	char path[1024];
+	char path[1024], who[PROMPT_MAX_TEXT];
 
 	describe_path(P, id, &c->bind, path, sizeof(path));
 	log_info("refused signature with %s %s \"%s\" for user %s: %s "
-	    "(failed at hop %zu of path %s)", key_kind_name(id->kind), id->fp,
-	    id->comment, user != NULL ? user : "(any)", rule, hop + 1, path);
+	    "(failed at hop %zu of path %s); asked by %s",
+	    key_kind_name(id->kind), id->fp, id->comment,
+	    user != NULL ? user : "(any)", rule, hop + 1, path,
+	    asker(c, who, sizeof(who)));
 }
 
 /* Refuse, with a log line (unless the caller wrote a better one) and
@@ -35,11 +48,14 @@ refuse(struct policy *P, struct pending *p, const char *why,
     const struct identity *id, int log_it)
 {
 	struct audit_rec r = { "sign", "refuse", why, conn_find(P, p->conn), id,
-	    p->alg, wb_slice_of(&p->data), -1, NULL };
+	    p->alg, wb_slice_of(&p->data), -1, NULL, &p->rule };
+	char who[PROMPT_MAX_TEXT];
 
 	if (!p->gone) {
 		if (log_it)
-			log_info("refused signature: %s", why);
+			log_info("refused signature%s%s: %s; asked by %s",
+			    id != NULL ? " with " : "", id != NULL ? id->fp : "", why,
+			    asker(r.conn, who, sizeof(who)));
 		audit_emit(P, &r, 0);
 	}
 	reply_status(P, p->conn, p->req, ST_FAIL);
@@ -52,10 +68,12 @@ refuse(struct policy *P, struct pending *p, const char *why,
  * constraints, else fingerprints). */
 static void
 confirm_text(const struct policy *P, const struct identity *id,
-    const struct bindings *b, struct slice data, char *out, size_t n)
+    const struct conn *c, const struct ruling *rule, struct slice data,
+    char *out, size_t n)
 {
+	const struct bindings *b = &c->bind;
 	struct purpose pu;
-	char path[1024], text[128], comment[256];
+	char path[1024], text[128], comment[256], who[PROMPT_MAX_TEXT / 2];
 	size_t o;
 
 	/* Client text goes in terminal-safe (ipc/text.h): askpass shows it. */
@@ -86,9 +104,16 @@ confirm_text(const struct policy *P, const struct identity *id,
 		    "login.");
 	}
 	if (o < n && b->n > 0)
-		snprintf(out + o, n - o, "\nPath: %s.%s", path,
+		o += (size_t)snprintf(out + o, n - o, "\nPath: %s.%s", path,
 		    b->b[b->n - 1].forwarding || b->n > 1 ?
 		    "\nThe request comes through a forwarded agent." : "");
+	if (o < n)
+		o += (size_t)snprintf(out + o, n - o, "\nRequested by %s.",
+		    asker(c, who, sizeof(who)));
+	if (o < n && rule->action == RULE_CONFIRM)
+		snprintf(out + o, n - o, "\nRule at line %zu asks to confirm%s.",
+		    rule->line, rule->remember > 0 ? " (a yes is remembered "
+		    "for a while)" : "");
 }
 
 /* §8.9: a FIDO key whose application is not web-safe (not ssh:, unless
@@ -151,7 +176,7 @@ static void
 go_sign(struct policy *P, struct pending *p, const struct identity *id)
 {
 	struct audit_rec r = { "sign", "allow", NULL, conn_find(P, p->conn), id,
-	    p->alg, wb_slice_of(&p->data), -1, NULL };
+	    p->alg, wb_slice_of(&p->data), -1, NULL, &p->rule };
 
 	if (!P->audit_on) {
 		kh_sign(P, p);
@@ -202,13 +227,24 @@ h_sign(struct ctx *c)
 		refuse(P, p, rule, id, 1);
 		return 0;
 	}
-	if (!id->confirm) {
+	/* The key's own constraints have let it through; the rules may
+	 * still refuse it or ask, never more (ruling.h). */
+	ruling_judge(P, id, c->conn, m.data, &p->rule);
+	if (p->rule.action == RULE_DENY) {
+		char why[64];
+		snprintf(why, sizeof(why), "denied by rule at line %zu",
+		    p->rule.line);
+		refuse(P, p, why, id, 1);
+		return 0;
+	}
+	if (!id->confirm && (p->rule.action != RULE_CONFIRM ||
+	    p->rule.remembered)) {
 		go_sign(P, p, id);
 		return 0;
 	}
 	p->state = P_CONFIRM;
 	pending_keep(P, p);
-	confirm_text(P, id, &c->conn->bind, m.data, prompt, sizeof(prompt));
+	confirm_text(P, id, c->conn, &p->rule, m.data, prompt, sizeof(prompt));
 	msg_begin(&P->out, MSG_PROMPT, p->id, 0);
 	msg_blob_encode(&P->out, &(struct msg_blob){ { (const uint8_t *)prompt,
 	    strlen(prompt) } });
@@ -225,8 +261,12 @@ sign_confirmed(struct policy *P, struct pending *p, int yes)
 		refuse(P, p, "the user did not confirm", id, 1);
 	else if (id == NULL)
 		refuse(P, p, "the key was removed while the prompt was open", NULL, 1);
-	else
+	else {
+		/* A yes given before a lock is not kept past it. */
+		if (!P->lock.locked)
+			ruling_remember(P, &p->rule);
 		go_sign(P, p, id);
+	}
 }
 
 void

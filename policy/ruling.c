@@ -1,0 +1,250 @@
+/*
+ * ruling.c - keyward(5) rules in the agent (ruling.h): the query one sign
+ * request makes of them, loading a new set whole, and remembered
+ * approvals. What a query says comes from what policy verified itself
+ * (the key, the data's purpose, the session bindings) and from the
+ * caller the monitor reported (policy/caller.h).
+ */
+#include "crypto/crypto.h"
+#include "ipc/log.h"
+#include "policy/audit.h"
+#include "policy/describe.h"
+#include "policy/dispatch.h"
+#include "policy/ruling.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* One remembered yes: until when, and for what (ruling.memo's bytes). */
+struct remembered {
+	struct remembered *next;
+	uint64_t until_ms;
+	size_t len;
+	uint8_t memo[];
+};
+
+/* Host key names as prompts give them: the key's own destination
+ * constraints name it, else its SHA256 fingerprint stands. */
+static void
+host_name(const struct identity *id, struct slice hostkey, char *out,
+    size_t n)
+{
+	const char *name = dest_host_name(&id->dest, hostkey, time(NULL));
+
+	if (name != NULL)
+		snprintf(out, n, "%s", name);
+	else if (fingerprint(hostkey, "sha256", out, n) != 0)
+		snprintf(out, n, "?");
+}
+
+/* Forwarded: the request came through an agent that ssh forwarded (a
+ * binding that says so, or more than one hop), or a session-bind was
+ * tried and failed, so keyward cannot tell (spec §8.10): fail closed. */
+static int
+forwarded(const struct bindings *b)
+{
+	if (b->n == 0)
+		return b->attempted;
+	return b->n > 1 || b->b[0].forwarding;
+}
+
+/* Everything a query points at lives here for the one judgement. */
+struct qbuf {
+	char fp[FP_TEXT_MAX];
+	char host[FP_TEXT_MAX + 256];
+	char hopname[AGENT_MAX_BINDINGS][FP_TEXT_MAX + 256];
+	const char *hops[AGENT_MAX_BINDINGS];
+	const char *anc[PEER_MAX_ANCESTORS];
+	char *user, *ns;
+};
+
+static void
+memo_add(struct wb *w, const char *s)
+{
+	wb_string(w, s, strlen(s));
+}
+
+void
+ruling_judge(struct policy *P, const struct identity *id,
+    const struct conn *c, struct slice data, struct ruling *out)
+{
+	const struct bindings *b = &c->bind;
+	struct rules_query q = { 0 };
+	const struct rule *which;
+	struct purpose pu;
+	struct qbuf *qb;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->action = RULE_ALLOW;
+	wb_init(&out->memo);
+	if (P->rules == NULL || P->rules->n == 0)
+		return;
+	if ((qb = calloc(1, sizeof(*qb))) == NULL)
+		fatal("out of memory");
+	if (fingerprint((struct slice){ id->blob, id->blob_len }, "sha256",
+	    qb->fp, sizeof(qb->fp)) != 0)
+		fatal("cannot fingerprint a key held");
+	q.fingerprint = qb->fp;
+	q.comment = id->comment;
+	q.exe = c->caller.exe;
+	for (i = 0; i < c->caller.nanc; i++)
+		qb->anc[i] = c->caller.anc[i].exe;
+	q.ancestors = qb->anc;
+	q.nancestors = c->caller.nanc;
+	q.forwarded = forwarded(b);
+	/* "via": the hosts the agent was forwarded to, in order. */
+	for (i = 0; i < b->n && q.nhops < AGENT_MAX_BINDINGS; i++) {
+		if (!b->b[i].forwarding)
+			continue;
+		host_name(id, (struct slice){ b->b[i].key, b->b[i].keylen },
+		    qb->hopname[q.nhops], sizeof(qb->hopname[0]));
+		qb->hops[q.nhops] = qb->hopname[q.nhops];
+		q.nhops++;
+	}
+	q.hops = qb->hops;
+	purpose_of(data, id, b, &pu);
+	switch (pu.kind) {
+	case PURPOSE_LOGIN:
+		q.purpose = RULE_PURPOSE_LOGIN;
+		if ((qb->user = slice_strdup(pu.ua.user)) == NULL)
+			fatal("out of memory");
+		q.user = qb->user;
+		if (pu.ua.hostbound)
+			host_name(id, pu.ua.hostkey, qb->host, sizeof(qb->host));
+		else if (b->n > 0)
+			host_name(id, (struct slice){ b->b[b->n - 1].key,
+			    b->b[b->n - 1].keylen }, qb->host, sizeof(qb->host));
+		q.host = qb->host;
+		break;
+	case PURPOSE_SSHSIG:
+		q.purpose = RULE_PURPOSE_SSHSIG;
+		if ((qb->ns = slice_strdup(pu.ns)) == NULL)
+			fatal("out of memory");
+		q.ns = qb->ns;
+		break;
+	default:
+		q.purpose = RULE_PURPOSE_OTHER;
+		break;
+	}
+	out->action = rules_decide(P->rules, &q, &which);
+	if (which != NULL) {
+		out->line = which->line;
+		out->remember = which->remember;
+	}
+	if (out->action == RULE_CONFIRM && out->remember > 0) {
+		/* A yes holds for this key, this program, this purpose and
+		 * this destination (login: user and server; SSHSIG: the
+		 * namespace) -- and for nothing else. */
+		memo_add(&out->memo, qb->fp);
+		memo_add(&out->memo, q.exe != NULL ? q.exe : "");
+		wb_u8(&out->memo, (uint8_t)q.purpose);
+		memo_add(&out->memo, q.user != NULL ? q.user : "");
+		memo_add(&out->memo, q.host != NULL ? q.host : "");
+		memo_add(&out->memo, q.ns != NULL ? q.ns : "");
+		if (out->memo.err)
+			fatal("out of memory");
+		out->remembered = 0;
+		for (struct remembered *m = P->remembered; m != NULL; m = m->next)
+			if (m->until_ms > now_ms() && m->len == out->memo.len &&
+			    memcmp(m->memo, out->memo.p, m->len) == 0)
+				out->remembered = 1;
+	}
+	free(qb->user);
+	free(qb->ns);
+	free(qb);
+}
+
+void
+ruling_remember(struct policy *P, const struct ruling *r)
+{
+	struct remembered *m, **pp;
+	size_t n = 0;
+
+	if (r->action != RULE_CONFIRM || r->remember == 0 || r->remembered ||
+	    r->memo.len == 0)
+		return;
+	/* The expired go, and past the bound the oldest (the list's tail:
+	 * new ones go first). */
+	for (pp = &P->remembered; (m = *pp) != NULL; ) {
+		if (m->until_ms <= now_ms() || ++n >= RULES_MAX_REMEMBERED) {
+			*pp = m->next;
+			free(m);
+			continue;
+		}
+		pp = &m->next;
+	}
+	if ((m = malloc(sizeof(*m) + r->memo.len)) == NULL)
+		fatal("out of memory");
+	m->until_ms = now_ms() + (uint64_t)r->remember * 1000;
+	m->len = r->memo.len;
+	memcpy(m->memo, r->memo.p, r->memo.len);
+	m->next = P->remembered;
+	P->remembered = m;
+}
+
+void
+ruling_free(struct ruling *r)
+{
+	wb_free(&r->memo);
+}
+
+void
+rules_forget(struct policy *P)
+{
+	struct remembered *m;
+
+	while ((m = P->remembered) != NULL) {
+		P->remembered = m->next;
+		free(m);
+	}
+}
+
+/* New rules, whole or not at all. From the monitor at start (conn 0,
+ * before any connection: -O policy=) or from keyward-ctl policy load,
+ * which the owner of the agent alone may send: refused where a
+ * session-bind was attempted, like INSPECT_EXTENSION, and while locked
+ * (the dispatcher). */
+int
+h_policy_load(struct ctx *c)
+{
+	struct policy *P = c->P;
+	struct rules_err err;
+	struct ruleset *rs;
+	struct msg_blob m;
+
+	if (msg_blob_decode(&c->r, &m) != 0)
+		return -1;
+	if (c->conn == NULL && P->opened) {
+		log_error("the monitor sent start-up rules after a connection; "
+		    "ignored");
+		return 0;
+	}
+	if (c->conn != NULL && c->conn->bind.attempted) {
+		log_info("connection %u: policy load refused: the connection "
+		    "attempted a session-bind", c->h.conn);
+		audit_simple(P, "policy", "refuse", "session-bind attempted",
+		    c->conn, NULL);
+		ctx_reply(c, ST_EXT_FAIL);
+		return 0;
+	}
+	if (rules_parse(c->conn == NULL ? "policy" : "loaded policy",
+	    (const char *)m.blob.p, m.blob.len, &rs, &err) != 0) {
+		if (c->conn == NULL)
+			fatal("the start-up policy does not parse: %s", err.msg);
+		log_info("connection %u: policy load refused: %s", c->h.conn,
+		    err.msg);
+		audit_simple(P, "policy", "refuse", err.msg, c->conn, NULL);
+		ctx_reply(c, ST_EXT_FAIL);
+		return 0;
+	}
+	rules_free(P->rules);
+	P->rules = rs;
+	rules_forget(P);
+	log_info("policy: %zu rule%s in force", rs->n, rs->n == 1 ? "" : "s");
+	audit_simple(P, "policy", "allow", NULL, c->conn, NULL);
+	if (c->conn != NULL)
+		ctx_reply(c, ST_OK);
+	return 0;
+}
