@@ -1,0 +1,249 @@
+/*
+ * test_ruling.c - the rules applied to requests (policy/ruling.c): what a
+ * request is taken to be (caller, origin, purpose, destination), that a
+ * remembered yes covers exactly its key, caller, purpose and destination,
+ * that it ends with its time, a lock (rules_forget) or new rules, and that
+ * the approvals kept stay within RULES_MAX_REMEMBERED.
+ */
+#include "policy/audit.h"
+#include "policy/dispatch.h"
+#include "policy/ruling.h"
+#include "tests/unit/tap.h"
+#include "tests/unit/testkeys.h"
+
+#include <unistd.h>
+
+static struct policy P;
+static struct identity id;
+static struct conn conn;
+static struct testkey key, host1, host2;
+
+static void
+load(const char *text)
+{
+	struct rules_err err;
+	struct ruleset *rs;
+
+	if (rules_parse("t", text, strlen(text), &rs, &err) != 0)
+		tk_die(err.msg);
+	rules_free(P.rules);
+	P.rules = rs;
+	rules_forget(&P);
+}
+
+static void
+sshsig(struct tb *t, const char *ns)
+{
+	tb_init(t);
+	tb_raw(t, "SSHSIG", 6);
+	tb_cstring(t, ns);
+	tb_cstring(t, "");
+	tb_cstring(t, "sha512");
+	tb_string(t, "0123456789abcdef0123456789abcdef", 32);
+}
+
+/* The action for data (a C string: "other"; else an SSHSIG namespace),
+ * with *remembered set. */
+static enum rule_action
+judge(const char *ns, int *remembered, size_t *line)
+{
+	struct ruling r;
+	struct tb t;
+	struct slice data;
+
+	if (ns == NULL) {
+		data = (struct slice){ (const uint8_t *)"other data", 10 };
+		ruling_judge(&P, &id, &conn, data, &r);
+	} else {
+		sshsig(&t, ns);
+		ruling_judge(&P, &id, &conn, wb_slice_of(&t.w), &r);
+		tb_free(&t);
+	}
+	if (remembered != NULL)
+		*remembered = r.remembered;
+	if (line != NULL)
+		*line = r.line;
+	ruling_free(&r);
+	return r.action;
+}
+
+/* Say yes to what the rules ask for this request. */
+static void
+approve(const char *ns)
+{
+	struct ruling r;
+	struct tb t;
+
+	sshsig(&t, ns);
+	ruling_judge(&P, &id, &conn, wb_slice_of(&t.w), &r);
+	ruling_remember(&P, &r);
+	ruling_free(&r);
+	tb_free(&t);
+}
+
+static void
+bind_to(const struct testkey *h, int forwarding)
+{
+	struct slice b = testkey_blob(h);
+	struct binding *x = &conn.bind.b[conn.bind.n++];
+
+	if ((x->key = malloc(b.len)) == NULL)
+		tk_die("malloc");
+	memcpy(x->key, b.p, b.len);
+	x->keylen = b.len;
+	x->forwarding = forwarding;
+	conn.bind.attempted = 1;
+}
+
+static void
+unbind(void)
+{
+	bindings_free(&conn.bind);
+	memset(&conn.bind, 0, sizeof(conn.bind));
+}
+
+static size_t
+nremembered(void)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < 2 * RULES_MAX_REMEMBERED; i++) {
+		char ns[32];
+		int rem;
+		snprintf(ns, sizeof(ns), "ns%d", i);
+		if (judge(ns, &rem, NULL) == RULE_CONFIRM && rem)
+			n++;
+	}
+	return n;
+}
+
+int
+main(void)
+{
+	char fp[FP_TEXT_MAX], text[512];
+	struct slice b;
+	int rem;
+	size_t line;
+
+	testkey_gen(&key, KEY_ED25519, 0);
+	testkey_gen(&host1, KEY_ED25519, 0);
+	testkey_gen(&host2, KEY_ED25519, 0);
+	b = testkey_blob(&key);
+	id.blob = (uint8_t *)b.p;
+	id.blob_len = b.len;
+	id.kind = KEY_ED25519;
+	id.comment = "prod-key";
+	if (fingerprint(b, "sha256", fp, sizeof(fp)) != 0)
+		tk_die("fingerprint");
+	conn.id = 1;
+	conn.caller.status = PEER_OK;
+	conn.caller.exe = "/usr/bin/ssh";
+	conn.caller.nanc = 1;
+	conn.caller.anc[0].exe = "/usr/bin/bash";
+
+	/* --- no rules: allow, nothing remembered */
+	is_int(judge(NULL, &rem, &line), RULE_ALLOW, "no rules: allow");
+	is_int(line, 0, "no rules: no rule's line");
+
+	/* --- what the request is taken to be */
+	snprintf(text, sizeof(text), "deny key %s purpose sshsig namespace file\n"
+	    "allow key %s purpose sshsig\n", fp, fp);
+	load(text);
+	is_int(judge("file", NULL, &line), RULE_DENY, "sshsig namespace file: denied");
+	is_int(line, 1, "... by line 1");
+	is_int(judge("git", NULL, &line), RULE_ALLOW, "sshsig namespace git: allowed");
+	is_int(line, 2, "... by line 2");
+	is_int(judge(NULL, NULL, &line), RULE_ALLOW, "other data: no rule matches");
+	is_int(line, 0, "... so no line");
+
+	load("deny caller /usr/bin/python3*\nconfirm caller /usr/bin/ssh ancestor /usr/bin/bash\n");
+	is_int(judge(NULL, NULL, NULL), RULE_CONFIRM, "ssh under bash: confirm");
+	conn.caller.exe = "/usr/bin/python3.11";
+	is_int(judge(NULL, NULL, NULL), RULE_DENY, "python: denied");
+	conn.caller.exe = NULL;         /* not read */
+	is_int(judge(NULL, NULL, NULL), RULE_ALLOW,
+	    "an unknown caller is \"\": neither rule matches it");
+	load("deny caller *\n");
+	is_int(judge(NULL, NULL, NULL), RULE_DENY, "an unknown caller matches *");
+	conn.caller.exe = "/usr/bin/ssh";
+
+	/* --- origin: no bind, ssh's own login bind, forwarded, failed bind */
+	load("deny origin forwarded\nallow origin local\n");
+	is_int(judge(NULL, NULL, &line), RULE_ALLOW, "no session-bind: local");
+	bind_to(&host1, 0);
+	is_int(judge(NULL, NULL, &line), RULE_ALLOW, "one login binding: local");
+	unbind();
+	bind_to(&host1, 1);
+	is_int(judge(NULL, NULL, NULL), RULE_DENY, "a forwarding binding: forwarded");
+	bind_to(&host2, 0);
+	is_int(judge(NULL, NULL, NULL), RULE_DENY, "two bindings: forwarded");
+	unbind();
+	conn.bind.attempted = 1;
+	is_int(judge(NULL, NULL, NULL), RULE_DENY,
+	    "a session-bind that failed: forwarded (keyward cannot tell)");
+	unbind();
+
+	/* --- via: a host without a name is its SHA256 fingerprint */
+	if (fingerprint(testkey_blob(&host1), "sha256", fp, sizeof(fp)) != 0)
+		tk_die("fingerprint");
+	snprintf(text, sizeof(text), "deny origin forwarded via %s\n", fp);
+	load(text);
+	bind_to(&host1, 1);
+	is_int(judge(NULL, NULL, NULL), RULE_DENY, "via the first host's fingerprint");
+	unbind();
+	bind_to(&host2, 1);
+	is_int(judge(NULL, NULL, NULL), RULE_ALLOW, "another host: not via it");
+	unbind();
+
+	/* --- remembered approvals */
+	load("confirm remember=1 caller /usr/bin/ssh\nconfirm caller /usr/bin/scp\n");
+	is_int(judge("git", &rem, NULL), RULE_CONFIRM, "remember: asks");
+	is_int(rem, 0, "... nothing remembered yet");
+	approve("git");
+	judge("git", &rem, NULL);
+	is_int(rem, 1, "after a yes: remembered");
+	judge("file", &rem, NULL);
+	is_int(rem, 0, "another namespace: not remembered");
+	judge(NULL, &rem, NULL);
+	is_int(rem, 0, "another purpose: not remembered");
+	id.blob_len--;                  /* another key, as far as the memo goes */
+	judge("git", &rem, NULL);
+	is_int(rem, 0, "another key: not remembered");
+	id.blob_len++;
+	conn.caller.exe = "/usr/bin/scp";
+	judge("git", &rem, NULL);
+	is_int(rem, 0, "a rule without remember=: never remembered");
+	conn.caller.exe = "/usr/bin/ssh";
+	rules_forget(&P);
+	judge("git", &rem, NULL);
+	is_int(rem, 0, "after a lock (rules_forget): asked again");
+	approve("git");
+	sleep(2);
+	judge("git", &rem, NULL);
+	is_int(rem, 0, "after remember= has passed: asked again");
+	approve("git");
+	load("confirm remember=1 caller /usr/bin/ssh\n");
+	judge("git", &rem, NULL);
+	is_int(rem, 0, "after new rules: asked again");
+
+	/* --- bounded */
+	load("confirm remember=1h caller /usr/bin/ssh\n");
+	for (int i = 0; i < 2 * RULES_MAX_REMEMBERED; i++) {
+		char ns[32];
+		snprintf(ns, sizeof(ns), "ns%d", i);
+		approve(ns);
+	}
+	is_int(nremembered(), RULES_MAX_REMEMBERED,
+	    "approvals kept: the newest, within RULES_MAX_REMEMBERED");
+	judge("ns0", &rem, NULL);
+	is_int(rem, 0, "the oldest was forgotten first");
+	judge("ns511", &rem, NULL);
+	is_int(rem, 1, "the newest is kept");
+
+	rules_forget(&P);
+	rules_free(P.rules);
+	testkey_free(&key);
+	testkey_free(&host1);
+	testkey_free(&host2);
+	return done_testing();
+}
