@@ -149,11 +149,17 @@ token_material(struct policy *P, struct pending *p, const struct msg_sk_material
 static void
 ask_pin(struct policy *P, struct pending *p, const struct identity *id)
 {
-	char text[PROMPT_MAX_TEXT], comment[256];
+	char text[PROMPT_MAX_TEXT], comment[256], who[PROMPT_MAX_TEXT / 2];
+	const struct conn *c = conn_find(P, p->conn);
 
 	text_term_str(comment, sizeof(comment), id->comment);
-	snprintf(text, sizeof(text), "Enter PIN for %s key %s (%s):",
-	    key_kind_name(id->kind), comment, id->fp);
+	if (c != NULL)
+		caller_describe(&c->caller, c->pid, who, sizeof(who));
+	else
+		snprintf(who, sizeof(who), "a client that has gone");
+	/* The question last, where askpass puts the answer. */
+	snprintf(text, sizeof(text), "Requested by %s.\nEnter PIN for %s key "
+	    "%s (%s):", who, key_kind_name(id->kind), comment, id->fp);
 	p->pin_asked = 1;
 	p->state = P_PIN;
 	pending_keep(P, p);
