@@ -7,6 +7,7 @@
  */
 #include "ipc/log.h"
 #include "ipc/msg.h"
+#include "monitor/ask.h"
 #include "monitor/monitor.h"
 #include "monitor/proto.h"
 
@@ -92,6 +93,7 @@ drop_client(size_t i)
 	M.big_in -= big_of(c);
 	msg_begin(&M.ipc, MSG_CLOSE, 0, c->id);
 	monitor_send(&M.ipc);
+	ask_forget(c);
 	client_free(c);
 	M.clients[i] = M.clients[--M.nclients];
 	if (M.rr > M.nclients)
@@ -147,6 +149,14 @@ evict_idle(uint64_t now)
 	return 0;
 }
 
+/* A waiting client's pidfd is an fd like its socket: a flood of clients
+ * that connect and vanish must not run the monitor out of them. */
+int
+clients_full(void)
+{
+	return M.nclients + M.askq.nfds >= M.maxclients;
+}
+
 void
 clients_accept(uint64_t now)
 {
@@ -154,9 +164,9 @@ clients_accept(uint64_t now)
 	socklen_t len = sizeof(cred);
 	struct msg_open m;
 	struct client *c;
-	int fd;
+	int fd, pidfd, gone;
 
-	if (M.nclients >= M.maxclients && evict_idle(now) != 0) {
+	if (clients_full() && evict_idle(now) != 0) {
 		M.evictable = 0;
 		return;
 	}
@@ -173,9 +183,13 @@ clients_accept(uint64_t now)
 		close(fd);
 		return;
 	}
+	/* Hold the caller's process before its pid can be reused. */
+	pidfd = ask_pidfd(fd, cred.pid, &gone);
 	if (++M.next_conn == 0)
 		M.next_conn = 1;        /* 0 means "no connection" */
 	if ((c = client_new(fd, M.next_conn, cred.uid, cred.pid)) == NULL) {
+		if (pidfd >= 0)
+			close(pidfd);
 		close(fd);
 		return;
 	}
@@ -188,6 +202,7 @@ clients_accept(uint64_t now)
 	monitor_send(&M.ipc);
 	log_debug("connection %u from uid %u pid %d", c->id, (unsigned)cred.uid,
 	    (int)cred.pid);
+	ask_start(c, pidfd, gone, now);
 }
 
 /* ------------------------------------------------ requests */
@@ -200,13 +215,15 @@ is_add(uint8_t type)
 	    type == SSH_AGENTC_ADD_SMARTCARD_KEY_CONSTRAINED;
 }
 
-/* May this client's next request go to policy now? Its own pipeline,
+/* May this client's next request go to policy now? Policy must know
+ * who the caller is first (ask.c), then: its own pipeline,
  * a lock or unlock still in flight on it (judged first: spec §5.8), a
  * reader that does not read, and the agent-wide budgets. */
 static int
 may_dispatch(const struct client *c)
 {
-	if (c->dead || c->count >= AGENT_MAX_INFLIGHT || c->fences > 0 ||
+	if (c->dead || c->ask.state != ASK_DONE ||
+	    c->count >= AGENT_MAX_INFLIGHT || c->fences > 0 ||
 	    client_unsent(c) > 0)
 		return 0;
 	if (M.inflight >= MONITOR_MAX_INFLIGHT || chan_busy(&M.policy))

@@ -7,6 +7,7 @@
 #include "ipc/clock.h"
 #include "ipc/log.h"
 #include "ipc/msg.h"
+#include "monitor/ask.h"
 #include "monitor/monitor.h"
 #include "monitor/proto.h"
 
@@ -81,7 +82,19 @@ log_input(void)
 static void
 child_died(pid_t pid, int status)
 {
-	const char *who = spawn_reaped(&M.kids, pid);
+	const char *who;
+
+	if (pid == M.kids.peer) {
+		/* The inspector reads what hostile processes write: its end
+		 * is no reason to stop serving (callers unavailable). */
+		M.kids.peer = 0;
+		if (WIFSIGNALED(status))
+			log_error("keyward-peer was killed by signal %d (%s)",
+			    WTERMSIG(status), strsignal(WTERMSIG(status)));
+		ask_gone("has ended");
+		return;
+	}
+	who = spawn_reaped(&M.kids, pid);
 
 	if (who == NULL) {
 		/* An orphan we adopted as subreaper (an askpass program's
@@ -137,6 +150,10 @@ monitor_shutdown(void)
 	int status;
 
 	chan_close(&M.policy);
+	if (M.peer_fd >= 0) {
+		close(M.peer_fd);       /* ends the inspector */
+		M.peer_fd = -1;
+	}
 	for (int i = 0; i < 200 && (M.kids.policy || M.kids.keyholder); i++) {
 		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
 			child_died(pid, status);
@@ -160,12 +177,13 @@ monitor_loop(void)
 	struct pollfd *pfd;
 	size_t fixed, n, i, taken;
 	uint64_t last_check = 0, now;
-	int timeout, full;
+	int timeout, full, t;
 
-	if ((pfd = calloc(M.maxclients + 4, sizeof(*pfd))) == NULL)
+	if ((pfd = calloc(M.maxclients + 5, sizeof(*pfd))) == NULL)
 		fatal("out of memory");
 	while (!M.quit) {
 		now = mono_ms();
+		ask_expire(now);
 		clients_scan(now);
 		/* Writing replies frees slots for frames already buffered
 		 * (a pipeline longer than AGENT_MAX_INFLIGHT): take them now,
@@ -183,9 +201,10 @@ monitor_loop(void)
 		pfd[n++] = (struct pollfd){ M.kids.log_fd, POLLIN, 0 };
 		/* At the connection limit, accept only if someone idle can
 		 * make room; the others wait in the backlog. */
-		full = M.nclients >= M.maxclients;
+		full = clients_full();
 		pfd[n++] = (struct pollfd){ !full || M.evictable ? M.listen_fd : -1,
 		    POLLIN, 0 };
+		pfd[n++] = (struct pollfd){ M.peer_fd, ask_events(), 0 };
 		fixed = n;
 		for (i = 0; i < M.nclients; i++) {
 			struct client *c = M.clients[i];
@@ -193,6 +212,8 @@ monitor_loop(void)
 			pfd[n++] = (struct pollfd){ c->fd, client_events(c), 0 };
 		}
 		timeout = M.watch || full ? 1000 : -1;
+		if ((t = ask_timeout(now)) >= 0 && (timeout < 0 || t < timeout))
+			timeout = t;
 		if (M.command_parent > 0)
 			timeout = timeout < 0 || timeout > MONITOR_PARENT_CHECK_MS ?
 			    MONITOR_PARENT_CHECK_MS : timeout;
@@ -220,6 +241,10 @@ monitor_loop(void)
 			break;
 		if (pfd[2].revents)
 			log_input();
+		if (pfd[4].revents & (POLLIN | POLLHUP | POLLERR))
+			ask_input();
+		else if (pfd[4].revents & POLLOUT)
+			ask_pump();
 		/* The fds polled are the clients' of this turn: none was
 		 * dropped since, as drops wait for clients_sweep(). */
 		for (i = fixed; i < n; i++) {

@@ -23,7 +23,7 @@ main(int argc, char **argv)
 
 	sandbox_harden();
 	sandbox_landlock("monitor", NULL, NULL);        /* it needs no file at all */
-	sandbox_monitor(M.listen_fd, M.opt.fg == FG_NONE);
+	sandbox_monitor(M.listen_fd, M.opt.fg == FG_NONE, M.peer_fd);
 	monitor_loop();
 
 	monitor_shutdown();

@@ -8,6 +8,7 @@
 #include "ipc/buf.h"
 #include "ipc/chan.h"
 #include "ipc/limits.h"
+#include "monitor/askq.h"
 #include "monitor/client.h"
 #include "monitor/options.h"
 #include "monitor/spawn.h"
@@ -44,6 +45,10 @@ struct monitor {
 	pid_t command_parent;
 	uid_t uid;              /* ours: peers must be this uid or root */
 	int quit, exit_status;
+	int peer_fd;            /* to keyward-peer; -1: none, or gone (ask.c) */
+	int peer_blocked;       /* a request waits for room on peer_fd */
+	int nopidfd_warned;
+	struct askq askq;       /* clients waiting for their caller (ask.c) */
 	struct wb ipc, reply;
 	uint8_t rbuf[IPC_MAX_MSG + 1];
 	char log_line[LOG_LINE_MAX];
@@ -68,5 +73,7 @@ void clients_grant_input(struct client *c);
 void clients_reply(const uint8_t *p, size_t n);        /* from policy */
 void clients_sweep(void);               /* close those marked dead */
 int clients_waiting(const struct client *c);
+/* At the connection limit: clients and the pidfds waiting ones hold. */
+int clients_full(void);
 
 #endif

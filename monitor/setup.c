@@ -5,6 +5,7 @@
  */
 #include "ipc/log.h"
 #include "ipc/msg.h"
+#include "monitor/ask.h"
 #include "monitor/monitor.h"
 #include "monitor/setup.h"
 #include "monitor/sockpath.h"
@@ -362,6 +363,7 @@ setup_children(const char *path, const char *made_dir)
 	if (audit_fd >= 0)
 		close(audit_fd);        /* only the auditor keeps it */
 	chan_init(&M.policy, M.kids.policy_fd);
+	ask_init(M.kids.peer_fd);
 	if (rules_text != NULL) {
 		/* Before any client: policy takes rules without a connection
 		 * only now (policy/rulesload.c). */

@@ -63,6 +63,38 @@ start(const char *name, char *const argv[], int log_w, int fd3, int fd4, int fd5
 	return pid;
 }
 
+/* keyward-peer, "keyward-peer LOGLEVEL" with fd 3 its end of a
+ * SOCK_SEQPACKET pair (peer/main.c). Not having it is no reason not to
+ * serve: callers are then unavailable, and that is logged. */
+static void
+start_peer(struct children *c, int log_w, int debug)
+{
+	struct args_buf b;
+	int sv[2];
+	pid_t pid;
+
+	c->peer = 0;
+	c->peer_fd = -1;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+		fatal("socketpair: %m");
+	chan_setup_fd(sv[0]);
+	chan_setup_fd(sv[1]);
+	if (fcntl(sv[0], F_SETFL, O_NONBLOCK) != 0)
+		fatal("fcntl: %m");
+	pid = spawn(&(struct spawn){ .fds = { sv[1] }, .nfds = 1, .stdout_fd = -1,
+	    .stderr_fd = log_w, .exec = "keyward-peer",
+	    .argv = args_peer_encode(&(struct peer_args){ .debug = debug }, &b) });
+	close(sv[1]);
+	if (pid < 0) {
+		log_error("cannot start keyward-peer (beside keyward or in %s): %m; "
+		    "callers are unavailable", KEYWARD_LIBEXECDIR);
+		close(sv[0]);
+		return;
+	}
+	c->peer = pid;
+	c->peer_fd = sv[0];
+}
+
 void
 spawn_children(struct children *c, int relay_log, const struct policy_args *a,
     int audit_fd)
@@ -84,6 +116,7 @@ spawn_children(struct children *c, int relay_log, const struct policy_args *a,
 	    pk[1], -1, -1);
 	c->policy = start("keyward-policy", args_policy_encode(a, &pb), lp[1],
 	    mp[1], pk[0], audit_fd);
+	start_peer(c, lp[1], a->debug);
 	close(mp[1]);
 	close(pk[0]);
 	close(pk[1]);
@@ -105,6 +138,10 @@ spawn_reaped(struct children *c, pid_t pid)
 	if (pid == c->keyholder) {
 		c->keyholder = 0;
 		return "keyward-keyholder";
+	}
+	if (pid == c->peer) {
+		c->peer = 0;
+		return "keyward-peer";
 	}
 	for (int i = 0; i < SPAWN_REAPERS; i++)
 		if (pid == c->reaper[i]) {

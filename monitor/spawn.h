@@ -1,7 +1,7 @@
 /*
  * spawn.h - the monitor's children, started before its sandbox closes
  * (ipc/spawn.h): policy and keyholder (their own binaries, fresh address
- * spaces) and the reapers, which remove the socket when the monitor is
+ * spaces), keyward-peer (the caller-identity inspector) and the reapers, which remove the socket when the monitor is
  * gone, however it went.
  */
 #ifndef KEYWARD_MONITOR_SPAWN_H
@@ -14,8 +14,9 @@
 #define SPAWN_REAPERS 2      /* the socket goes even if one is killed */
 
 struct children {
-	pid_t policy, keyholder, reaper[SPAWN_REAPERS];
+	pid_t policy, keyholder, peer, reaper[SPAWN_REAPERS];
 	int policy_fd;          /* monitor's end of the monitor<->policy pair */
+	int peer_fd;            /* monitor's end to keyward-peer, or -1 */
 	int log_fd;             /* read end of the children's stderr, or -1 */
 	int reaper_fd[SPAWN_REAPERS];   /* closing them tells the reapers */
 };
@@ -24,7 +25,8 @@ struct children {
  * monitor has no libcrypto to hash the host name itself). */
 int host_tag(char *out, size_t n);
 
-/* Start policy and keyholder. relay_log: give them a pipe as stderr.
+/* Start policy, keyholder and keyward-peer (which may fail: the agent
+ * then serves every caller as unavailable). relay_log: give them a pipe as stderr.
  * audit_fd (AUDIT_FD: the trail, else -1) becomes policy's fd 5. */
 void spawn_children(struct children *c, int relay_log,
     const struct policy_args *a, int audit_fd);

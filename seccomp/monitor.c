@@ -8,8 +8,12 @@
 
 #include <sys/socket.h>
 
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77         /* Linux 6.5; older headers lack it */
+#endif
+
 void
-sandbox_monitor(int listen_fd, int use_syslog)
+sandbox_monitor(int listen_fd, int use_syslog, int peer_fd)
 {
 	scmp_filter_ctx ctx = sandbox_filter_new();
 
@@ -27,6 +31,15 @@ sandbox_monitor(int listen_fd, int use_syslog)
 	/* main.c accept_client: SO_PEERCRED of each client, nothing else */
 	sandbox_allow(ctx, SCMP_SYS(getsockopt), 2,
 	    SCMP_A1(SCMP_CMP_EQ, SOL_SOCKET), SCMP_A2(SCMP_CMP_EQ, SO_PEERCRED));
+	/* ask.c ask_pidfd: a pidfd of each client's process, from the
+	 * socket (SO_PEERPIDFD, Linux 6.5), else from its pid; no flags */
+	sandbox_allow(ctx, SCMP_SYS(getsockopt), 2,
+	    SCMP_A1(SCMP_CMP_EQ, SOL_SOCKET), SCMP_A2(SCMP_CMP_EQ, SO_PEERPIDFD));
+	sandbox_allow(ctx, SCMP_SYS(pidfd_open), 1, SCMP_A1(SCMP_CMP_EQ, 0));
+	/* ask.c ask_pump: a request and its pidfd to keyward-peer, on its
+	 * socket only (its answers come by recvfrom, above) */
+	if (peer_fd >= 0)
+		sandbox_allow_fd(ctx, SCMP_SYS(sendmsg), peer_fd);
 	/* main.c signal_input: reap a child that died (then fail closed);
 	 * main: wait for the reaper at exit */
 	sandbox_allow(ctx, SCMP_SYS(wait4), 0);

@@ -57,7 +57,7 @@ void sandbox_deny_reach_only(const char *who);
 void sandbox_load(scmp_filter_ctx ctx, const char *who);
 
 /* The per-process filters. */
-void sandbox_monitor(int listen_fd, int use_syslog);
+void sandbox_monitor(int listen_fd, int use_syslog, int peer_fd);
 void sandbox_policy(const int *chan_fds, int n);
 void sandbox_keyholder(int chan_fd);
 void sandbox_prompter(void);
