@@ -48,6 +48,7 @@ struct monitor {
 	int peer_fd;            /* to keyward-peer; -1: none, or gone (ask.c) */
 	int peer_blocked;       /* a request waits for room on peer_fd */
 	int nopidfd_warned;
+	int test_no_peerpidfd;  /* test builds: no SO_PEERPIDFD (ask.c) */
 	struct askq askq;       /* clients waiting for their caller (ask.c) */
 	struct wb ipc, reply;
 	uint8_t rbuf[IPC_MAX_MSG + 1];

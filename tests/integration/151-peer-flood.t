@@ -9,12 +9,13 @@
 # serving, every caller unavailable. keyward only.
 . "$(dirname "$0")/lib.sh"
 
-NTESTS=30
+NTESTS=36
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
 fi
 FLOOD=$LIBDIR/flood.pl
+TB=${KEYWARD_TESTING_BUILD:-$(dirname "$AGENT")/../build-testing}
 
 exe_of() { local e; e=$(readlink "/proc/$1/exe" 2>/dev/null) && basename "${e% (deleted)}"; }
 status_field() { awk -v f="$2:" '$1 == f {print $2; exit}' "/proc/$1/status" 2>/dev/null; }
@@ -127,6 +128,35 @@ run timeout 60 perl "$FLOOD" "$SSH_AUTH_SOCK" procs 300
 poll_until 10 same_fds
 ok $? "a flood without an inspector leaves no fd behind ($(nfds "$MON"))"
 is "$(grep -Ec "$GIVEN_UP" "$T/agent.log")" 1 "that is logged once"
+
+# ---------------------------------------------------------- pidfd_open
+# A kernel before SO_PEERPIDFD (6.5): the monitor takes the pidfd with
+# pidfd_open, under its filter; a process gone before the monitor holds
+# it is told to policy as "gone" by the monitor itself. The test build
+# skips SO_PEERPIDFD on KEYWARD_TEST_NO_PEERPIDFD.
+if [ ! -x "$TB/keyward" ]; then
+	skip_n 6 "no test build in $TB (make TESTING=1)"
+else
+	KEYWARD_TEST_NO_PEERPIDFD=1 AGENT=$TB/keyward AGENT_FG_FLAG=-d \
+		start_agent_fg "$T/t.sock"
+	ok $? "test-build keyward started without SO_PEERPIDFD"
+	MON2=$AGENT_FG_PID
+	run ssh-add -l
+	is "$RC" 1 "it serves a client (no identities)"
+	like "$(cat "$T/agent.log")" "keyward: connection [0-9]+: caller (ok|unreadable)" \
+		"keyward-peer answered through a pidfd from pidfd_open"
+	# Stop the monitor, let a process connect and exit, resume it: at
+	# accept its process is gone, and pidfd_open says ESRCH.
+	kill -STOP "$MON2"
+	perl "$FLOOD" "$SSH_AUTH_SOCK" procs 1 >/dev/null
+	kill -CONT "$MON2"
+	poll_until 5 grep -q "its process [0-9]* has already exited" "$T/agent.log"
+	ok $? "a process gone before accept: the monitor says so"
+	poll_until 5 grep -Eq "keyward-policy: connection [0-9]+: caller gone" "$T/agent.log"
+	ok $? "and policy has it as gone"
+	run ssh-add -l
+	is "$RC" 1 "the monitor survived it all under its filter, and serves"
+fi
 
 [ "$TESTNUM" = "$NTESTS" ] || diag "test count $TESTNUM != NTESTS $NTESTS: fix NTESTS"
 done_testing
