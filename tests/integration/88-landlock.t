@@ -1,7 +1,7 @@
 #!/bin/bash
 # Landlock takes the file system away from every sandboxed process: in the
 # test-only build (make TESTING=1 -> build-testing/, never installed) each
-# of monitor, policy, keyholder, reaper and auditor tries to read a file
+# of monitor, policy, keyholder, reaper, auditor and peer tries to read a file
 # right after Landlock is on and before its seccomp filter (which would kill
 # it for trying), and logs the result. Each must be refused with EACCES,
 # while the file is readable to the same user outside. On a kernel without
@@ -9,8 +9,8 @@
 . "$(dirname "$0")/lib.sh"
 
 TB=${KEYWARD_TESTING_BUILD:-$(dirname "$AGENT")/../build-testing}
-PROCS="monitor policy keyholder reaper auditor"
-NTESTS=9
+PROCS="monitor policy keyholder reaper auditor peer"
+NTESTS=10
 if ! is_keyward || [ ! -x "$TB/keyward" ]; then
 	skip_n $NTESTS "needs keyward and its test build (make TESTING=1)"
 	done_testing

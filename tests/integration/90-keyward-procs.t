@@ -1,13 +1,15 @@
 #!/bin/bash
 # keyward's process set (keyward only; every test skips for another agent):
 # the monitor ($SSH_AGENT_PID, binary keyward) and its children
-# keyward-policy and keyward-keyholder are each sandboxed (seccomp filter,
-# no_new_privs, no capabilities); the monitor maps no libcrypto; killing any
-# one of them, or one of the two reapers, takes the whole set down and
-# removes the socket.
+# keyward-policy, keyward-keyholder and keyward-peer are each sandboxed
+# (seccomp filter, no_new_privs, no capabilities); the monitor maps no
+# libcrypto; killing any one of monitor, policy, keyholder or one of the
+# two reapers takes the whole set down and removes the socket; killing
+# keyward-peer, which reads what hostile processes write, does not: the
+# agent serves on, callers unavailable.
 . "$(dirname "$0")/lib.sh"
 
-NTESTS=42
+NTESTS=53
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
@@ -20,17 +22,18 @@ exe_of() { # PID: basename of the executable (falls back to argv[0])
 	[ -n "$e" ] && basename "$e"
 }
 
-# find_procs: sets MONITOR POLICY KEYHOLDER REAPER (one of the two; empty
+# find_procs: sets MONITOR POLICY KEYHOLDER PEER REAPER (one of the two; empty
 # when not found) and ALL
 # (the monitor and every descendant) for the agent in $SSH_AGENT_PID.
 find_procs() {
 	local c n
-	MONITOR=${SSH_AGENT_PID:-} POLICY="" KEYHOLDER="" REAPER=""
+	MONITOR=${SSH_AGENT_PID:-} POLICY="" KEYHOLDER="" PEER="" REAPER=""
 	for c in $(children "$MONITOR"); do
 		n=$(exe_of "$c")
 		case $n in
 		keyward-policy) [ -z "$POLICY" ] && POLICY=$c ;;
 		keyward-keyholder) [ -z "$KEYHOLDER" ] && KEYHOLDER=$c ;;
+		keyward-peer) [ -z "$PEER" ] && PEER=$c ;;
 		keyward) [ -z "$REAPER" ] && REAPER=$c ;;       # forked, not exec'd
 		esac
 	done
@@ -51,12 +54,13 @@ start_agent
 ok $? "keyward started" || bail "keyward did not start"
 ssh-add "$T/keys/k" 2>/dev/null
 find_procs
-diag "monitor=$MONITOR policy=$POLICY keyholder=$KEYHOLDER all=$ALL"
+diag "monitor=$MONITOR policy=$POLICY keyholder=$KEYHOLDER peer=$PEER all=$ALL"
 is "$(exe_of "$MONITOR")" keyward "SSH_AGENT_PID $MONITOR runs the keyward binary"
 like "$POLICY" '^[0-9]+$' "a keyward-policy child of the monitor exists"
 like "$KEYHOLDER" '^[0-9]+$' "a keyward-keyholder child of the monitor exists"
+like "$PEER" '^[0-9]+$' "a keyward-peer child of the monitor exists"
 
-for role in MONITOR POLICY KEYHOLDER; do
+for role in MONITOR POLICY KEYHOLDER PEER; do
 	pid=${!role}
 	is "$(status_field "${pid:-0}" Seccomp)" 2 "$role ($pid): Seccomp: 2 (filter mode)"
 	is "$(status_field "${pid:-0}" NoNewPrivs)" 1 "$role ($pid): NoNewPrivs: 1"
@@ -68,7 +72,7 @@ done
 # any further helper (e.g. the prompter) must be just as locked down
 others="" bad=""
 for p in $ALL; do
-	case " $MONITOR $POLICY $KEYHOLDER " in *" $p "*) continue ;; esac
+	case " $MONITOR $POLICY $KEYHOLDER $PEER " in *" $p "*) continue ;; esac
 	others="$others $p"
 	[ "$(status_field "$p" Seccomp)" = 2 ] && [ "$(status_field "$p" NoNewPrivs)" = 1 ] || bad="$bad $p"
 	for cap in CapEff CapPrm CapInh CapBnd CapAmb; do
@@ -104,6 +108,18 @@ for victim in MONITOR POLICY KEYHOLDER REAPER; do
 	for p in $ALL; do pid_alive "$p" && { diag "still running: $p $(exe_of "$p")"; kill -9 "$p"; }; done
 	unset SSH_AUTH_SOCK SSH_AGENT_PID
 done
+
+# ------------------------------------------------------------ the inspector
+AGENT_SOCK=$T/peer.sock start_agent
+ssh-add "$T/keys/k" 2>/dev/null
+find_procs
+like "$PEER" '^[0-9]+$' "kill PEER: found it in a fresh keyward"
+[ -n "$PEER" ] && kill -9 "$PEER"
+poll_until 10 not pid_alive "${PEER:-0}"
+ok $? "kill -9 PEER: keyward-peer is gone"
+run ssh-add -l
+ok $RC "kill -9 PEER: the agent still serves (callers unavailable)"
+stop_agent
 
 [ "$TESTNUM" = "$NTESTS" ] || diag "test count $TESTNUM != NTESTS $NTESTS: fix NTESTS"
 done_testing

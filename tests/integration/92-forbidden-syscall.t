@@ -4,13 +4,17 @@
 # environment makes one process attempt one forbidden syscall right after
 # its filter is loaded. It must die by SIGSYS, and the agent must fail
 # closed: every process gone and (but for the reapers' own deaths, which
-# leave nobody to remove it) the socket removed.
+# leave nobody to remove it) the socket removed. keyward-peer, the
+# caller-identity inspector, dies by SIGSYS just the same, but the agent
+# serves on without it (callers unavailable): it reads what hostile
+# processes write, and its end must not be a way to stop the agent.
 . "$(dirname "$0")/lib.sh"
 
 TB=${KEYWARD_TESTING_BUILD:-$(dirname "$AGENT")/../build-testing}
 PROCS="monitor policy keyholder reaper"
 CALLS="open socket execve mprotect"
-NTESTS=$(( 4 * 4 * 3 ))
+PEER_CALLS="socket execve mprotect"  # its filter allows a read-only openat
+NTESTS=$(( 4 * 4 * 3 + 3 * 2 ))
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
@@ -54,5 +58,20 @@ for proc in $PROCS; do
 		fi
 		grep -q "survived forbidden syscall" "$log" && diag_file "$log"
 	done
+done
+
+for call in $PEER_CALLS; do
+	sock="$T/peer-$call.sock"
+	log="$T/peer-$call.log"
+	KEYWARD_TEST_FORBIDDEN="peer:$call" "$TB/keyward" -D -a "$sock" \
+		>/dev/null 2>"$log" </dev/null &
+	pid=$!
+	AGENT_PIDS+=("$pid")
+	poll_until 10 grep -q "keyward-peer was killed by signal 31" "$log"
+	ok $? "peer $call: killed by SIGSYS, and the monitor says so"
+	run env SSH_AUTH_SOCK="$sock" ssh-add -l
+	is "$RC" 1 "peer $call: the agent still serves (no identities)"
+	kill "$pid"
+	wait "$pid" 2>/dev/null
 done
 done_testing

@@ -5,7 +5,7 @@
 # is the control that shows the same reads work where they are allowed.
 . "$(dirname "$0")/lib.sh"
 
-NTESTS=16
+NTESTS=24
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
@@ -43,7 +43,7 @@ is "$RC" 0 "control: nobody reads the environ of its own plain process"
 
 for p in $procs; do
 	name=$(cat "/proc/$p/comm" 2>/dev/null)
-	case $name in keyward|keyward-policy|keyward-keyhold) ;; *) continue ;; esac
+	case $name in keyward|keyward-policy|keyward-keyhold|keyward-peer) ;; *) continue ;; esac
 	[ "$p" = "$mon" ] && name="keyward (monitor)"
 	run as_nobody_cmd head -c 1 "/proc/$p/environ"
 	ok "$([ "$RC" != 0 ] && echo 0 || echo 1)" "$name: same-uid read of /proc/$p/environ fails"
