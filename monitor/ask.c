@@ -34,6 +34,9 @@
 #define SO_PEERPIDFD 77         /* Linux 6.5; older headers lack it */
 #endif
 
+_Static_assert(PEER_MAX_REPLY + 1 <= sizeof(M.rbuf),
+    "an answer and one byte more (to see it is too long) fit the buffer");
+
 void
 ask_init(int fd)
 {
