@@ -13,10 +13,12 @@
 # keyward-ctl past its reply timeout.
 #   kP  ed25519, the login key, allowed by every rule set here
 #   kB  ed25519, the key the rules deny
+#   kD  ed25519, -h perseus: its destination constraint names perseus's
+#       host key, so "connections" shows that hop by name
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-dest.sh"
 
-NTESTS=59
+NTESTS=63
 if ! is_keyward; then
 	skip_n $NTESTS "keyward-ctl asks keyward's own extensions; $(basename "$AGENT") has none"
 	done_testing
@@ -36,8 +38,10 @@ dest_agent
 dest_hosts perseus
 dest_key kP
 dest_key kB
+dest_key kD
 dest_add_ok kP
 dest_add_ok kB
+dest_add_ok kD -h perseus
 FP_B=$(dest_fp kB)
 
 # --- no rules yet
@@ -190,6 +194,31 @@ kill "$PYPID" "$RAWPID" 2>/dev/null
 wait "$PYPID" "$RAWPID" 2>/dev/null
 poll_until 5 sh -c "! '$CTL' connections --json | grep -q '\"pid\":$PYPID,'"
 ok $? "once python3 is gone it is no longer listed"
+
+# --- a connection forwarded through perseus, held open there: ssh binds
+# it (session-bind, forwarding) to perseus's host key
+cat >"$T/hold.py" <<'EOF2'
+import os, socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(os.environ["SSH_AUTH_SOCK"])
+print("ready", flush=True)
+time.sleep(30)
+EOF2
+ssh -n -F "$T/ssh_config" -o "IdentityFile=$T/hidden/kP" -A perseus python3 "$T/hold.py" >"$T/hold.out" 2>&1 &
+SSHPID=$!
+EXTRA_PIDS+=("$SSHPID")
+poll_until 15 grep -q ready "$T/hold.out"
+ok $? "on perseus a client holds the forwarded agent's connection"
+sleep 0.5
+ctl connections --json
+JSON=$OUT
+is "$(printf '%s\n' "$JSON" | jq -c 'select(.pid == '"$SSHPID"') | [.session_bind, [.hops[] | [.fingerprint, .host, .forwarding]]]')" \
+	"[true,[[\"$(fp "$T/perseus/host_ed25519.pub")\",\"perseus\",true]]]" \
+	"the ssh -A connection: session-bind, one forwarding hop, perseus's host key named by kD's constraint"
+ctl connections
+contains "$OUT" "    hop 1: perseus $(fp "$T/perseus/host_ed25519.pub") forwarding" "the table shows the hop too"
+kill "$SSHPID" 2>/dev/null
+wait "$SSHPID" 2>/dev/null
 
 # --- an empty file: no rules, kB signs again
 : >"$T/empty"
