@@ -18,6 +18,12 @@ enum inspect_answer {
 	INSPECT_MALFORMED,              /* anything else; *why says what */
 };
 
+/* Open one extension reply payload (type byte first): for
+ * INSPECT_LISTED, *body is what follows the name, which must be name;
+ * SSH_AGENT_SUCCESS (a "load" answered) is INSPECT_LISTED with an empty
+ * body when ok_alone. */
+enum inspect_answer ext_reply_open(struct slice reply, const char *name,
+    int ok_alone, struct rd *body, const char **why);
 /* The request payload (type byte first), without the frame length. */
 void inspect_request(struct wb *w);
 /* Decode one reply payload (type byte first) into l; slices point into

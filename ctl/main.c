@@ -1,23 +1,30 @@
 /*
  * main.c - keyward-ctl: ask the agent on SSH_AUTH_SOCK (or -a) for its
  * identities with their constraints (INSPECT_EXTENSION, ipc/inspect.h) and
- * print them like ssh-add -l, or as JSON. It trusts the agent for nothing
- * but the answer's content: one frame, at most AGENT_MAX_FRAME bytes,
- * decoded whole before anything is printed (ctl/inspect.c, ipc/inspect.c).
+ * print them like ssh-add -l, or as JSON; load or show its rules
+ * (POLICY_EXTENSION); list its connections (CONNS_EXTENSION,
+ * ipc/conns.h). It trusts the agent for nothing but the answer's content:
+ * one frame, at most AGENT_MAX_FRAME bytes, within CTL_REPLY_TIMEOUT_MS,
+ * decoded whole before anything is printed.
  */
+#include "ctl/conns.h"
 #include "ctl/inspect.h"
 #include "ctl/print.h"
 #include "ipc/agent.h"
 #include "ipc/limits.h"
 #include "ipc/text.h"
+#include "policy/rules.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Exit statuses, as ssh-add -l has them, plus one for what it calls fatal. */
@@ -31,7 +38,10 @@ enum {
 static void
 usage(FILE *f)
 {
-	fputs("usage: keyward-ctl [--json] [-a socket]\n", f);
+	fputs("usage: keyward-ctl [--json] [-a socket]\n"
+	    "       keyward-ctl [-a socket] policy load FILE\n"
+	    "       keyward-ctl [-a socket] policy show\n"
+	    "       keyward-ctl [--json] [-a socket] connections\n", f);
 }
 
 static int
@@ -62,12 +72,50 @@ agent_connect(const char *path)
 	return fd;
 }
 
+/* When the answer must have come by (CLOCK_MONOTONIC, ms). */
+static uint64_t deadline_ms;
+
+static uint64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Wait until fd is ready for events, or the deadline: 0, or -1 with
+ * errno (ETIMEDOUT when the agent is too slow). */
+static int
+wait_fd(int fd, short events)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+	uint64_t now;
+	int rc;
+
+	for (;;) {
+		if ((now = mono_ms()) >= deadline_ms) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		rc = poll(&pfd, 1, (int)(deadline_ms - now));
+		if (rc > 0)
+			return 0;
+		if (rc == -1 && errno != EINTR)
+			return -1;
+	}
+}
+
 static int
 write_all(int fd, const uint8_t *p, size_t n)
 {
 	while (n > 0) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-		if (w == -1 && errno == EINTR)
+		ssize_t w;
+
+		if (wait_fd(fd, POLLOUT) != 0)
+			return -1;
+		w = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w == -1 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (w <= 0)
 			return -1;
@@ -82,8 +130,12 @@ static int
 read_all(int fd, uint8_t *p, size_t n)
 {
 	while (n > 0) {
-		ssize_t r = read(fd, p, n);
-		if (r == -1 && errno == EINTR)
+		ssize_t r;
+
+		if (wait_fd(fd, POLLIN) != 0)
+			return -1;
+		r = recv(fd, p, n, MSG_DONTWAIT);
+		if (r == -1 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (r <= 0) {
 			if (r == 0)
@@ -96,11 +148,13 @@ read_all(int fd, uint8_t *p, size_t n)
 	return 0;
 }
 
-/* One request, one reply frame into *reply (malloc'd). Returns EX_LISTED,
+/* One request (its payload in req), one reply frame into *reply
+ * (malloc'd), all within CTL_REPLY_TIMEOUT_MS. Returns EX_LISTED,
  * EX_NONE_OR_REFUSED when the agent hung up without a byte of answer (as
- * keyward does to a peer it will not serve), or EX_BAD. */
+ * keyward does to a peer it will not serve), or EX_BAD (a stalled agent
+ * included). */
 static int
-exchange(int fd, uint8_t **reply, size_t *len)
+exchange(int fd, const struct wb *req, uint8_t **reply, size_t *len)
 {
 	uint8_t hdr[4];
 	struct wb w;
@@ -109,13 +163,22 @@ exchange(int fd, uint8_t **reply, size_t *len)
 	size_t mark;
 	int rc;
 
+	deadline_ms = mono_ms() + CTL_REPLY_TIMEOUT_MS;
 	wb_init(&w);
 	mark = wb_begin_string(&w);
-	inspect_request(&w);
+	wb_bytes(&w, req->p, req->len);
 	wb_end_string(&w, mark);
-	rc = w.err ? -1 : write_all(fd, w.p, w.len);
+	errno = 0;
+	rc = w.err || req->err ? -1 : write_all(fd, w.p, w.len);
 	wb_free(&w);
-	if (rc != 0 || read_all(fd, hdr, 1) != 0) {
+	if (rc == 0)
+		rc = read_all(fd, hdr, 1);
+	if (rc != 0 && errno == ETIMEDOUT) {
+		fprintf(stderr, "keyward-ctl: no answer from the agent in %d ms\n",
+		    CTL_REPLY_TIMEOUT_MS);
+		return EX_BAD;
+	}
+	if (rc != 0) {
 		fprintf(stderr, "keyward-ctl: the agent closed the connection "
 		    "without answering%s%s\n", errno != 0 ? ": " : "",
 		    errno != 0 ? strerror(errno) : "");
@@ -140,9 +203,72 @@ exchange(int fd, uint8_t **reply, size_t *len)
 	*len = n;
 	return EX_LISTED;
 short_read:
-	fprintf(stderr, "keyward-ctl: malformed reply: %s\n", errno != 0 ?
-	    strerror(errno) : "the frame ends early");
+	fprintf(stderr, "keyward-ctl: malformed reply: %s\n", errno == ETIMEDOUT ?
+	    "the agent stopped sending" : errno != 0 ? strerror(errno) :
+	    "the frame ends early");
 	return EX_BAD;
+}
+
+/* Connect, send req, read the reply. */
+static int
+ask_req(const char *sock, const struct wb *req, uint8_t **reply, size_t *len)
+{
+	int fd, rc;
+
+	if ((fd = agent_connect(sock)) == -1)
+		return EX_NO_AGENT;
+	rc = exchange(fd, req, reply, len);
+	close(fd);
+	return rc;
+}
+
+/* The same with the request build writes. */
+static int
+ask(const char *sock, void (*build)(struct wb *), uint8_t **reply,
+    size_t *len)
+{
+	struct wb req;
+	int rc;
+
+	wb_init(&req);
+	build(&req);
+	rc = ask_req(sock, &req, reply, len);
+	wb_free(&req);
+	return rc;
+}
+
+static int
+flushed(const char *what)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "keyward-ctl: writing the %s: %s\n", what,
+		    strerror(errno));
+		return EX_BAD;
+	}
+	return EX_LISTED;
+}
+
+/* What keyward-ctl says of an answer that is not the one asked for. */
+static int
+not_answered(enum inspect_answer a, const char *what, const char *ext,
+    const char *why)
+{
+	switch (a) {
+	case INSPECT_REFUSED:
+		fprintf(stderr, "keyward-ctl: the agent refused %s (through a "
+		    "forwarded agent, while locked, or %s)\n", what,
+		    strcmp(ext, POLICY_EXTENSION) == 0 ?
+		    "rules that do not parse" : "out of memory");
+		return EX_NONE_OR_REFUSED;
+	case INSPECT_UNSUPPORTED:
+		fprintf(stderr, "keyward-ctl: the agent does not support %s (is it "
+		    "keyward?)\n", ext);
+		return EX_NONE_OR_REFUSED;
+	default:
+		fprintf(stderr, "keyward-ctl: malformed reply: %s\n",
+		    why != NULL ? why : "?");
+		return EX_BAD;
+	}
 }
 
 static int
@@ -152,12 +278,9 @@ list(const char *sock, int json)
 	const char *why;
 	uint8_t *reply;
 	size_t len;
-	int fd, rc;
+	int rc;
 
-	if ((fd = agent_connect(sock)) == -1)
-		return EX_NO_AGENT;
-	rc = exchange(fd, &reply, &len);
-	close(fd);
+	rc = ask(sock, inspect_request, &reply, &len);
 	if (rc != EX_LISTED)
 		return rc;
 	switch (inspect_reply_decode((struct slice){ reply, len }, &l, &why)) {
@@ -192,6 +315,186 @@ list(const char *sock, int json)
 	return rc;
 }
 
+/* ------------------------------------------------------------ policy */
+
+/* The file whole, at most RULES_MAX_FILE bytes, as keyward -O policy=
+ * reads it (monitor/setup.c): 0, or -1 with a message printed. */
+static int
+read_file(const char *path, char **text, size_t *len)
+{
+	char shown[TEXT_TERM_MAX];
+	ssize_t r;
+	int fd;
+
+	text_term_str(shown, sizeof(shown), path);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0) {
+		fprintf(stderr, "keyward-ctl: cannot open the policy %s: %s\n",
+		    shown, strerror(errno));
+		return -1;
+	}
+	if ((*text = malloc(RULES_MAX_FILE + 1)) == NULL) {
+		fputs("keyward-ctl: out of memory\n", stderr);
+		close(fd);
+		return -1;
+	}
+	*len = 0;
+	while (*len <= RULES_MAX_FILE &&
+	    (r = read(fd, *text + *len, RULES_MAX_FILE + 1 - *len)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			fprintf(stderr, "keyward-ctl: cannot read the policy %s: %s\n",
+			    shown, strerror(errno));
+			goto fail;
+		}
+		*len += (size_t)r;
+	}
+	close(fd);
+	if (*len > RULES_MAX_FILE) {
+		fprintf(stderr, "keyward-ctl: %s: larger than %d bytes\n", shown,
+		    RULES_MAX_FILE);
+		free(*text);
+		return -1;
+	}
+	return 0;
+fail:
+	close(fd);
+	free(*text);
+	return -1;
+}
+
+static void
+policy_show_request(struct wb *w)
+{
+	wb_u8(w, SSH_AGENTC_EXTENSION);
+	wb_cstring(w, POLICY_EXTENSION);
+	wb_cstring(w, POLICY_SUB_SHOW);
+}
+
+/* The agent gives no reason for a refusal on the wire, so the file is
+ * parsed here first, with keyward's own parser: a mistake is reported
+ * with its file, line and column before anything is sent. */
+static int
+policy_load(const char *sock, const char *path)
+{
+	struct ruleset *rs;
+	struct rules_err err;
+	enum inspect_answer a;
+	const char *why;
+	struct wb req;
+	struct rd r;
+	uint8_t *reply;
+	size_t len, nrules;
+	char *text;
+	int rc;
+
+	if (read_file(path, &text, &len) != 0)
+		return EX_BAD;
+	if (rules_parse(path, text, len, &rs, &err) != 0) {
+		char shown[TEXT_TERM_MAX];
+
+		fprintf(stderr, "keyward-ctl: %s\n",
+		    text_term_str(shown, sizeof(shown), err.msg));
+		free(text);
+		return EX_BAD;
+	}
+	nrules = rs->n;
+	rules_free(rs);
+	wb_init(&req);
+	wb_u8(&req, SSH_AGENTC_EXTENSION);
+	wb_cstring(&req, POLICY_EXTENSION);
+	wb_cstring(&req, POLICY_SUB_LOAD);
+	wb_string(&req, text, len);
+	free(text);
+	rc = ask_req(sock, &req, &reply, &len);
+	wb_free(&req);
+	if (rc != EX_LISTED)
+		return rc;
+	a = ext_reply_open((struct slice){ reply, len }, POLICY_EXTENSION, 1, &r,
+	    &why);
+	free(reply);
+	if (a != INSPECT_LISTED)
+		return not_answered(a, "the rules", POLICY_EXTENSION, why);
+	printf("keyward-ctl: %zu rule%s in force\n", nrules,
+	    nrules == 1 ? "" : "s");
+	return flushed("answer");
+}
+
+static int
+policy_show(const char *sock)
+{
+	enum inspect_answer a;
+	struct slice text;
+	const char *why = NULL;
+	struct rd r;
+	uint8_t *reply;
+	size_t len;
+	int rc;
+
+	if ((rc = ask(sock, policy_show_request, &reply, &len)) != EX_LISTED)
+		return rc;
+	a = ext_reply_open((struct slice){ reply, len }, POLICY_EXTENSION, 0, &r,
+	    &why);
+	if (a == INSPECT_LISTED && (rd_string(&r, &text) != 0 ||
+	    rd_done(&r) != 0)) {
+		a = INSPECT_MALFORMED;
+		why = "not one string of rules";
+	}
+	if (a != INSPECT_LISTED) {
+		free(reply);
+		return not_answered(a, "to show its rules", POLICY_EXTENSION, why);
+	}
+	/* The agent's canonical text, but any bytes may come from whatever
+	 * listens on the socket: line by line, terminal-safe. */
+	for (size_t i = 0, start = 0; i <= text.len; i++) {
+		char t[TEXT_TERM_MAX];
+
+		if (i < text.len && text.p[i] != '\n')
+			continue;
+		if (i > start || i < text.len)
+			printf("%s\n", text_term(t, sizeof(t), text.p + start,
+			    i - start));
+		start = i + 1;
+	}
+	if (text.len == 0)
+		fputs("keyward-ctl: no rules in force (every request the keys' "
+		    "own constraints allow is allowed)\n", stderr);
+	free(reply);
+	return flushed("rules");
+}
+
+/* ------------------------------------------------------------ connections */
+
+static int
+connections(const char *sock, int json)
+{
+	struct conns_list l;
+	enum inspect_answer a;
+	const char *why = NULL;
+	uint8_t *reply;
+	size_t len;
+	int rc;
+
+	if ((rc = ask(sock, conns_request, &reply, &len)) != EX_LISTED)
+		return rc;
+	if ((a = conns_reply_decode((struct slice){ reply, len }, &l, &why)) !=
+	    INSPECT_LISTED) {
+		free(reply);
+		return not_answered(a, "to list its connections", CONNS_EXTENSION,
+		    why);
+	}
+	if (json)
+		conns_print_json(stdout, &l);
+	else
+		conns_print_text(stdout, &l);
+	if (l.total > l.n)
+		fprintf(stderr, "keyward-ctl: %zu of %u connections listed: the "
+		    "answer would be too long\n", l.n, (unsigned)l.total);
+	conns_free(&l);
+	free(reply);
+	return flushed("listing");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -200,10 +503,13 @@ main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	enum { CMD_LIST, CMD_CONNS, CMD_SHOW, CMD_LOAD } cmd;
 	const char *sock = NULL;
-	int json = 0, ch;
+	char **args;
+	int json = 0, ch, nargs;
 
-	while ((ch = getopt_long(argc, argv, "+a:h", longopts, NULL)) != -1) {
+	/* Options anywhere ("connections --json"), up to a "--". */
+	while ((ch = getopt_long(argc, argv, "a:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'a':
 			sock = optarg;
@@ -219,7 +525,19 @@ main(int argc, char **argv)
 			return EX_BAD;
 		}
 	}
-	if (optind != argc) {
+	args = argv + optind;
+	nargs = argc - optind;
+	if (nargs == 0)
+		cmd = CMD_LIST;
+	else if (nargs == 1 && strcmp(args[0], "connections") == 0)
+		cmd = CMD_CONNS;
+	else if (nargs == 2 && strcmp(args[0], "policy") == 0 &&
+	    strcmp(args[1], "show") == 0 && !json)
+		cmd = CMD_SHOW;
+	else if (nargs == 3 && strcmp(args[0], "policy") == 0 &&
+	    strcmp(args[1], "load") == 0 && !json)
+		cmd = CMD_LOAD;
+	else {
 		usage(stderr);
 		return EX_BAD;
 	}
@@ -227,5 +545,14 @@ main(int argc, char **argv)
 		fputs("keyward-ctl: SSH_AUTH_SOCK is not set: no agent to ask\n", stderr);
 		return EX_NO_AGENT;
 	}
-	return list(sock, json);
+	switch (cmd) {
+	case CMD_CONNS:
+		return connections(sock, json);
+	case CMD_SHOW:
+		return policy_show(sock);
+	case CMD_LOAD:
+		return policy_load(sock, args[2]);
+	default:
+		return list(sock, json);
+	}
 }

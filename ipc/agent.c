@@ -12,6 +12,8 @@ static const struct agent_ext exts[] = {
 	{ EXT_QUERY,          MSG_QUERY,    MSG_R_EXTENSIONS, 0 },
 	{ EXT_SESSION_BIND,   MSG_BIND,     0,                1 },
 	{ INSPECT_EXTENSION,  MSG_INSPECT,  MSG_R_INSPECT,    1 },
+	{ POLICY_EXTENSION,   MSG_POLICY_LOAD, MSG_R_POLICY,  1 },
+	{ CONNS_EXTENSION,    MSG_CONNS,    MSG_R_CONNS,      1 },
 };
 
 #define NEXTS (sizeof(exts) / sizeof(exts[0]))

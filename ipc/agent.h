@@ -46,10 +46,26 @@ enum {
 /* keyward's own: every identity with its constraints (ipc/inspect.h), for
  * keyward-ctl; refused where a session-bind was attempted. */
 #define INSPECT_EXTENSION       "constraints@keyward.dev"
+/* keyward's own: the rules of keyward(5), for keyward-ctl policy. After
+ * the name, string sub-command:
+ *   "load", string rules_text (at most RULES_MAX_FILE bytes): replace the
+ *       rules whole; SSH_AGENT_SUCCESS, or SSH_AGENT_EXTENSION_FAILURE
+ *       (text that does not parse, a session-bind attempted, locked);
+ *   "show": SSH_AGENT_EXTENSION_RESPONSE, the name, string rules_text
+ *       (rules_format's canonical text; empty: no rules).
+ * Refused where a session-bind was attempted, like INSPECT_EXTENSION. */
+#define POLICY_EXTENSION        "policy@keyward.dev"
+#define POLICY_SUB_LOAD         "load"
+#define POLICY_SUB_SHOW         "show"
+/* keyward's own: the open connections and who is at their other end
+ * (ipc/conns.h); refused where a session-bind was attempted. */
+#define CONNS_EXTENSION         "connections@keyward.dev"
 
 struct agent_ext {
 	const char *name;
-	uint8_t msg;            /* the request the monitor forwards (msg.h) */
+	uint8_t msg;            /* the request the monitor forwards (msg.h);
+	                         * MSG_POLICY_LOAD: by its sub-command, load
+	                         * or MSG_POLICY_SHOW (monitor/proto.c) */
 	uint8_t reply;          /* the reply message carrying its answer's
 	                         * body, 0: a status only */
 	int listed;             /* named in the answer to "query" */

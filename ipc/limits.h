@@ -185,6 +185,15 @@
 #define RULES_MAX_REMEMBERED       256           /* remembered confirmations; the
                                                   * oldest is forgotten first */
 
+/* keyward-ctl's answers (ipc/conns.h, POLICY_EXTENSION in ipc/agent.h):
+ * one agent frame each, with room for the reply's type and name. A
+ * connection listing that would not fit lists the first ones and says
+ * how many there were. */
+#define CONNS_MAX_BODY             (AGENT_MAX_FRAME - 256) /* connections body */
+#define POLICY_MAX_SHOW            (AGENT_MAX_FRAME - 256) /* canonical rules text */
+#define CTL_REPLY_TIMEOUT_MS       10000         /* keyward-ctl waits this long for
+                                                  * an answer, then gives up */
+
 /* Untrusted text (ipc/text.h). A comment may be a whole frame long; what
  * we show of it is bounded so one string cannot crowd out a record. */
 #define TEXT_JSON_KEEP             4096          /* input bytes of one string in JSON */

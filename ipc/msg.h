@@ -35,9 +35,9 @@ enum msg_type {
 	                         * conn 0: -O policy= at start, else
 	                         * keyward-ctl policy load */
 	MSG_POLICY_SHOW,        /* no payload: the rules, canonical; answered
-	                         * by MSG_R_INSPECT */
+	                         * by MSG_R_POLICY */
 	MSG_CONNS,              /* no payload: the open connections and their
-	                         * callers; answered by MSG_R_INSPECT */
+	                         * callers; answered by MSG_R_CONNS */
 	/* policy -> keyholder */
 	MSG_KH_ADD = 32,        /* msg_kh_add */
 	MSG_KH_SIGN,            /* msg_kh_sign */
@@ -74,6 +74,9 @@ enum msg_type {
 	MSG_R_TOKEN_FAIL,       /* msg_tk_fail: no reply from a token helper */
 	MSG_R_P11_GONE,         /* msg_blob: a provider whose helper ended;
 	                         * req 0, from the broker unasked */
+	MSG_R_POLICY,           /* msg_blob: POLICY_EXTENSION's "show" body:
+	                         * string rules_text (ipc/agent.h) */
+	MSG_R_CONNS,            /* msg_blob: the body of ipc/conns.h */
 };
 
 enum msg_status_code {

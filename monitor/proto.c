@@ -245,6 +245,32 @@ req_bind(struct req_ctx *c)
 	return FORWARD;
 }
 
+/* POLICY_EXTENSION (ipc/agent.h): string sub-command, then for "load"
+ * the rules text. Policy parses the text; a text longer than any rules
+ * file may be is refused here, like any malformed request. */
+static int
+req_policy(struct req_ctx *c)
+{
+	struct msg_blob m;
+	struct slice sub;
+
+	if (rd_text(&c->r, &sub) != 0)
+		return REFUSE;
+	if (slice_eq_str(sub, POLICY_SUB_SHOW))
+		return forward_empty(c, MSG_POLICY_SHOW);
+	if (!slice_eq_str(sub, POLICY_SUB_LOAD) ||
+	    rd_string(&c->r, &m.blob) != 0 || rd_done(&c->r) != 0)
+		return REFUSE;
+	if (m.blob.len > RULES_MAX_FILE) {
+		log_info("refused policy load: %zu bytes of rules (at most %u)",
+		    m.blob.len, (unsigned)RULES_MAX_FILE);
+		return REFUSE;
+	}
+	msg_begin(c->ipc, MSG_POLICY_LOAD, c->req, c->conn);
+	msg_blob_encode(c->ipc, &m);
+	return FORWARD;
+}
+
 static int
 req_extension(struct req_ctx *c)
 {
@@ -260,6 +286,8 @@ req_extension(struct req_ctx *c)
 	}
 	if (e->msg == MSG_BIND)
 		return req_bind(c);
+	if (e->msg == MSG_POLICY_LOAD)
+		return req_policy(c);
 	return forward_empty(c, e->msg);
 }
 

@@ -46,7 +46,10 @@ static const struct {
 	{ MSG_LOCK,       F_CONN,              L_FAIL,       NULL,   h_lock },
 	{ MSG_UNLOCK,     F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_unlock },
 	{ MSG_QUERY,      F_CONN,              L_FAIL,       NULL,   h_query },
-	{ MSG_POLICY_LOAD, 0,                  L_FAIL,       NULL,   h_policy_load },
+	/* conn 0: -O policy= at start; else keyward-ctl policy load */
+	{ MSG_POLICY_LOAD, F_OWNER,            L_FAIL,       "policy", h_policy_load },
+	{ MSG_POLICY_SHOW, F_CONN | F_OWNER,   L_FAIL,       NULL,   h_policy_show },
+	{ MSG_CONNS,      F_CONN | F_OWNER,    L_FAIL,       NULL,   h_conns },
 	{ MSG_PEER,       F_CONN | F_LOCKED | F_BOOK, L_FAIL, NULL,  h_peer },
 	{ MSG_BIND,       F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_bind },
 	{ MSG_BIND_BAD,   F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_bind_bad },
@@ -153,10 +156,15 @@ policy_from_monitor(struct policy *P, const uint8_t *p, size_t n)
 			ctx_reply(&c, ST_FAIL);
 		return;
 	}
-	if ((f & F_OWNER) && c.conn->bind.attempted) {
-		log_info("connection %u: %s refused: the connection attempted a "
-		    "session-bind, so it may come from a forwarded host", c.h.conn,
-		    INSPECT_EXTENSION);
+	/* keyward's own extensions (ipc/agent.h): conn 0 is the monitor's
+	 * start-up rules, never a client's. */
+	if ((f & F_OWNER) && c.conn != NULL && c.conn->bind.attempted) {
+		log_info("connection %u: keyward's own request (message %u) "
+		    "refused: the connection attempted a session-bind, so it may "
+		    "come from a forwarded host", c.h.conn, c.h.type);
+		if (from_monitor[i].event != NULL)
+			audit_simple(P, from_monitor[i].event, "refuse",
+			    "session-bind attempted", c.conn, NULL);
 		ctx_reply(&c, ST_EXT_FAIL);
 		return;
 	}

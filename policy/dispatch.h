@@ -34,6 +34,8 @@ int h_lock(struct ctx *c);
 int h_unlock(struct ctx *c);
 int h_query(struct ctx *c);
 int h_inspect(struct ctx *c);
+int h_conns(struct ctx *c);
+int h_policy_show(struct ctx *c);
 int h_p11_add(struct ctx *c);
 int h_p11_remove(struct ctx *c);
 

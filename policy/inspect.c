@@ -4,10 +4,12 @@
  * identity with its constraints, for keyward-ctl. The dispatcher gives
  * the latter only to connections that never attempted a session-bind:
  * what a key may do is its owner's business, not that of the hosts it is
- * forwarded to.
+ * forwarded to. So is CONNS_EXTENSION, the open connections and their
+ * callers (ipc/conns.h): who else uses the agent is the owner's business.
  */
 #include "crypto/crypto.h"
 #include "ipc/agent.h"
+#include "ipc/conns.h"
 #include "ipc/inspect.h"
 #include "ipc/log.h"
 #include "policy/dispatch.h"
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int
 h_query(struct ctx *c)
@@ -136,6 +139,101 @@ h_inspect(struct ctx *c)
 	msg_begin(&P->out, MSG_R_INSPECT, c->h.req, c->h.conn);
 	msg_blob_encode(&P->out, &(struct msg_blob){ wb_slice_of(&body) });
 	wb_free(&body);
+	send_to(&P->mon, &P->out, "monitor");
+	return 0;
+}
+
+/* The name some loaded key's destination constraints give host key K, or
+ * NULL: the listing then shows its fingerprint alone. */
+static const char *
+any_host_name(const struct policy *P, struct slice K, time_t now)
+{
+	const char *name;
+
+	for (size_t i = 0; i < P->ids.n; i++)
+		if ((name = dest_host_name(&P->ids.order[i]->dest, K, now)) != NULL)
+			return name;
+	return NULL;
+}
+
+/* One connection as ipc/conns.h lists it, into w. */
+static void
+list_conn(const struct policy *P, const struct conn *cn, time_t now,
+    struct wb *w)
+{
+	struct conns_anc anc[PEER_MAX_ANCESTORS];
+	struct conns_hop hops[AGENT_MAX_BINDINGS];
+	char fps[AGENT_MAX_BINDINGS][FP_TEXT_MAX];
+	const struct caller *ca = &cn->caller;
+	struct conns_conn o = {
+		.id = cn->id, .uid = cn->uid, .pid = cn->pid,
+		.status = ca->status,
+		.exe = text_of(ca->exe), .cmdline = text_of(ca->cmdline),
+		.anc = anc, .nanc = ca->exe != NULL ? ca->nanc : 0,
+		.bind_attempted = cn->bind.attempted || cn->bind.n > 0,
+		.hops = hops, .nhops = cn->bind.n,
+	};
+
+	for (size_t i = 0; i < o.nanc; i++) {
+		anc[i].pid = ca->anc[i].pid;
+		anc[i].exe = text_of(ca->anc[i].exe);
+		anc[i].argv0 = text_of(ca->anc[i].argv0);
+	}
+	for (size_t i = 0; i < o.nhops; i++) {
+		struct slice K = { cn->bind.b[i].key, cn->bind.b[i].keylen };
+
+		if (fingerprint(K, P->fp_hash, fps[i], FP_TEXT_MAX) != 0)
+			snprintf(fps[i], FP_TEXT_MAX, "?");
+		hops[i].fp = text_of(fps[i]);
+		hops[i].host = text_of(any_host_name(P, K, now));
+		hops[i].forwarding = cn->bind.b[i].forwarding != 0;
+	}
+	conns_encode_one(w, &o);
+}
+
+int
+h_conns(struct ctx *c)
+{
+	struct policy *P = c->P;
+	struct wb body, one;
+	uint32_t total = 0, n = 0;
+	time_t now = time(NULL);
+
+	if (msg_empty_decode(&c->r) != 0)
+		return -1;
+	for (const struct conn *cn = P->conns; cn != NULL; cn = cn->next)
+		total++;
+	wb_init(&body);
+	wb_init(&one);
+	/* The list first, its head after: what fits of it is known only
+	 * once it is written. */
+	for (const struct conn *cn = P->conns; cn != NULL; cn = cn->next) {
+		wb_reset(&one);
+		list_conn(P, cn, now, &one);
+		if (one.err) {
+			log_error("connection %u not listed: its record does not "
+			    "encode", cn->id);
+			continue;
+		}
+		if (8 + body.len + one.len > CONNS_MAX_BODY)
+			break;
+		wb_bytes(&body, one.p, one.len);
+		n++;
+	}
+	wb_free(&one);
+	wb_reset(&one);
+	conns_encode_head(&one, total, n);
+	wb_bytes(&one, body.p, body.len);
+	wb_free(&body);
+	if (one.err) {
+		log_error("connection listing not built: out of memory");
+		wb_free(&one);
+		ctx_reply(c, ST_EXT_FAIL);
+		return 0;
+	}
+	msg_begin(&P->out, MSG_R_CONNS, c->h.req, c->h.conn);
+	msg_blob_encode(&P->out, &(struct msg_blob){ wb_slice_of(&one) });
+	wb_free(&one);
 	send_to(&P->mon, &P->out, "monitor");
 	return 0;
 }

@@ -202,10 +202,11 @@ rules_forget(struct policy *P)
 }
 
 /* New rules, whole or not at all. From the monitor at start (conn 0,
- * before any connection: -O policy=) or from keyward-ctl policy load,
- * which the owner of the agent alone may send: refused where a
- * session-bind was attempted, like INSPECT_EXTENSION, and while locked
- * (the dispatcher). */
+ * before any connection: -O policy=) or from keyward-ctl policy load
+ * (POLICY_EXTENSION), which the owner of the agent alone may send:
+ * refused where a session-bind was attempted and while locked (the
+ * dispatcher, F_OWNER; checked again here, since a refusal is audited
+ * either way). */
 int
 h_policy_load(struct ctx *c)
 {
@@ -246,5 +247,35 @@ h_policy_load(struct ctx *c)
 	audit_simple(P, "policy", "allow", NULL, c->conn, NULL);
 	if (c->conn != NULL)
 		ctx_reply(c, ST_OK);
+	return 0;
+}
+
+/* keyward-ctl policy show: the rules in force, canonical (rules_format),
+ * for their owner alone (F_OWNER). No rules: the empty text. */
+int
+h_policy_show(struct ctx *c)
+{
+	struct policy *P = c->P;
+	struct wb text, body;
+
+	if (msg_empty_decode(&c->r) != 0)
+		return -1;
+	wb_init(&text);
+	wb_init(&body);
+	if (P->rules != NULL && rules_format(P->rules, &text) != 0)
+		text.err = 1;
+	if (!text.err)
+		wb_string(&body, text.p, text.len);
+	wb_free(&text);
+	if (body.err || body.len > POLICY_MAX_SHOW) {
+		log_error("the rules are too long to show");
+		wb_free(&body);
+		ctx_reply(c, ST_EXT_FAIL);
+		return 0;
+	}
+	msg_begin(&P->out, MSG_R_POLICY, c->h.req, c->h.conn);
+	msg_blob_encode(&P->out, &(struct msg_blob){ wb_slice_of(&body) });
+	wb_free(&body);
+	send_to(&P->mon, &P->out, "monitor");
 	return 0;
 }

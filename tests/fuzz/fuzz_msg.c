@@ -1,11 +1,13 @@
 /*
  * fuzz_msg.c - libFuzzer harness for every format that crosses a process
  * boundary (ipc/): the inter-process messages (ipc/msg.c), the
- * INSPECT_EXTENSION answer's body (ipc/inspect.c), the extension names
+ * INSPECT_EXTENSION answer's body (ipc/inspect.c), the CONNS_EXTENSION
+ * answer's body (ipc/conns.c), the extension names
  * (ipc/agent.c) and the fingerprint hash names (ipc/fphash.c). The input
  * is one datagram as a process receives it: the header (msg_hdr_decode),
  * whose type byte - the first byte - selects the payload decoder its
- * receiver uses (MSG_R_INSPECT: the blob, then the body in it). A type no
+ * receiver uses (MSG_R_INSPECT, MSG_R_CONNS: the blob, then the body in
+ * it). A type no
  * process accepts is fed to every decoder in turn, the body and the two
  * name tables included, so each input exercises some decoder.
  *
@@ -18,6 +20,7 @@
  */
 #include "ipc/agent.h"
 #include "ipc/buf.h"
+#include "ipc/conns.h"
 #include "ipc/fphash.h"
 #include "ipc/inspect.h"
 #include "ipc/limits.h"
@@ -247,6 +250,46 @@ rt_r_inspect(struct rd *r, struct wb *w)
 	return rc;
 }
 
+/* The body of the CONNS_EXTENSION answer (ipc/conns.h). */
+static int
+rt_conns(struct rd *r, struct wb *w)
+{
+	struct conns_list l;
+	const char *why = NULL;
+
+	if (conns_decode(r, &l, &why) != 0) {
+		CHECK(why != NULL && l.n == 0 && l.c == NULL);
+		return -1;
+	}
+	CHECK(r->len == 0 && l.n <= l.total);
+	conns_encode_head(w, l.total, (uint32_t)l.n);
+	for (size_t i = 0; i < l.n; i++)
+		conns_encode_one(w, &l.c[i]);
+	conns_free(&l);
+	return 0;
+}
+
+/* MSG_R_CONNS: a blob whose content is the body. */
+static int
+rt_r_conns(struct rd *r, struct wb *w)
+{
+	struct msg_blob m;
+	struct rd body;
+	struct wb b;
+	int rc;
+
+	if (msg_blob_decode(r, &m))
+		return -1;
+	rd_init(&body, m.blob.p, m.blob.len);
+	wb_init(&b);
+	if ((rc = rt_conns(&body, &b)) == 0) {
+		CHECK(!b.err);
+		msg_blob_encode(w, &(struct msg_blob){ wb_slice_of(&b) });
+	}
+	wb_free(&b);
+	return rc;
+}
+
 /* The payload as an extension name (the bytes after its length). */
 static int
 rt_ext_name(struct rd *r, struct wb *w)
@@ -323,14 +366,16 @@ decoder_for(uint8_t type)
 	case MSG_OPEN: return rt_open;
 	case MSG_CLOSE: case MSG_LIST: case MSG_REMOVE_ALL: case MSG_QUERY:
 	case MSG_BIND_BAD: case MSG_KH_WIPE: case MSG_PROMPT_CANCEL:
-	case MSG_INSPECT:
+	case MSG_INSPECT: case MSG_POLICY_SHOW: case MSG_CONNS:
 		return rt_empty;
 	case MSG_SIGN: return rt_sign;
 	case MSG_ADD: return rt_add;
 	case MSG_REMOVE: case MSG_LOCK: case MSG_UNLOCK: case MSG_PROMPT:
 	case MSG_R_SIGNATURE: case MSG_R_EXTENSIONS: case MSG_AUDIT:
+	case MSG_POLICY_LOAD: case MSG_R_POLICY:
 		return rt_blob;
 	case MSG_R_INSPECT: return rt_r_inspect;
+	case MSG_R_CONNS: return rt_r_conns;
 	case MSG_BIND: return rt_bind;
 	case MSG_KH_ADD: return rt_kh_add;
 	case MSG_KH_SIGN: return rt_kh_sign;
@@ -345,7 +390,7 @@ decoder_for(uint8_t type)
 
 static const roundtrip_fn all[] = {
 	rt_empty, rt_open, rt_sign, rt_add, rt_bind, rt_blob, rt_status,
-	rt_identities, rt_kh_add, rt_kh_sign, rt_kh_delete, rt_inspect,
+	rt_identities, rt_kh_add, rt_kh_sign, rt_kh_delete, rt_inspect, rt_conns,
 	rt_ext_name, rt_fp_hash, rt_kh_sk_material, rt_sk_material,
 	rt_p11_add, rt_tk_sign, rt_tk_fail,
 };

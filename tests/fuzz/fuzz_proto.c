@@ -105,9 +105,23 @@ check_forwarded(const uint8_t *p, size_t len, const struct wb *ipc)
 	case MSG_QUERY:
 	case MSG_BIND_BAD:
 	case MSG_INSPECT:
+	case MSG_POLICY_SHOW:
+	case MSG_CONNS:
 		CHECK(p[0] == SSH_AGENTC_EXTENSION);
 		CHECK(msg_empty_decode(&r) == 0);
 		break;
+	case MSG_POLICY_LOAD: {
+		/* policy@keyward.dev "load": the text as sent, within the
+		 * bound of a rules file */
+		struct msg_blob m;
+		CHECK(p[0] == SSH_AGENTC_EXTENSION);
+		CHECK(msg_blob_decode(&r, &m) == 0 && m.blob.len <= RULES_MAX_FILE);
+		CHECK(rd_string(&req, &a) == 0 && slice_eq_str(a, POLICY_EXTENSION));
+		CHECK(rd_string(&req, &a) == 0 && slice_eq_str(a, POLICY_SUB_LOAD));
+		CHECK(rd_string(&req, &b) == 0 && rd_done(&req) == 0 &&
+		    slice_eq(b, m.blob));
+		break;
+	}
 	case MSG_SIGN: {
 		struct msg_sign m;
 		CHECK(p[0] == SSH2_AGENTC_SIGN_REQUEST);
@@ -217,6 +231,8 @@ check_reply(const uint8_t *p, size_t len)
 #ifdef INSPECT_EXTENSION
 		case MSG_R_INSPECT:
 #endif
+		case MSG_R_POLICY:
+		case MSG_R_CONNS:
 			CHECK(reply.p[0] == SSH_AGENT_EXTENSION_RESPONSE);
 			break;
 		default:

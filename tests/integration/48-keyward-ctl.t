@@ -224,7 +224,10 @@ ctl --no-such-option
 is "$RC" 255 "an unknown option: exit 255"
 like "$ERR" 'usage: keyward-ctl \[--json\] \[-a socket\]' "and the usage line"
 ctl --help
-is "$RC:$OUT" "0:usage: keyward-ctl [--json] [-a socket]" "--help: the usage line, exit 0"
+is "$RC:$OUT" "0:usage: keyward-ctl [--json] [-a socket]
+       keyward-ctl [-a socket] policy load FILE
+       keyward-ctl [-a socket] policy show
+       keyward-ctl [--json] [-a socket] connections" "--help: the usage lines, exit 0"
 for item in '.B \-\-json' '.BI \-a " socket"' '.B \-\-help'; do
 	grep -qxF -- "$item" "$REPO/doc/keyward-ctl.1"
 	ok $? "keyward-ctl(1) has an item '$item'"

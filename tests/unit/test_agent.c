@@ -18,6 +18,11 @@ static const struct {
 	{ "query", 0, 1, MSG_QUERY, MSG_R_EXTENSIONS },
 	{ "session-bind@openssh.com", 0, 1, MSG_BIND, 0 },
 	{ "constraints@keyward.dev", 0, 1, MSG_INSPECT, MSG_R_INSPECT },
+	{ "policy@keyward.dev", 0, 1, MSG_POLICY_LOAD, MSG_R_POLICY },
+	{ "connections@keyward.dev", 0, 1, MSG_CONNS, MSG_R_CONNS },
+	{ "policy@keyward.dev ", 0, 0, 0, 0 },
+	{ "Connections@keyward.dev", 0, 0, 0, 0 },
+	{ "connections", 0, 0, 0, 0 },
 	{ "QUERY", 0, 0, 0, 0 },
 	{ "quer", 0, 0, 0, 0 },
 	{ "query ", 0, 0, 0, 0 },
@@ -61,13 +66,16 @@ test_query_list(void)
 {
 	static const uint8_t want[] =
 	    "\0\0\0\x18" "session-bind@openssh.com"
-	    "\0\0\0\x17" "constraints@keyward.dev";
+	    "\0\0\0\x17" "constraints@keyward.dev"
+	    "\0\0\0\x12" "policy@keyward.dev"
+	    "\0\0\0\x17" "connections@keyward.dev";
 	struct wb w;
 
 	wb_init(&w);
 	agent_ext_list(&w);
 	ok(!w.err && w.len == sizeof(want) - 1 && memcmp(w.p, want, w.len) == 0,
-	    "query is answered with session-bind@openssh.com, constraints@keyward.dev");
+	    "query is answered with session-bind@openssh.com, constraints@keyward.dev, "
+	    "policy@keyward.dev, connections@keyward.dev");
 	wb_free(&w);
 }
 

@@ -28,7 +28,8 @@ enum rq {
 	RQ_REMOVE_TRAILING, RQ_REMOVE_NONE, RQ_PASS, RQ_PASS_NUL,
 	RQ_PASS_TRAILING_NUL, RQ_PASS_NONE, RQ_PASS_TRAILING, RQ_EXT,
 	RQ_EXT_TRAILING, RQ_EXT_NAME_NUL, RQ_EXT_NONE, RQ_BIND, RQ_BIND_TRAILING,
-	RQ_BIND_TRUNC, RQ_SMARTCARD,
+	RQ_BIND_TRUNC, RQ_SMARTCARD, RQ_POLICY, RQ_POLICY_TRAILING,
+	RQ_POLICY_NOTEXT, RQ_POLICY_NOSUB,
 };
 
 #define XL 1    /* lifetime */
@@ -171,6 +172,36 @@ static const struct prow {
 	  ED, 0, 1, NULL, MSG_BIND_BAD, 0 },
 	{ "27 session-bind with trailing bytes: MSG_BIND_BAD", RQ_BIND_TRAILING, 27, ED, 0, 1,
 	  NULL, MSG_BIND_BAD, 0 },
+	/* keyward's own: policy@keyward.dev "load" TEXT / "show", and
+	 * connections@keyward.dev (ipc/agent.h); arg: the text's bytes */
+	{ "27 policy show: forwarded as MSG_POLICY_SHOW", RQ_POLICY, 27, 0, 0, 0, "show",
+	  MSG_POLICY_SHOW, 0 },
+	{ "27 policy show with trailing bytes: FAILURE", RQ_POLICY_TRAILING, 27, 0, 0, 0,
+	  "show", 0, 0 },
+	{ "27 policy load, 5 bytes: forwarded as MSG_POLICY_LOAD", RQ_POLICY, 27, 0, 0, 5,
+	  "load", MSG_POLICY_LOAD, 0 },
+	{ "27 policy load, empty text: forwarded (no rules)", RQ_POLICY, 27, 0, 0, 0,
+	  "load", MSG_POLICY_LOAD, 0 },
+	{ "27 policy load, RULES_MAX_FILE bytes: forwarded", RQ_POLICY, 27, 0, 0,
+	  RULES_MAX_FILE, "load", MSG_POLICY_LOAD, 0 },
+	{ "27 policy load, RULES_MAX_FILE + 1 bytes: FAILURE at the edge", RQ_POLICY, 27, 0,
+	  0, RULES_MAX_FILE + 1, "load", 0, 0 },
+	{ "27 policy load with trailing bytes: FAILURE", RQ_POLICY_TRAILING, 27, 0, 0, 5,
+	  "load", 0, 0 },
+	{ "27 policy load without its text: FAILURE", RQ_POLICY_NOTEXT, 27, 0, 0, 0, "load",
+	  0, 0 },
+	{ "27 policy \"Load\" (sub-commands are exact): FAILURE", RQ_POLICY, 27, 0, 0, 5,
+	  "Load", 0, 0 },
+	{ "27 policy \"list\" (no such sub-command): FAILURE", RQ_POLICY, 27, 0, 0, 0,
+	  "list", 0, 0 },
+	{ "27 policy without a sub-command: FAILURE", RQ_POLICY_NOSUB, 27, 0, 0, 0, NULL,
+	  0, 0 },
+	{ "27 connections@keyward.dev: forwarded as MSG_CONNS", RQ_EXT, 27, 0, 0, 0,
+	  "connections@keyward.dev", MSG_CONNS, 0 },
+	{ "27 connections with trailing bytes: FAILURE", RQ_EXT_TRAILING, 27, 0, 0, 0,
+	  "connections@keyward.dev", 0, 0 },
+	{ "27 constraints@keyward.dev: forwarded as MSG_INSPECT", RQ_EXT, 27, 0, 0, 0,
+	  "constraints@keyward.dev", MSG_INSPECT, 0 },
 	/* §5.10 unknown and legacy types */
 	{ "0 (no such type): FAILURE", RQ_BARE, 0, 0, 0, 0, NULL, 0, 0 },
 	{ "1 request RSA identities (SSH-1): FAILURE", RQ_BARE, 1, 0, 0, 0, NULL, 0, 0 },
@@ -425,6 +456,28 @@ build(struct tb *t, const struct prow *r, struct expect *e)
 	case RQ_EXT_NAME_NUL:
 		tb_string(t, "query\0", 7);
 		break;
+	case RQ_POLICY:
+	case RQ_POLICY_TRAILING:
+	case RQ_POLICY_NOTEXT:
+	case RQ_POLICY_NOSUB:
+		tb_cstring(t, "policy@keyward.dev");
+		if (r->rq == RQ_POLICY_NOSUB)
+			break;
+		tb_cstring(t, r->s);
+		if (strcmp(r->s, "load") == 0 && r->rq != RQ_POLICY_NOTEXT) {
+			uint8_t *text = malloc(r->arg + 1);
+
+			if (text == NULL)
+				abort();
+			memset(text, 'a', r->arg);
+			at = t->w.len + 4;
+			tb_string(t, text, r->arg);
+			e->blob.blob = sl((const void *)(uintptr_t)at, r->arg);
+			free(text);
+		}
+		if (r->rq == RQ_POLICY_TRAILING)
+			tb_u8(t, 0);
+		break;
 	case RQ_BIND:
 	case RQ_BIND_TRAILING:
 	case RQ_BIND_TRUNC:
@@ -506,6 +559,7 @@ expected_ipc(struct wb *w, const struct prow *r, const struct expect *e)
 		break;
 	case MSG_REMOVE:
 	case MSG_P11_REMOVE:
+	case MSG_POLICY_LOAD:
 	case MSG_LOCK:
 	case MSG_UNLOCK:
 		msg_blob_encode(w, &e->blob);
