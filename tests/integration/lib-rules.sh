@@ -26,12 +26,13 @@
 #   audit_signs              every sign record, one a line
 #   audit_count JQ-FILTER    how many records the filter selects
 #   lock_unlock              ssh-add -x then -X (the password from askpass)
-#   KW_ONLY                  0 for stock ssh-agent: the test runs what it can
-#                            and skips (skip_n, never a pass) the rest
+#   PY3, PARAMIKO_LOGIN      Debian's python3 (with python3-paramiko) and
+#                            tests/tools/paramiko_login.py
+#
+# Against stock ssh-agent (is_keyward false) a test runs what that agent can
+# do as a baseline and skips (skip_n, never a pass) what only keyward does.
 
 AUDIT=$T/audit.log
-KW_ONLY=0
-is_keyward && KW_ONLY=1
 PARAMIKO_LOGIN=$REPO/tests/tools/paramiko_login.py
 PY3=/usr/bin/python3
 
@@ -43,7 +44,7 @@ fi
 nocaps() { "${NOCAPS[@]}" "$@"; }
 
 rules_file() {
-	local name=$1 line f=$T/$1.rules; shift
+	local line f=$T/$1.rules; shift
 	: >"$f"
 	for line in "$@"; do printf '%s\n' "$line" >>"$f"; done
 	echo "$f"
