@@ -60,6 +60,40 @@ rd_bool(struct rd *r, int *v)
 }
 
 int
+rd_flag(struct rd *r, int *v)
+{
+	struct rd save = *r;
+	uint8_t b;
+	int rc;
+
+	*v = 0;
+	if ((rc = rd_u8(r, &b)) != BUF_OK)
+		return rc;
+	if (b > 1) {
+		*r = save;
+		return BUF_ERR_FORMAT;
+	}
+	*v = b;
+	return BUF_OK;
+}
+
+int
+rd_count(struct rd *r, uint32_t max, size_t min_bytes, uint32_t *n)
+{
+	struct rd save = *r;
+	int rc;
+
+	if ((rc = rd_u32(r, n)) != BUF_OK)
+		return rc;
+	if (*n <= max && *n <= r->len / min_bytes)
+		return BUF_OK;
+	rc = *n > max ? BUF_ERR_TOO_LONG : BUF_ERR_FORMAT;
+	*r = save;
+	*n = 0;
+	return rc;
+}
+
+int
 rd_u32(struct rd *r, uint32_t *v)
 {
 	struct slice s;

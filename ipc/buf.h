@@ -40,6 +40,11 @@ enum buf_err {
 void rd_init(struct rd *r, const void *p, size_t len);
 int rd_u8(struct rd *r, uint8_t *v);
 int rd_bool(struct rd *r, int *v);           /* any non-zero is true (§2) */
+int rd_flag(struct rd *r, int *v);           /* our own bools: 0 or 1 only */
+/* A count of elements that each take at least min_bytes (> 0) of what
+ * follows: BUF_ERR_TOO_LONG over max, BUF_ERR_FORMAT over what the rest of
+ * the input could hold, so a hostile count never sizes an allocation. */
+int rd_count(struct rd *r, uint32_t max, size_t min_bytes, uint32_t *n);
 int rd_u32(struct rd *r, uint32_t *v);
 int rd_u64(struct rd *r, uint64_t *v);
 int rd_bytes(struct rd *r, size_t n, struct slice *s);  /* s may be NULL */

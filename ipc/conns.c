@@ -89,33 +89,26 @@ get_text(struct rd *r, struct slice *s, size_t max)
 	return 0;
 }
 
-static int
-get_bool(struct rd *r, int *v)
-{
-	uint8_t b;
-
-	if (rd_u8(r, &b) != 0 || b > 1)
-		return -1;
-	*v = b;
-	return 0;
-}
-
 /* A count of at most max elements of at least min_bytes each: 0 with *p
  * (NULL for none) and *n, or -1 with *why. */
 static int
-get_array(struct rd *r, size_t max, size_t min_bytes, size_t size, void **p,
+get_array(struct rd *r, uint32_t max, size_t min_bytes, size_t size, void **p,
     size_t *n, const char **why)
 {
 	uint32_t count;
 
 	*p = NULL;
 	*n = 0;
-	if (rd_u32(r, &count) != 0)
-		return bad(why, "truncated reply");
-	if (count > max)
+	switch (rd_count(r, max, min_bytes, &count)) {
+	case BUF_OK:
+		break;
+	case BUF_ERR_TOO_LONG:
 		return bad(why, "a count is over its limit");
-	if (count > r->len / min_bytes)
+	case BUF_ERR_FORMAT:
 		return bad(why, "a count is larger than the bytes that follow");
+	default:
+		return bad(why, "truncated reply");
+	}
 	if (count > 0 && (*p = calloc(count, size)) == NULL)
 		return bad(why, "out of memory");
 	*n = count;
@@ -144,7 +137,7 @@ decode_conn(struct rd *r, struct conns_conn *c, const char **why)
 		    get_text(r, &c->anc[i].exe, PEER_MAX_EXE) != 0 ||
 		    get_text(r, &c->anc[i].argv0, PEER_MAX_ARGV0) != 0)
 			return bad(why, "bad ancestor");
-	if (get_bool(r, &c->bind_attempted) != 0)
+	if (rd_flag(r, &c->bind_attempted) != 0)
 		return bad(why, "bad session-bind flag");
 	if (get_array(r, AGENT_MAX_BINDINGS, MIN_HOP_BYTES, sizeof(*c->hops), &p,
 	    &c->nhops, why) != 0)
@@ -153,7 +146,7 @@ decode_conn(struct rd *r, struct conns_conn *c, const char **why)
 	for (size_t i = 0; i < c->nhops; i++)
 		if (get_text(r, &c->hops[i].fp, FP_TEXT_MAX) != 0 ||
 		    get_text(r, &c->hops[i].host, AGENT_MAX_HOSTNAME) != 0 ||
-		    get_bool(r, &c->hops[i].forwarding) != 0)
+		    rd_flag(r, &c->hops[i].forwarding) != 0)
 			return bad(why, "bad session-bind hop");
 	/* what the agent keeps: hops only after a session-bind */
 	if (c->nhops > 0 && !c->bind_attempted)
@@ -170,7 +163,7 @@ conns_decode(struct rd *r, struct conns_list *l, const char **why)
 	*why = NULL;
 	if (rd_u32(r, &l->total) != 0)
 		return bad(why, "truncated reply");
-	if (get_array(r, SIZE_MAX, MIN_CONN_BYTES, sizeof(*l->c), &p, &l->n,
+	if (get_array(r, UINT32_MAX, MIN_CONN_BYTES, sizeof(*l->c), &p, &l->n,
 	    why) != 0)
 		return -1;
 	l->c = p;

@@ -84,22 +84,9 @@ get_text(struct rd *r, struct slice *s)
 	return 0;
 }
 
-/* A bool as the encoder writes it: 0 or 1. */
-static int
-get_bool(struct rd *r, int *v)
-{
-	uint8_t b;
-
-	if (rd_u8(r, &b) != 0 || b > 1)
-		return -1;
-	*v = b;
-	return 0;
-}
-
 /* A count, then room for that many elements that each take at least
- * min_bytes of what follows, so a hostile count cannot make us allocate
- * more than the body could hold: 0 with *p (NULL for none) and *n, or -1
- * with *why (truncated: what a short read is called here). */
+ * min_bytes of what follows: 0 with *p (NULL for none) and *n, or -1 with
+ * *why (truncated: what a short read is called here). */
 static int
 get_array(struct rd *r, const char *truncated, size_t min_bytes, size_t size,
     void **p, size_t *n, const char **why)
@@ -108,10 +95,14 @@ get_array(struct rd *r, const char *truncated, size_t min_bytes, size_t size,
 
 	*p = NULL;
 	*n = 0;
-	if (rd_u32(r, &count) != 0)
+	switch (rd_count(r, UINT32_MAX, min_bytes, &count)) {
+	case BUF_OK:
+		break;
+	case BUF_ERR_SHORT:
 		return bad(why, truncated);
-	if (count > r->len / min_bytes)
+	default:
 		return bad(why, "a count is larger than the bytes that follow");
+	}
 	if (count > 0 && (*p = calloc(count, size)) == NULL)
 		return bad(why, "out of memory");
 	*n = count;
@@ -131,7 +122,7 @@ decode_hop(struct rd *r, struct inspect_hop *h, const char **why)
 	h->keys = keys;
 	for (size_t i = 0; i < h->nkeys; i++)
 		if (get_text(r, &h->keys[i].fp) != 0 ||
-		    get_bool(r, &h->keys[i].is_ca) != 0)
+		    rd_flag(r, &h->keys[i].is_ca) != 0)
 			return bad(why, "truncated hop key");
 	return 0;
 }
@@ -167,7 +158,7 @@ decode_id(struct rd *r, struct inspect_id *id, const char **why)
 
 	if (rd_string(r, &id->blob) != 0 || get_text(r, &id->comment) != 0 ||
 	    get_text(r, &id->fp) != 0 || rd_u32(r, &id->seconds_left) != 0 ||
-	    get_bool(r, &id->confirm) != 0 || get_text(r, &id->provider) != 0)
+	    rd_flag(r, &id->confirm) != 0 || get_text(r, &id->provider) != 0)
 		return bad(why, "truncated identity");
 	if (key_parse_public(id->blob, &id->pub, &kwhy) != 0)
 		return bad(why, kwhy != NULL ? kwhy :

@@ -13,7 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum op { U8, BOOL, U32, U64, BYTES, STRING, TEXT, MPINT, SUB, DONE };
+enum op { U8, BOOL, FLAG, U32, COUNT, U64, BYTES, STRING, TEXT, MPINT, SUB, DONE };
+
+/* COUNT rows read a count of at most COUNT_MAX elements of COUNT_BYTES. */
+#define COUNT_MAX 3
+#define COUNT_BYTES 2
 
 #define B(...) (const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ })
 #define NONE (const uint8_t *)"", 0
@@ -26,7 +30,7 @@ static const struct rdcase {
 	enum op op;
 	const uint8_t *in; size_t inlen;
 	int rc;                         /* BUF_OK (0) or the error named */
-	uint64_t val;                   /* U8, BOOL, U32, U64; BYTES: how many */
+	uint64_t val;                   /* U8, BOOL, FLAG, U32, COUNT, U64; BYTES: how many */
 	const char *str; size_t strlen; /* BYTES, STRING, TEXT, MPINT, SUB contents */
 	size_t left;                    /* bytes left after a success */
 } rdcases[] = {
@@ -37,6 +41,25 @@ static const struct rdcase {
 	{ "bool: any non-zero value (2) is true", BOOL, B(0x02), 0, 1, NULL, 0, 0 },
 	{ "bool: any non-zero value (0xff) is true", BOOL, B(0xff), 0, 1, NULL, 0, 0 },
 	{ "bool: empty input refused", BOOL, NONE, BUF_ERR_SHORT, 0, NULL, 0, 0 },
+	{ "flag: 0", FLAG, B(0x00, 0x07), 0, 0, NULL, 0, 1 },
+	{ "flag: 1", FLAG, B(0x01), 0, 1, NULL, 0, 0 },
+	{ "flag: 2 refused, unlike a bool", FLAG, B(0x02), BUF_ERR_FORMAT, 0, NULL, 0, 0 },
+	{ "flag: 0xff refused", FLAG, B(0xff), BUF_ERR_FORMAT, 0, NULL, 0, 0 },
+	{ "flag: empty input refused", FLAG, NONE, BUF_ERR_SHORT, 0, NULL, 0, 0 },
+	{ "count: 0, nothing after", COUNT, B(0, 0, 0, 0), 0, 0, NULL, 0, 0 },
+	{ "count: 2 with 4 bytes after", COUNT, B(0, 0, 0, 2, 1, 2, 3, 4), 0, 2, NULL, 0, 4 },
+	{ "count: 1 with 5 bytes after (room is at least)", COUNT, B(0, 0, 0, 1, 1, 2, 3, 4, 5),
+	  0, 1, NULL, 0, 5 },
+	{ "count: COUNT_MAX with its bytes", COUNT, B(0, 0, 0, 3, 1, 2, 3, 4, 5, 6), 0, 3, NULL, 0, 6 },
+	{ "count: COUNT_MAX + 1 refused as too long", COUNT,
+	  B(0, 0, 0, 4, 1, 2, 3, 4, 5, 6, 7, 8), BUF_ERR_TOO_LONG, 0, NULL, 0, 0 },
+	{ "count: 0xffffffff refused as too long", COUNT, B(0xff, 0xff, 0xff, 0xff, 1, 2),
+	  BUF_ERR_TOO_LONG, 0, NULL, 0, 0 },
+	{ "count: 2 with 3 bytes after refused: no room", COUNT, B(0, 0, 0, 2, 1, 2, 3),
+	  BUF_ERR_FORMAT, 0, NULL, 0, 0 },
+	{ "count: 1 with nothing after refused: no room", COUNT, B(0, 0, 0, 1),
+	  BUF_ERR_FORMAT, 0, NULL, 0, 0 },
+	{ "count: 3 octets refused", COUNT, B(0, 0, 1), BUF_ERR_SHORT, 0, NULL, 0, 0 },
 	{ "uint32: big-endian", U32, B(0xde, 0xad, 0xbe, 0xef), 0, 0xdeadbeef, NULL, 0, 0 },
 	{ "uint32: 0xffffffff", U32, B(0xff, 0xff, 0xff, 0xff), 0, 0xffffffff, NULL, 0, 0 },
 	{ "uint32: 3 octets refused", U32, B(0x00, 0x00, 0x01), BUF_ERR_SHORT, 0, NULL, 0, 0 },
@@ -120,8 +143,16 @@ run_op(const struct rdcase *c, struct rd *r, uint64_t *val, struct slice *s)
 		rc = rd_bool(r, &v);
 		*val = (uint64_t)v;
 		break;
+	case FLAG:
+		rc = rd_flag(r, &v);
+		*val = (uint64_t)v;
+		break;
 	case U32:
 		rc = rd_u32(r, &u);
+		*val = u;
+		break;
+	case COUNT:
+		rc = rd_count(r, COUNT_MAX, COUNT_BYTES, &u);
 		*val = u;
 		break;
 	case U64:
@@ -154,7 +185,8 @@ run_op(const struct rdcase *c, struct rd *r, uint64_t *val, struct slice *s)
 static int
 is_number_op(enum op op)
 {
-	return op == U8 || op == BOOL || op == U32 || op == U64;
+	return op == U8 || op == BOOL || op == FLAG || op == U32 || op == COUNT ||
+	    op == U64;
 }
 
 static void
