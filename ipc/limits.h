@@ -71,6 +71,17 @@
                                                   * longest idle one (idle at
                                                   * least this long) makes room */
 
+/* Keys held, all clients together: an add past either budget is refused
+ * (SSH_AGENT_FAILURE); a re-add is charged its new size less its old. A
+ * key costs the bytes its ADD sent -- private key, comment, destination
+ * constraints, provider: what policy and keyholder keep of it, within a
+ * small factor -- plus a fixed overhead that any key costs. OpenSSH's
+ * agent takes keys until memory runs out. */
+#define AGENT_MAX_KEYS             16384         /* identities held */
+#define AGENT_MAX_HELD_BYTES       (32 * 1024 * 1024) /* their summed cost */
+#define AGENT_KEY_OVERHEAD         1024          /* cost of any key, beyond
+                                                  * its request's bytes */
+
 /* Processes. */
 #define MONITOR_MIN_NOFILE         10            /* §11.5: refuse to run below */
 #define MONITOR_FD_RESERVE         10            /* §11.8: maxfds = NOFILE - this */

@@ -79,11 +79,13 @@ idt_insert(struct idtable *t, struct identity *id)
 			t->n--;
 			return -1;
 		}
-		return 0;
+	} else {
+		h = hash_blob(id->blob, id->blob_len) % t->nbuckets;
+		id->hnext = t->buckets[h];
+		t->buckets[h] = id;
 	}
-	h = hash_blob(id->blob, id->blob_len) % t->nbuckets;
-	id->hnext = t->buckets[h];
-	t->buckets[h] = id;
+	t->bytes += id->cost;
+	t->gen++;
 	return 0;
 }
 
@@ -104,6 +106,29 @@ idt_remove(struct idtable *t, struct identity *id)
 	t->n--;
 	for (size_t i = id->order; i < t->n; i++)
 		t->order[i]->order = i;
+	t->bytes -= id->cost;
+	t->gen++;
+}
+
+void
+idt_recharge(struct idtable *t, struct identity *held, size_t cost)
+{
+	t->bytes = t->bytes - held->cost + cost;
+	held->cost = cost;
+	t->gen++;
+}
+
+int
+idt_room(const struct idtable *t, const struct identity *held, size_t cost)
+{
+	size_t n = t->n, bytes = t->bytes;
+
+	if (held != NULL) {
+		n--;
+		bytes -= held->cost;
+	}
+	return n < AGENT_MAX_KEYS && cost <= AGENT_MAX_HELD_BYTES &&
+	    bytes <= AGENT_MAX_HELD_BYTES - cost;
 }
 
 void

@@ -30,6 +30,7 @@ struct identity {
 	int p11;                        /* on a PKCS#11 token: no keyholder */
 	uint32_t p11_key;               /* its index in the helper's listing */
 	char fp[96];                    /* fingerprint in the -E hash, for logs */
+	size_t cost;                    /* charged against AGENT_MAX_HELD_BYTES */
 };
 
 struct idtable {
@@ -37,6 +38,9 @@ struct idtable {
 	size_t n, cap;
 	struct identity **buckets;
 	size_t nbuckets;
+	size_t bytes;                   /* sum of the held identities' cost */
+	uint64_t gen;                   /* changes whenever an identity comes,
+	                                 * goes or is replaced */
 };
 
 /* strdup, or the end: policy out of memory fails closed. */
@@ -49,6 +53,11 @@ struct identity *idt_find(const struct idtable *t, struct slice blob);
 /* Append a new identity (takes ownership). -1 on allocation failure. */
 int idt_insert(struct idtable *t, struct identity *id);
 void idt_remove(struct idtable *t, struct identity *id);
+/* held takes over next's cost (a re-add replaces it in place). */
+void idt_recharge(struct idtable *t, struct identity *held, size_t cost);
+/* Whether the table has room for an identity of this cost, replacing held
+ * (NULL: a new one): AGENT_MAX_KEYS and AGENT_MAX_HELD_BYTES. */
+int idt_room(const struct idtable *t, const struct identity *held, size_t cost);
 void identity_free(struct identity *id);
 
 #endif

@@ -76,6 +76,21 @@ keys_expire(struct policy *P)
 	keys_expiry_changed(P);
 }
 
+/* Has the table, or this connection's bindings, changed since its last
+ * list logged what it hid? Records the state either way. */
+static int
+list_news(struct policy *P, struct conn *cn)
+{
+	int news = !cn->hid.told || cn->hid.gen != P->ids.gen ||
+	    cn->hid.nbind != cn->bind.n || cn->hid.attempted != cn->bind.attempted;
+
+	cn->hid.told = 1;
+	cn->hid.gen = P->ids.gen;
+	cn->hid.nbind = cn->bind.n;
+	cn->hid.attempted = cn->bind.attempted;
+	return news;
+}
+
 int
 h_list(struct ctx *c)
 {
@@ -85,6 +100,11 @@ h_list(struct ctx *c)
 
 	if (msg_empty_decode(&c->r) != 0)
 		return -1;
+	/* A client may list as often as it likes: what it is not shown is
+	 * logged once for each state of the table and of its bindings, and a
+	 * cut list once for each key count, or the log would grow by a line
+	 * a hidden key for every request. */
+	int tell_hidden = list_news(P, c->conn);
 	wb_init(&e);
 	for (size_t i = 0; i < P->ids.n; i++) {
 		struct identity *id = P->ids.order[i];
@@ -92,6 +112,8 @@ h_list(struct ctx *c)
 		struct verdict v;
 		if (!visible(id, c->conn, &v)) {        /* §8.5 */
 			char path[1024];
+			if (!tell_hidden)
+				continue;
 			describe_path(P, id, &c->conn->bind, path, sizeof(path));
 			log_info("connection %u: %s %s \"%s\" not listed: %s (hop %zu "
 			    "of path %s)", c->h.conn, key_kind_name(id->kind), id->fp,
@@ -100,8 +122,10 @@ h_list(struct ctx *c)
 		}
 		/* Clients refuse answers over 256 KiB; send what they accept. */
 		if (e.len + need + 16 > AGENT_MAX_FRAME) {
-			log_error("identity list cut at %u of %zu keys: clients refuse "
-			    "answers over 256 KiB", m.n, P->ids.n);
+			if (P->cut_told != P->ids.n)
+				log_error("identity list cut at %u of %zu keys: clients "
+				    "refuse answers over 256 KiB", m.n, P->ids.n);
+			P->cut_told = P->ids.n;
 			break;
 		}
 		wb_string(&e, id->blob, id->blob_len);
@@ -132,7 +156,7 @@ refuse_add(struct ctx *c, const char *why, struct identity *id)
  * NULL (and *why) when the request must be refused. */
 static struct identity *
 identity_of(struct ctx *c, const struct privkey *k, const struct msg_add *m,
-    const char **why)
+    size_t cost, const char **why)
 {
 	struct policy *P = c->P;
 	struct identity *id, *held;
@@ -172,6 +196,15 @@ identity_of(struct ctx *c, const struct privkey *k, const struct msg_add *m,
 		identity_free(id);
 		return NULL;
 	}
+	/* Adds are judged one at a time (the barrier), so the room counted
+	 * here is the room the add will find. */
+	if (!idt_room(&P->ids, held, cost)) {
+		*why = "the agent holds as many keys as it may (AGENT_MAX_KEYS, "
+		    "AGENT_MAX_HELD_BYTES)";
+		identity_free(id);
+		return NULL;
+	}
+	id->cost = cost;
 	if (m->c.has_dest && dest_set_build(&id->dest, m->c.dest, why) != 0) {
 		if (*why == NULL)
 			*why = "invalid destination constraint";
@@ -201,6 +234,10 @@ h_add(struct ctx *c)
 
 	if (msg_add_decode(&c->r, &m) != 0)
 		return -1;
+	/* what keeping it costs, as ipc/limits.h counts */
+	size_t cost = m.key.len + m.comment.len + AGENT_KEY_OVERHEAD +
+	    (m.c.has_dest ? m.c.dest.len : 0) +
+	    (m.c.has_provider ? m.c.provider.len : 0);
 	rd_init(&kr, m.key.p, m.key.len);
 	if (key_parse_private(&kr, &k, &why) != 0 || rd_done(&kr) != 0) {
 		refuse_add(c, why ? why : "bytes after the key", NULL);
@@ -211,7 +248,7 @@ h_add(struct ctx *c)
 		    "FIDO key", NULL);
 		return 0;
 	}
-	if ((id = identity_of(c, &k, &m, &why)) == NULL) {
+	if ((id = identity_of(c, &k, &m, cost, &why)) == NULL) {
 		refuse_add(c, why, NULL);
 		return 0;
 	}
@@ -324,6 +361,7 @@ keys_add_done(struct policy *P, struct pending *p, int ok)
 		dest_set_free(&old->dest);      /* re-adding replaces every constraint */
 		old->dest = id->dest;
 		memset(&id->dest, 0, sizeof(id->dest));
+		idt_recharge(&P->ids, old, id->cost);
 		kh_delete(P, stale);
 		log_info("replaced %s %s \"%s\"", key_kind_name(old->kind), old->fp,
 		    old->comment);

@@ -240,6 +240,8 @@ p11_identity(struct policy *P, struct pending *p, const struct p11_key *k,
 	if (p->keep.has_dest &&
 	    dest_set_build(&id->dest, wb_slice_of(&p->data), &why) != 0)
 		fatal("a destination constraint checked at the add no longer builds");
+	id->cost = id->blob_len + strlen(id->comment) + strlen(id->provider) +
+	    p->data.len + AGENT_KEY_OVERHEAD;
 	if (p->keep.has_lifetime)
 		id->expiry_ms = p->keep.lifetime == 0 ? 1 :
 		    now_ms() + (uint64_t)p->keep.lifetime * 1000;
@@ -279,6 +281,12 @@ p11_listed(struct policy *P, struct pending *p, struct slice reply, int fail)
 			continue;
 		if (idt_find(&P->ids, (struct slice){ id->blob, id->blob_len })) {
 			identity_free(id);      /* held already: as ssh-agent */
+			continue;
+		}
+		if (!idt_room(&P->ids, NULL, id->cost)) {
+			log_info("PKCS#11 key %u %s skipped: the agent holds as many "
+			    "keys as it may", i, id->fp);
+			identity_free(id);
 			continue;
 		}
 		if (idt_insert(&P->ids, id) != 0)

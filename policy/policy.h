@@ -24,6 +24,9 @@ struct conn {
 	uint32_t uid, pid;
 	struct bindings bind;   /* session-bind chain (spec §7.3) */
 	struct caller caller;   /* who the peer is (MSG_PEER), caller.h */
+	/* The identity table and bindings the last list here saw when it
+	 * logged the keys it hid: the same again logs nothing (h_list). */
+	struct { int told, attempted; size_t nbind; uint64_t gen; } hid;
 };
 
 /* "Remote" (spec §8.10): a session-bind was attempted or made. */
@@ -50,6 +53,8 @@ struct policy {
 	long default_lifetime;  /* seconds, <= 0: none */
 	struct policy_args args;        /* as keyward started us (ipc/args.h) */
 	struct idtable ids;
+	size_t cut_told;                /* the key count an identity list was
+	                                 * last logged as cut at, 0: never */
 	struct conn *conns;
 	int opened;                     /* a MSG_OPEN came: no start-up rules now */
 	struct ruleset *rules;          /* keyward(5); NULL: none (allow) */

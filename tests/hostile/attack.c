@@ -6,8 +6,8 @@
  * Plays a forwarded server that opens as many agent connections as it
  * likes and sends any well-formed request, against the agent listening on
  * SOCK whose process (tree) is PID; NAME is "keyward" or "ssh-agent". CASE
- * is one letter of the issue (a-k, see the cases below) and the output is
- * TAP. Throughout every case a probe (a separate, well-behaved connection)
+ * is one letter (a-k from the issue, l since; see the cases below) and
+ * the output is TAP. Throughout every case a probe (a separate, well-behaved connection)
  * does LIST and an Ed25519 SIGN every PROBE_PERIOD_MS and records its worst
  * latency; each case asserts that the agent is alive, kept its keys and
  * answered the probe within PROBE_BOUND_MS (x3 for sanitizer builds:
@@ -25,6 +25,7 @@
  * them takes minutes.
  */
 #include "ipc/buf.h"
+#include "ipc/limits.h"
 #include "tests/hostile/client.h"
 
 #include <openssl/evp.h>
@@ -780,6 +781,7 @@ list_fresh(const struct key *k, int *found, int timeout_ms)
 /* ---------------------------------------------------------------- probe */
 
 static struct key *probe_key;
+#define PROBE_COMMENT "probe@hostile"
 
 struct probe {
 	pthread_t th;
@@ -1394,6 +1396,7 @@ case_d(void)
 }
 
 /* e. a failed session-bind hides destination-constrained keys. */
+#define HIDDEN_RELISTS 100
 static void
 case_e(void)
 {
@@ -1455,6 +1458,23 @@ case_e(void)
 	}
 	list_has(c.msg, probe_key, &found);
 	tap_ok(n >= 0 && found, "e: ... and still lists the unconstrained probe key");
+	/* asked again and again: hidden each time (the .t wrapper checks
+	 * that the log said so once, not once a LIST) */
+	if (is_keyward()) {
+		int i, hid = 0;
+
+		for (i = 0; i < HIDDEN_RELISTS; i++) {
+			wb_reset(&w);
+			msg_simple(&w, MSG_REQ_IDENTITIES);
+			t = cl_call(&c, &w, bound_ms(10000));
+			hid += t == MSG_IDENTITIES && list_has(c.msg, dk, &found) >= 0 &&
+			    !found;
+		}
+		tap_ok(hid == HIDDEN_RELISTS, "e: %d LISTs more: the key hidden from "
+		    "each (%d)", HIDDEN_RELISTS, hid);
+	} else {
+		tap_keyward_only("ssh-agent before 9.6 lists the key after a failed bind");
+	}
 
 	wb_reset(&w);
 	{
@@ -1480,6 +1500,168 @@ case_e(void)
 	cl_free(&c);
 	probe_stop(&p);
 	check_common("e (hidden keys)", &p, keep, 1);
+	wb_free(&w);
+}
+
+/* l. the keys held: a forwarded server adds keys until the agent says no.
+ * The byte budget is spent by keys with 250 KiB comments, the count by
+ * small keys; each is refused with SSH_AGENT_FAILURE past its limit, a
+ * re-add of a held key still fits, a removal makes room again. With
+ * AGENT_MAX_KEYS held a LIST is cut to what one answer may carry, and
+ * the connection asking again and again (the .t wrapper counts the log
+ * lines this leaves) is answered the same each time. */
+static void
+key_free(struct key *k)
+{
+	EVP_PKEY_free(k->pk);
+	wb_free(&k->blob);
+	wb_free(&k->priv);
+	free(k);
+}
+
+/* On one connection: add keys[0..n) (comment cm) until one is refused;
+ * how many were taken; *refusal the first answer that was not SUCCESS. */
+static int
+add_until_refused(struct cl *c, struct key **keys, int n, const char *cm, int *refusal)
+{
+	struct wb w;
+	int i, t = MSG_SUCCESS;
+
+	wb_init(&w);
+	for (i = 0; i < n; i++) {
+		wb_reset(&w);
+		msg_add(&w, keys[i], cm);
+		if ((t = cl_call(c, &w, bound_ms(10000))) != MSG_SUCCESS)
+			break;
+	}
+	*refusal = t;
+	wb_free(&w);
+	return i;
+}
+
+/* On one connection: remove keys[0..n); how many the agent removed. */
+static int
+remove_all(struct cl *c, struct key **keys, int n)
+{
+	struct wb w;
+	int i, gone = 0;
+
+	wb_init(&w);
+	for (i = 0; i < n; i++) {
+		wb_reset(&w);
+		msg_remove(&w, keys[i]);
+		gone += cl_call(c, &w, bound_ms(10000)) == MSG_SUCCESS;
+	}
+	wb_free(&w);
+	return gone;
+}
+
+static void
+case_l(void)
+{
+	enum { NBIG = 200, NLIST = 50, COMMENT = 250 * 1024, OVER_FRAME = 4600 };
+	/* ssh-agent takes keys in time that grows with the keys held (77 s
+	 * for 16,392): for it, enough that one LIST is over a frame */
+	const int nsmall = is_keyward() ? AGENT_MAX_KEYS + 8 : OVER_FRAME;
+	struct key **big = xmalloc(NBIG * sizeof(*big));
+	struct key **small = xmalloc((size_t)nsmall * sizeof(*small));
+	struct key *keep[1] = { probe_key };
+	struct cl c = { .fd = -1 };
+	char *cm = xmalloc(COMMENT + 1);
+	size_t cost, held;
+	struct probe p;
+	struct wb w;
+	int i, nb, ns, t, refusal, n, found, allcut = 1, gone;
+	uint64_t t0;
+
+	memset(cm, 'c', COMMENT);
+	for (i = 0; i < NBIG; i++)
+		big[i] = key_new(K_ED25519);
+	for (i = 0; i < nsmall; i++)
+		small[i] = key_new(K_ED25519);
+	wb_init(&w);
+	/* what keyward charges for a key (ipc/limits.h) */
+	held = probe_key->priv.len + strlen(PROBE_COMMENT) + AGENT_KEY_OVERHEAD;
+	cost = big[0]->priv.len + COMMENT + AGENT_KEY_OVERHEAD;
+	probe_start(&p, 1);
+	if (cl_connect(&c, bound_ms(10000)) != 0)
+		die("l: cannot connect");
+
+	/* the byte budget */
+	t0 = now_ms();
+	nb = add_until_refused(&c, big, NBIG, cm, &refusal);
+	figure("l-bytes", "%d keys of %zu bytes taken in %.1f s, then answer %d", nb,
+	    cost, (double)(now_ms() - t0) / 1000, refusal);
+	if (is_keyward()) {
+		/* as many whole big keys as fit beside the probe key */
+		int want = (int)((AGENT_MAX_HELD_BYTES - held) / cost);
+		tap_ok(refusal == MSG_FAILURE && nb == want,
+		    "l: keys of %zu bytes are refused with FAILURE past "
+		    "AGENT_MAX_HELD_BYTES (%d taken, %d expected, answer %d)", cost,
+		    nb, want, refusal);
+		wb_reset(&w);
+		msg_add(&w, big[0], cm);
+		t = cl_call(&c, &w, bound_ms(10000));
+		tap_ok(nb > 0 && t == MSG_SUCCESS, "l: ... a held key re-added at "
+		    "its size still fits (answer %d)", t);
+	} else {
+		diag("l: %s took all %d keys of %zu bytes (answer %d)", agent_name, nb,
+		    cost, refusal);
+		tap_keyward_only("ssh-agent holds as many keys as memory allows");
+		tap_keyward_only("ssh-agent holds as many keys as memory allows");
+	}
+	gone = remove_all(&c, big, nb);
+	tap_ok(gone == nb, "l: all %d big keys removed (%d)", nb, gone);
+	wb_reset(&w);
+	msg_add(&w, big[nb < NBIG ? nb : 0], cm);
+	t = cl_call(&c, &w, bound_ms(10000));
+	tap_ok(t == MSG_SUCCESS, "l: ... which makes room again (answer %d)", t);
+	remove_all(&c, &big[nb < NBIG ? nb : 0], 1);
+
+	/* the count budget */
+	t0 = now_ms();
+	ns = add_until_refused(&c, small, nsmall, "", &refusal);
+	figure("l-count", "%d small keys taken in %.1f s, then answer %d", ns,
+	    (double)(now_ms() - t0) / 1000, refusal);
+	if (is_keyward())
+		tap_ok(refusal == MSG_FAILURE && ns == AGENT_MAX_KEYS - 1,
+		    "l: with the probe key held, %d more keys are taken and the next "
+		    "is refused with FAILURE (%d taken, answer %d)", AGENT_MAX_KEYS - 1,
+		    ns, refusal);
+	else
+		tap_keyward_only("ssh-agent holds as many keys as memory allows");
+
+	/* lists at the limit: cut, and the same every time */
+	for (i = 0; i < NLIST; i++) {
+		wb_reset(&w);
+		msg_simple(&w, MSG_REQ_IDENTITIES);
+		t = cl_call(&c, &w, bound_ms(10000));
+		n = t == MSG_IDENTITIES ? list_has(c.msg, probe_key, &found) : -1;
+		if (n < 0 || !found || c.msg.len > FRAME_MAX || n >= ns + 1) {
+			allcut = 0;
+			diag("l: list %d: answer %d, %d keys, %zu bytes, probe key %s", i, t,
+			    n, c.msg.len, found ? "listed" : "missing");
+			break;
+		}
+	}
+	if (is_keyward() || allcut)
+		tap_ok(allcut, "l: %d LISTs with %d keys held: each answer within one "
+		    "frame, cut, the first key in it", NLIST, ns + 1);
+	else
+		tap_skip("l: %s's LIST of %d keys is over one frame (%s)", agent_name,
+		    ns + 1, "clients refuse it");
+	gone = remove_all(&c, small, ns);
+	tap_ok(gone == ns, "l: all %d small keys removed (%d)", ns, gone);
+	cl_free(&c);
+	probe_stop(&p);
+	check_common("l (keys held)", &p, keep, 1);
+	for (i = 0; i < NBIG; i++)
+		key_free(big[i]);
+	for (i = 0; i < nsmall; i++)
+		key_free(small[i]);
+	free(big);
+	free(small);
+	free(cm);
 	wb_free(&w);
 }
 
@@ -2081,6 +2263,7 @@ static const struct {
 	{ 'i', case_i, "connection flood" },
 	{ 'j', case_j, "slow writers and vanishing clients" },
 	{ 'k', case_k, "mixed soak (make stress)" },
+	{ 'l', case_l, "keys held: the byte and count budgets, lists at the limit" },
 };
 
 int
@@ -2124,7 +2307,7 @@ main(int argc, char **argv)
 	    agent_name, (int)agent_pid, case_table[i].what, bound_ms(PROBE_BOUND_MS));
 
 	probe_key = key_new(K_ED25519);
-	wt = add_key(probe_key, "probe@hostile");
+	wt = add_key(probe_key, PROBE_COMMENT);
 	if (!tap_ok(wt == MSG_SUCCESS && list_fresh(probe_key, &found, 10000) > 0 && found,
 	    "the probe's Ed25519 key is added and listed"))
 		die("the agent does not take a key (answer %d)", wt);

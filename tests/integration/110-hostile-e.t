@@ -7,4 +7,12 @@
 . "$(dirname "$0")/lib-hostile.sh"
 
 hostile_case e
+# The connection lists 100 times more after its failed bind: the key it
+# cannot see is logged once for that state, not once a LIST.
+if is_keyward; then
+	n=$(grep -c '"dest-perseus" not listed' "$T/agent-keyward.log")
+	is "$n" 1 "the hidden key is logged once for all of that connection's LISTs"
+else
+	skip "keyward only: the log lines of a hidden key"
+fi
 done_testing

@@ -1,11 +1,14 @@
 /*
  * test_identity.c - policy's identity table (policy/identity.c): found by
  * exact blob, listed in first-add order, and the order of the others kept
- * when one goes (spec §5.2: clients depend on the order).
+ * when one goes (spec §5.2: clients depend on the order); and the budget
+ * of keys held (AGENT_MAX_KEYS, AGENT_MAX_HELD_BYTES) that refuses an add
+ * past it.
  */
 #include "policy/identity.h"
 #include "tests/unit/tap.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,10 +171,100 @@ test_blobs(void)
 	table_free(&t);
 }
 
+static struct identity *
+make_cost(unsigned i, size_t cost)
+{
+	struct identity *id = make_nth(i);
+
+	id->cost = cost;
+	return id;
+}
+
+/* The byte budget, case by case: room for one more of cost `add` (held:
+ * replacing the table's first identity) with the table holding `have`. */
+static void
+test_bytes(void)
+{
+	static const struct {
+		size_t have;            /* cost of the one identity held, 0: none */
+		int replace;
+		size_t add;
+		int room;
+		const char *what;
+	} T[] = {
+		{ 0, 0, 0, 1, "empty: a key of no cost" },
+		{ 0, 0, AGENT_MAX_HELD_BYTES, 1, "empty: a key of the whole budget" },
+		{ 0, 0, AGENT_MAX_HELD_BYTES + 1, 0, "empty: one byte over the budget" },
+		{ 0, 0, SIZE_MAX, 0, "empty: SIZE_MAX does not wrap into room" },
+		{ AGENT_MAX_HELD_BYTES - 100, 0, 100, 1, "100 bytes left: 100 fit" },
+		{ AGENT_MAX_HELD_BYTES - 100, 0, 101, 0, "100 bytes left: 101 do not" },
+		{ AGENT_MAX_HELD_BYTES, 0, 0, 1, "budget spent: a key of no cost fits" },
+		{ AGENT_MAX_HELD_BYTES, 0, 1, 0, "budget spent: one byte does not" },
+		{ AGENT_MAX_HELD_BYTES, 1, AGENT_MAX_HELD_BYTES, 1,
+		    "budget spent by one key: re-adding it at the same size fits" },
+		{ AGENT_MAX_HELD_BYTES, 1, AGENT_MAX_HELD_BYTES + 1, 0,
+		    "budget spent by one key: re-adding it one byte larger does not" },
+		{ AGENT_MAX_HELD_BYTES - 1, 1, 1, 1, "a re-add smaller than before fits" },
+		{ 1, 1, SIZE_MAX, 0, "a re-add of SIZE_MAX does not wrap" },
+	};
+
+	for (size_t i = 0; i < sizeof(T) / sizeof(T[0]); i++) {
+		struct idtable t;
+		struct identity *held = NULL;
+
+		idt_init(&t);
+		if (T[i].have > 0 && idt_insert(&t, held = make_cost(0, T[i].have)) != 0)
+			abort();
+		ok(idt_room(&t, T[i].replace ? held : NULL, T[i].add) == T[i].room,
+		    "room: %s", T[i].what);
+		table_free(&t);
+	}
+}
+
+/* The count budget, the running sum and the generation. */
+static void
+test_budget(void)
+{
+	struct idtable t;
+	struct identity *first, *last = NULL, *extra;
+	size_t failed = 0;
+	uint64_t g;
+
+	idt_init(&t);
+	g = t.gen;
+	first = make_cost(0, 10);
+	ok(idt_insert(&t, first) == 0 && t.bytes == 10 && t.gen != g,
+	    "insert: its cost is counted and the generation moves");
+	for (unsigned i = 1; i < AGENT_MAX_KEYS; i++)
+		failed += idt_insert(&t, last = make_cost(i, 3)) != 0;
+	ok(failed == 0 && t.n == AGENT_MAX_KEYS &&
+	    t.bytes == 10 + 3 * (size_t)(AGENT_MAX_KEYS - 1),
+	    "AGENT_MAX_KEYS identities held, their costs summed");
+	ok(!idt_room(&t, NULL, 0), "at AGENT_MAX_KEYS: no room for another, "
+	    "whatever its cost");
+	ok(idt_room(&t, last, 3), "at AGENT_MAX_KEYS: a re-add of a held key fits");
+	g = t.gen;
+	idt_recharge(&t, first, 1000);
+	ok(t.bytes == 1000 + 3 * (size_t)(AGENT_MAX_KEYS - 1) && first->cost == 1000 &&
+	    t.gen != g, "a re-add recharges: the old cost out, the new in, "
+	    "the generation moves");
+	g = t.gen;
+	idt_remove(&t, last);
+	identity_free(last);
+	ok(t.n == AGENT_MAX_KEYS - 1 && t.bytes == 1000 + 3 * (size_t)(AGENT_MAX_KEYS - 2) &&
+	    t.gen != g, "remove: its cost is returned and the generation moves");
+	ok(idt_room(&t, NULL, 0), "one removed: room for one more");
+	ok(idt_insert(&t, extra = make_cost(AGENT_MAX_KEYS, 0)) == 0 &&
+	    !idt_room(&t, NULL, 0), "... and after it, none again");
+	table_free(&t);
+}
+
 int
 main(void)
 {
 	test_many();
 	test_blobs();
+	test_bytes();
+	test_budget();
 	return done_testing();
 }
