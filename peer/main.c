@@ -191,6 +191,39 @@ confine(void)
 	sandbox_peer(CHAN_FD, EXE_FD);
 }
 
+#ifdef KEYWARD_TESTING
+/* Test builds only: KEYWARD_TEST_PEER_LIE makes every answer a lie of one
+ * kind, as an inspector a hostile peer had taken over could send them
+ * (155-peer-lies.t): "garbage" bytes, an answer to a "wrong-id", an
+ * "oversize" one, or a well-formed "forge" naming /usr/bin/ssh. */
+static const char *test_lie;
+
+static void
+lie(struct wb *w, struct peer_reply *rep)
+{
+	static const char forged[] = "/usr/bin/ssh";
+
+	if (strcmp(test_lie, "garbage") == 0) {
+		wb_bytes(w, "\xff\xff\xff\xff\xff\xff\xff", 7);
+		return;
+	}
+	if (strcmp(test_lie, "wrong-id") == 0) {
+		rep->id += 1000;
+	} else if (strcmp(test_lie, "forge") == 0) {
+		rep->status = PEER_OK;
+		rep->exe = rep->cmdline = (struct slice){
+		    (const uint8_t *)forged, sizeof(forged) - 1 };
+		rep->nanc = 0;
+	} else if (strcmp(test_lie, "oversize") != 0) {
+		fatal("KEYWARD_TEST_PEER_LIE: no lie named %s", test_lie);
+	}
+	peer_reply_encode(w, rep);
+	if (strcmp(test_lie, "oversize") == 0)
+		while (w->len <= PEER_MAX_REPLY && !w->err)
+			wb_u8(w, 0);
+}
+#endif
+
 static int
 send_reply(uint32_t id, const struct proc_report *r)
 {
@@ -213,6 +246,11 @@ send_reply(uint32_t id, const struct proc_report *r)
 		    (const uint8_t *)r->anc[i].argv0, r->anc[i].argv0_len };
 	}
 	wb_init(&w);
+#ifdef KEYWARD_TESTING
+	if (test_lie != NULL)
+		lie(&w, &rep);
+	else
+#endif
 	peer_reply_encode(&w, &rep);
 	if (w.err)
 		fatal("cannot encode the reply");
@@ -296,6 +334,7 @@ main(int argc, char **argv)
 	 * checking it is still the same process (150-peer.t's race). */
 	if ((pause = getenv("KEYWARD_TEST_PEER_PAUSE_MS")) != NULL)
 		proc_test_pause_ms = atoi(pause);
+	test_lie = getenv("KEYWARD_TEST_PEER_LIE");
 #endif
 	confine();
 	return serve();
