@@ -180,6 +180,10 @@
 #define PROMPT_MAX_TEXT            2048
 #define PROMPT_MAX_OUTPUT          1024          /* bytes read from askpass */
 #define PROMPT_MAX_CONCURRENT      16
+#define PROMPT_MAX_PER_HOP         2             /* confirm prompts open at once
+                                                  * for clients forwarded from
+                                                  * one host; more wait their
+                                                  * turn (policy/sign.c) */
 
 /* Rules files (policy/rules.h, keyward(5)): read whole before any
  * sandbox, refused whole when one line is wrong. A pattern is bounded so

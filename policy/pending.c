@@ -37,6 +37,7 @@ pending_new(struct policy *P, enum pending_state s, uint32_t conn, uint32_t req)
 	wb_init(&p->data);
 	wb_init(&p->pin);
 	wb_init(&p->rule.memo);
+	wb_init(&p->origin);
 	P->npending++;
 	return p;
 }
@@ -88,6 +89,8 @@ pending_free(struct policy *P, struct pending *p)
 	free(p->p11_provider);
 	identity_free(p->add);
 	ruling_free(&p->rule);
+	free(p->prompt);
+	wb_free(&p->origin);
 	free(p);
 	P->npending--;
 }
@@ -95,7 +98,23 @@ pending_free(struct policy *P, struct pending *p)
 void
 pending_gone(struct policy *P, uint32_t conn)
 {
-	struct pending **pp = &P->pending, *p, *prev;
+	struct pending **pp, *p, *prev;
+
+	/* Its requests waiting for a prompt end first, so that a prompt
+	 * this closes goes to someone else's. */
+	for (pp = &P->prompt_wait, prev = NULL; (p = *pp) != NULL;) {
+		if (p->conn != conn) {
+			prev = p;
+			pp = &p->next;
+			continue;
+		}
+		*pp = p->next;
+		if (P->prompt_wait_tail == p)
+			P->prompt_wait_tail = prev;
+		reply_status(P, p->conn, p->req, ST_FAIL);
+		pending_free(P, p);
+	}
+	pp = &P->pending;
 
 	while ((p = *pp) != NULL) {
 		if (p->conn != conn) {
@@ -117,7 +136,13 @@ pending_gone(struct policy *P, uint32_t conn)
 		msg_begin(&P->out, MSG_PROMPT_CANCEL, p->id, 0);
 		send_to(&P->pr, &P->out, "prompter");
 		reply_status(P, p->conn, p->req, ST_FAIL);
+		struct wb origin = p->origin;
+		wb_init(&p->origin);
 		pending_free(P, p);
+		/* Its host's next prompt goes in at the head of the list, for
+		 * another connection: the walk goes on from *pp either way. */
+		sign_prompt_ended(P, wb_slice_of(&origin));
+		wb_free(&origin);
 	}
 	/* A guess whose client has gone is not judged: nobody would hear the
 	 * answer, and judging it could still unlock the agent for whoever

@@ -51,6 +51,8 @@ enum pending_state {
 	P_SK_MATERIAL,          /* at the keyholder: a FIDO key's handle */
 	P_TOKEN,                /* at the broker: a token's signature */
 	P_PIN,                  /* at the prompter: the token's PIN */
+	P_CONFIRM_WAIT,         /* in policy's prompt_wait: its forwarding host
+	                         * has PROMPT_MAX_PER_HOP prompts open */
 	P_P11_LOGIN,            /* at the broker: a provider's helper logs in
 	                         * and lists its keys (p11.c) */
 	P_P11_SIGN,             /* at the broker: its helper signs */
@@ -82,6 +84,9 @@ struct pending {
 	} keep;
 	struct identity *add;   /* P_ADD: the identity to insert on success */
 	struct ruling rule;     /* sign: what the rules said (ruling.h) */
+	char *prompt;           /* P_CONFIRM(_WAIT): the question */
+	struct wb origin;       /* P_CONFIRM(_WAIT): the host key of the host
+	                         * its client was forwarded from; empty: none */
 };
 
 struct policy;

@@ -61,6 +61,9 @@ struct policy {
 	struct remembered *remembered;  /* approvals a rule's remember= keeps */
 	struct pending *pending;
 	size_t npending;
+	/* Confirm requests waiting for a prompt of their forwarding host
+	 * (P_CONFIRM_WAIT, sign.c), in arrival order. */
+	struct pending *prompt_wait, *prompt_wait_tail;
 	/* A request whose effect is not known until the keyholder answers
 	 * (add, lock, unlock): nothing from the monitor is judged before it
 	 * (dispatch.c). */
@@ -116,6 +119,9 @@ void keys_expiry_changed(struct policy *P);
 /* sign.c: the next step of a signature once the prompter, the auditor or
  * the keyholder has answered. */
 void sign_confirmed(struct policy *P, struct pending *p, int yes);
+/* A confirm prompt from origin (its forwarding host's key) has closed:
+ * the first request waiting for one of that host is asked now. */
+void sign_prompt_ended(struct policy *P, struct slice origin);
 void sign_audited(struct policy *P, struct pending *p, int ok);
 void sign_signed(struct policy *P, struct pending *p, struct slice sig);
 

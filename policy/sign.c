@@ -190,6 +190,89 @@ go_sign(struct policy *P, struct pending *p, const struct identity *id)
 	pending_keep(P, p);
 }
 
+/* Confirm prompts by where they come from. A forwarded connection's
+ * first session-bind names the host it was forwarded from: the user's
+ * ssh made it before the forwarded client's first byte, so that client
+ * cannot choose it. At most PROMPT_MAX_PER_HOP prompts for one such host
+ * are open at once; its other requests wait their turn in arrival order.
+ * A hostile forwarded server can then neither fill the screen with
+ * prompts nor take every prompt (PROMPT_MAX_CONCURRENT) from the user's
+ * own clients. Local connections, and logins (whose first binding is not
+ * a forwarding one), are not counted: they are the user's. */
+static struct slice
+forwarded_from(const struct conn *c)
+{
+	if (c == NULL || c->bind.n == 0 || !c->bind.b[0].forwarding)
+		return (struct slice){ NULL, 0 };
+	return (struct slice){ c->bind.b[0].key, c->bind.b[0].keylen };
+}
+
+static int
+prompt_room(const struct policy *P, struct slice origin)
+{
+	size_t open = 0;
+
+	if (origin.len == 0)
+		return 1;
+	for (const struct pending *q = P->pending; q != NULL; q = q->next)
+		if (q->state == P_CONFIRM && slice_eq(wb_slice_of(&q->origin), origin))
+			open++;
+	return open < PROMPT_MAX_PER_HOP;
+}
+
+static void
+prompt_send(struct policy *P, struct pending *p)
+{
+	p->state = P_CONFIRM;
+	pending_keep(P, p);
+	msg_begin(&P->out, MSG_PROMPT, p->id, 0);
+	msg_blob_encode(&P->out, &(struct msg_blob){ {
+	    (const uint8_t *)p->prompt, strlen(p->prompt) } });
+	send_to(&P->pr, &P->out, "prompter");
+}
+
+static void
+prompt_or_wait(struct policy *P, struct pending *p, const struct conn *c)
+{
+	struct slice origin = forwarded_from(c);
+
+	wb_bytes(&p->origin, origin.p, origin.len);
+	if (prompt_room(P, origin)) {
+		prompt_send(P, p);
+		return;
+	}
+	log_info("connection %u: its prompt waits: %d are open for the host it "
+	    "is forwarded from", p->conn, PROMPT_MAX_PER_HOP);
+	p->state = P_CONFIRM_WAIT;
+	p->next = NULL;
+	if (P->prompt_wait_tail != NULL)
+		P->prompt_wait_tail->next = p;
+	else
+		P->prompt_wait = p;
+	P->prompt_wait_tail = p;
+}
+
+void
+sign_prompt_ended(struct policy *P, struct slice origin)
+{
+	struct pending **pp, *p, *prev = NULL;
+
+	if (origin.len == 0)
+		return;
+	for (pp = &P->prompt_wait; (p = *pp) != NULL; prev = p, pp = &p->next) {
+		if (!slice_eq(wb_slice_of(&p->origin), origin))
+			continue;
+		*pp = p->next;
+		if (P->prompt_wait_tail == p)
+			P->prompt_wait_tail = prev;
+		prompt_send(P, p);
+		return;
+	}
+}
+
+static void sign_decided(struct policy *P, struct pending *p,
+    struct identity *id, int yes);
+
 int
 h_sign(struct ctx *c)
 {
@@ -242,13 +325,9 @@ h_sign(struct ctx *c)
 		go_sign(P, p, id);
 		return 0;
 	}
-	p->state = P_CONFIRM;
-	pending_keep(P, p);
 	confirm_text(P, id, c->conn, &p->rule, m.data, prompt, sizeof(prompt));
-	msg_begin(&P->out, MSG_PROMPT, p->id, 0);
-	msg_blob_encode(&P->out, &(struct msg_blob){ { (const uint8_t *)prompt,
-	    strlen(prompt) } });
-	send_to(&P->pr, &P->out, "prompter");
+	p->prompt = str_dup(prompt);
+	prompt_or_wait(P, p, c->conn);
 	return 0;
 }
 
@@ -256,7 +335,17 @@ void
 sign_confirmed(struct policy *P, struct pending *p, int yes)
 {
 	struct identity *id = identity_by_key(P, p->key_id);
+	struct wb origin = p->origin;
 
+	wb_init(&p->origin);
+	sign_decided(P, p, id, yes);
+	sign_prompt_ended(P, wb_slice_of(&origin));
+	wb_free(&origin);
+}
+
+static void
+sign_decided(struct policy *P, struct pending *p, struct identity *id, int yes)
+{
 	if (!yes)
 		refuse(P, p, "the user did not confirm", id, 1);
 	else if (id == NULL)

@@ -6,7 +6,7 @@
  * Plays a forwarded server that opens as many agent connections as it
  * likes and sends any well-formed request, against the agent listening on
  * SOCK whose process (tree) is PID; NAME is "keyward" or "ssh-agent". CASE
- * is one letter (a-k from the issue, l since; see the cases below) and
+ * is one letter (a-k from the issue, l-m since; see the cases below) and
  * the output is TAP. Throughout every case a probe (a separate, well-behaved connection)
  * does LIST and an Ed25519 SIGN every PROBE_PERIOD_MS and records its worst
  * latency; each case asserts that the agent is alive, kept its keys and
@@ -1665,6 +1665,118 @@ case_l(void)
 	wb_free(&w);
 }
 
+/* m. prompts from one forwarded host. 20 connections of a forwarded
+ * server (each session-bound, forwarding, to the one host key its agent
+ * connections arrive through) sign with a -c key at once; the askpass the
+ * .t wrapper sets up holds each of those prompts open for a second and
+ * says no. Meanwhile a local client (no session-bind: its prompt says so,
+ * and the askpass answers yes at once) signs with the same key: it must
+ * get its prompt and its signature while the host's prompts wait their
+ * turn, not be refused because the host holds every prompt. The wrapper
+ * reads the askpass log: never more than PROMPT_MAX_PER_HOP of the
+ * host's prompts open at once. */
+#define PROMPT_FLOOD_CONNS   20
+#define PROMPT_LOCAL_MS      5000       /* the local signature, prompt included */
+#define AGENT_CONSTRAIN_CONFIRM 2
+
+static void
+msg_bind(struct wb *w, const struct key *host, int forwarding)
+{
+	uint8_t sid[32], sigraw[64];
+	size_t slen = sizeof(sigraw), m;
+	EVP_MD_CTX *ctx;
+	struct wb sig;
+
+	RAND_bytes(sid, sizeof(sid));
+	if ((ctx = EVP_MD_CTX_new()) == NULL ||
+	    EVP_DigestSignInit(ctx, NULL, NULL, NULL, host->pk) != 1 ||
+	    EVP_DigestSign(ctx, sigraw, &slen, sid, sizeof(sid)) != 1)
+		die("host signature");
+	EVP_MD_CTX_free(ctx);
+	wb_init(&sig);
+	wb_cstring(&sig, "ssh-ed25519");
+	wb_string(&sig, sigraw, slen);
+	m = msg_begin(w, MSG_EXTENSION);
+	wb_cstring(w, "session-bind@openssh.com");
+	wb_slice(w, blob_of(host));
+	wb_string(w, sid, sizeof(sid));
+	wb_slice(w, wb_slice_of(&sig));
+	wb_u8(w, forwarding ? 1 : 0);
+	msg_end(w, m);
+	wb_free(&sig);
+}
+
+static void
+case_m(void)
+{
+	struct key *ck = key_new(K_ED25519), *host = key_new(K_ED25519);
+	struct key *keep[2] = { probe_key, ck };
+	struct cl c[PROMPT_FLOOD_CONNS], local = { .fd = -1 };
+	uint8_t data[32];
+	struct probe p;
+	struct wb w;
+	int i, t, bound = 0, sent = 0;
+	uint64_t t0, took;
+	size_t m;
+
+	wb_init(&w);
+	m = msg_begin(&w, MSG_ADD_CONSTRAINED);
+	wb_bytes(&w, ck->priv.p, ck->priv.len);
+	wb_cstring(&w, "confirm@hostile");
+	wb_u8(&w, AGENT_CONSTRAIN_CONFIRM);
+	msg_end(&w, m);
+	t = call_once(&w, bound_ms(10000), NULL);
+	tap_ok(t == MSG_SUCCESS, "m: a -c key added (answer %d)", t);
+	probe_start(&p, 1);
+	for (i = 0; i < PROMPT_FLOOD_CONNS; i++) {
+		c[i] = (struct cl){ .fd = -1 };
+		wb_reset(&w);
+		msg_bind(&w, host, 1);
+		if (cl_connect(&c[i], bound_ms(10000)) == 0 &&
+		    cl_call(&c[i], &w, bound_ms(10000)) == MSG_SUCCESS)
+			bound++;
+	}
+	tap_ok(bound == PROMPT_FLOOD_CONNS, "m: %d connections session-bound, "
+	    "forwarding, to one host (%d)", PROMPT_FLOOD_CONNS, bound);
+	for (i = 0; i < PROMPT_FLOOD_CONNS; i++) {
+		wb_reset(&w);
+		RAND_bytes(data, sizeof(data));
+		msg_sign(&w, ck, data, sizeof(data));
+		sent += cl_send(&c[i], w.p, w.len, bound_ms(10000)) == 0;
+	}
+	diag("m: %d signatures with the -c key asked for from the forwarded host", sent);
+	sleep_ms(500);                  /* its prompts open, or wait */
+
+	wb_reset(&w);
+	msg_sign(&w, ck, (const uint8_t *)"local", 5);
+	t0 = now_ms();
+	t = cl_connect(&local, bound_ms(10000)) == 0 ?
+	    cl_call(&local, &w, bound_ms(PROMPT_LOCAL_MS)) : R_EOF;
+	took = now_ms() - t0;
+	figure("m", "the local signature with the -c key: answer %d after %llu ms", t,
+	    (unsigned long long)took);
+	if (is_keyward() || t == MSG_SIGN_RESPONSE)
+		tap_ok(t == MSG_SIGN_RESPONSE, "m: a local client's confirmed signature "
+		    "is made while the host's %d prompts wait (answer %d, %llu ms)",
+		    PROMPT_FLOOD_CONNS, t, (unsigned long long)took);
+	else
+		tap_skip("ssh-agent runs one prompt at a time and every client waits "
+		    "for it (answer %d after %llu ms)", t, (unsigned long long)took);
+	cl_free(&local);
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		diag("m: closing the host's connections at %lld%09ld", (long long)ts.tv_sec,
+		    ts.tv_nsec);
+	}
+	for (i = 0; i < PROMPT_FLOOD_CONNS; i++)
+		cl_free(&c[i]);         /* their waiting requests end with them */
+	probe_stop(&p);
+	check_common("m (prompt flood)", &p, keep, 2);
+	wb_free(&w);
+}
+
 /* f. readers that never read: memory stays bounded. */
 struct memguard {
 	long idle, peak, limit;
@@ -2264,6 +2376,7 @@ static const struct {
 	{ 'j', case_j, "slow writers and vanishing clients" },
 	{ 'k', case_k, "mixed soak (make stress)" },
 	{ 'l', case_l, "keys held: the byte and count budgets, lists at the limit" },
+	{ 'm', case_m, "prompts from one forwarded host beside a local client's" },
 };
 
 int

@@ -1,0 +1,59 @@
+#!/bin/bash
+# Confirm prompts through a forwarded agent, with the real ssh -A: on hopA
+# six ssh-keygen -Y sign run at once with a -c key. Each of their agent
+# connections is one ssh opened for the forwarded channel and bound first
+# to hopA with the forwarding flag, before any byte of the remote client:
+# keyward shows at most PROMPT_MAX_PER_HOP (2) of that host's prompts at
+# once and the others wait their turn; every signature is made, none
+# refused. The askpass holds each prompt for a second and says yes.
+# Baseline, stock ssh-agent: the six signatures are made too (one prompt
+# at a time: it serves nobody while a prompt is open).
+. "$(dirname "$0")/lib.sh"
+. "$LIBDIR/lib-dest.sh"
+
+NPAR=6
+PROMPT_MAX_PER_HOP=2
+cat >"$T/askpass.sh" <<EOF
+#!/bin/sh
+kind=other
+case "\$1" in *"forwarded agent"*) kind=fwd ;; esac
+echo "start \$(date +%s%N) \$kind \$\$" >>"$T/askpass.log"
+sleep 1
+echo "end \$(date +%s%N) \$kind \$\$" >>"$T/askpass.log"
+echo yes
+exit 0
+EOF
+chmod 755 "$T/askpass.sh"
+: >"$T/askpass.log"
+
+dest_hosts hopA
+dest_key k
+dest_key c
+SSH_ASKPASS=$T/askpass.sh DISPLAY=:0 SSH_ASKPASS_REQUIRE=force dest_agent
+dest_add_ok k
+dest_add_ok c -c
+
+par="i=1; while [ \$i -le $NPAR ]; do ssh-keygen -Y sign -f $(printf %q "$T/keys/c.pub") -n file $(printf %q "$T/par")\$i >/dev/null 2>&1 & i=\$((i + 1)); done; wait"
+for i in $(seq "$NPAR"); do echo "data $i" >"$T/par$i"; done
+dest_ssh -A -c "$par" k hopA
+ok $? "ssh -A hopA, where $NPAR ssh-keygen -Y sign with the -c key run at once"
+n=$(ls "$T"/par*.sig 2>/dev/null | wc -l)
+is "$n" "$NPAR" "all $NPAR signatures were made, none refused"
+for i in $(seq "$NPAR"); do
+	ssh-keygen -Y check-novalidate -n file -s "$T/par$i.sig" <"$T/par$i" >/dev/null 2>&1 || n=-1
+done
+is "$n" "$NPAR" "and each verifies"
+diag_file "$T/askpass.log" "askpass log"
+is "$(grep -c '^start' "$T/askpass.log")" "$NPAR" "one prompt for each"
+
+if is_keyward; then
+	most=$(awk '$3 == "fwd" { print $2, ($1 == "start" ? 1 : -1) }' "$T/askpass.log" |
+		sort -n | awk '{ n += $2; if (n > m) m = n } END { print m + 0 }')
+	is "$(grep -c '^start [0-9]* fwd' "$T/askpass.log")" "$NPAR" "each prompt says the request comes through a forwarded agent"
+	is "$most" "$PROMPT_MAX_PER_HOP" "at most PROMPT_MAX_PER_HOP prompts for hopA were open at once, and that many were"
+else
+	skip_n 2 "keyward only: the prompt's text and how many are open at once"
+fi
+stop_agent
+ok $? "agent stopped"
+done_testing
