@@ -145,15 +145,26 @@ ruling_judge(struct policy *P, const struct identity *id,
 		memo_add(&out->memo, q.ns != NULL ? q.ns : "");
 		if (out->memo.err)
 			fatal("out of memory");
-		out->remembered = 0;
-		for (struct remembered *m = P->remembered; m != NULL; m = m->next)
-			if (m->until_ms > now_ms() && m->len == out->memo.len &&
-			    memcmp(m->memo, out->memo.p, m->len) == 0)
-				out->remembered = 1;
+		ruling_recall(P, out);
 	}
 	free(qb->user);
 	free(qb->ns);
 	free(qb);
+}
+
+int
+ruling_recall(const struct policy *P, struct ruling *r)
+{
+	uint64_t now = now_ms();
+
+	r->remembered = 0;
+	if (r->action != RULE_CONFIRM || r->remember == 0)
+		return 0;
+	for (const struct remembered *m = P->remembered; m != NULL; m = m->next)
+		if (m->until_ms > now && m->len == r->memo.len &&
+		    memcmp(m->memo, r->memo.p, m->len) == 0)
+			r->remembered = 1;
+	return r->remembered;
 }
 
 void

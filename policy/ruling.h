@@ -30,6 +30,9 @@ struct ruling {
 /* The rules' word on key id signing data for connection c. */
 void ruling_judge(struct policy *P, const struct identity *id,
     const struct conn *c, struct slice data, struct ruling *out);
+/* Whether a yes is remembered now for what r asks (sets r->remembered):
+ * a request that waited for its prompt may find one given meanwhile. */
+int ruling_recall(const struct policy *P, struct ruling *r);
 /* The user said yes to a prompt that r asked for: keep it if it says so. */
 void ruling_remember(struct policy *P, const struct ruling *r);
 void ruling_free(struct ruling *r);

@@ -256,15 +256,32 @@ void
 sign_prompt_ended(struct policy *P, struct slice origin)
 {
 	struct pending **pp, *p, *prev = NULL;
+	const struct identity *id;
 
 	if (origin.len == 0)
 		return;
-	for (pp = &P->prompt_wait; (p = *pp) != NULL; prev = p, pp = &p->next) {
-		if (!slice_eq(wb_slice_of(&p->origin), origin))
+	for (pp = &P->prompt_wait; (p = *pp) != NULL;) {
+		if (!slice_eq(wb_slice_of(&p->origin), origin)) {
+			prev = p;
+			pp = &p->next;
 			continue;
+		}
 		*pp = p->next;
 		if (P->prompt_wait_tail == p)
 			P->prompt_wait_tail = prev;
+		p->next = NULL;
+		/* A yes its rule remembers may have come while it waited: it
+		 * stands for this prompt as it would have on arrival. */
+		id = identity_by_key(P, p->key_id);
+		if (id == NULL) {
+			refuse(P, p, "the key was removed while the request waited "
+			    "for its prompt", NULL, 1);
+			continue;
+		}
+		if (!id->confirm && ruling_recall(P, &p->rule)) {
+			go_sign(P, p, id);
+			continue;
+		}
 		prompt_send(P, p);
 		return;
 	}

@@ -7,7 +7,8 @@
 # once and the others wait their turn; every signature is made, none
 # refused. The askpass holds each prompt for a second and says yes.
 # Baseline, stock ssh-agent: the six signatures are made too (one prompt
-# at a time: it serves nobody while a prompt is open).
+# at a time: it serves nobody while a prompt is open). Then, keyward
+# only, a rule's remembered yes serves the requests that waited.
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-dest.sh"
 
@@ -54,6 +55,32 @@ if is_keyward; then
 else
 	skip_n 2 "keyward only: the prompt's text and how many are open at once"
 fi
+stop_agent
+ok $? "agent stopped"
+
+# A rule's remember= and the prompts that wait: key r has no -c, a rule
+# asks for it and remembers a yes for a minute. Of six signatures at once
+# from hopA the first two are asked; the yes they get is remembered, and
+# the four that waited find it and sign without a prompt.
+if ! is_keyward; then
+	skip_n 7 "not keyward: rules"
+	done_testing
+fi
+. "$LIBDIR/lib-rules.sh"
+dest_key r
+POL=$(rules_file remember "confirm remember=60s key comment r@*")
+: >"$T/askpass.log"
+rm -f "$T"/par*.sig
+SSH_ASKPASS=$T/askpass.sh DISPLAY=:0 SSH_ASKPASS_REQUIRE=force start_agent -O "policy=$POL"
+ok $? "keyward started with the rule" || bail "agent did not start"
+dest_add_ok k
+dest_add_ok r
+dest_ssh -A -c "${par//c.pub/r.pub}" k hopA
+ok $? "ssh -A hopA, where $NPAR ssh-keygen -Y sign with r run at once"
+is "$(ls "$T"/par*.sig 2>/dev/null | wc -l)" "$NPAR" "all $NPAR signatures were made"
+diag_file "$T/askpass.log" "askpass log"
+is "$(grep -c '^start' "$T/askpass.log")" "$PROMPT_MAX_PER_HOP" \
+	"only the first PROMPT_MAX_PER_HOP were asked: the others found the remembered yes"
 stop_agent
 ok $? "agent stopped"
 done_testing
