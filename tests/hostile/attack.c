@@ -1395,6 +1395,36 @@ case_d(void)
 	wb_free(&w);
 }
 
+/* A session-bind to host (spec §6.8), its signature over a fresh random
+ * session id -- or, forged, over other bytes. */
+static void
+msg_bind(struct wb *w, const struct key *host, int forwarding, int forged)
+{
+	uint8_t sid[32], other[32], sigraw[64];
+	size_t slen = sizeof(sigraw), m;
+	EVP_MD_CTX *ctx;
+	struct wb sig;
+
+	RAND_bytes(sid, sizeof(sid));
+	RAND_bytes(other, sizeof(other));
+	if ((ctx = EVP_MD_CTX_new()) == NULL ||
+	    EVP_DigestSignInit(ctx, NULL, NULL, NULL, host->pk) != 1 ||
+	    EVP_DigestSign(ctx, sigraw, &slen, forged ? other : sid, sizeof(sid)) != 1)
+		die("host signature");
+	EVP_MD_CTX_free(ctx);
+	wb_init(&sig);
+	wb_cstring(&sig, "ssh-ed25519");
+	wb_string(&sig, sigraw, slen);
+	m = msg_begin(w, MSG_EXTENSION);
+	wb_cstring(w, "session-bind@openssh.com");
+	wb_slice(w, blob_of(host));
+	wb_string(w, sid, sizeof(sid));
+	wb_slice(w, wb_slice_of(&sig));
+	wb_u8(w, forwarding ? 1 : 0);
+	msg_end(w, m);
+	wb_free(&sig);
+}
+
 /* e. a failed session-bind hides destination-constrained keys. */
 #define HIDDEN_RELISTS 100
 static void
@@ -1402,12 +1432,10 @@ case_e(void)
 {
 	struct key *host = key_new(K_ED25519), *dk = key_new(K_ED25519);
 	struct key *keep[1] = { probe_key };
-	uint8_t sid[32], other[32], sigraw[64];
 	struct cl c = { .fd = -1 };
-	struct wb w, sig;
+	struct wb w;
 	struct probe p;
-	EVP_MD_CTX *ctx;
-	size_t slen = sizeof(sigraw), m;
+	size_t m;
 	int t, n, found;
 
 	wb_init(&w);
@@ -1419,25 +1447,8 @@ case_e(void)
 	probe_start(&p, 1);
 
 	/* session-bind with a signature over other bytes than the session id */
-	RAND_bytes(sid, sizeof(sid));
-	RAND_bytes(other, sizeof(other));
-	if ((ctx = EVP_MD_CTX_new()) == NULL ||
-	    EVP_DigestSignInit(ctx, NULL, NULL, NULL, host->pk) != 1 ||
-	    EVP_DigestSign(ctx, sigraw, &slen, other, sizeof(other)) != 1)
-		die("host signature");
-	EVP_MD_CTX_free(ctx);
-	wb_init(&sig);
-	wb_cstring(&sig, "ssh-ed25519");
-	wb_string(&sig, sigraw, slen);
 	wb_reset(&w);
-	m = msg_begin(&w, MSG_EXTENSION);
-	wb_cstring(&w, "session-bind@openssh.com");
-	wb_slice(&w, blob_of(host));
-	wb_string(&w, sid, sizeof(sid));
-	wb_slice(&w, wb_slice_of(&sig));
-	wb_u8(&w, 1);
-	msg_end(&w, m);
-	wb_free(&sig);
+	msg_bind(&w, host, 1, 1);
 	if (cl_connect(&c, bound_ms(10000)) != 0)
 		diag("e: could not connect for the session-bind");
 	t = cl_call(&c, &w, bound_ms(10000));
@@ -1680,33 +1691,6 @@ case_l(void)
 #define AGENT_CONSTRAIN_CONFIRM 2
 
 static void
-msg_bind(struct wb *w, const struct key *host, int forwarding)
-{
-	uint8_t sid[32], sigraw[64];
-	size_t slen = sizeof(sigraw), m;
-	EVP_MD_CTX *ctx;
-	struct wb sig;
-
-	RAND_bytes(sid, sizeof(sid));
-	if ((ctx = EVP_MD_CTX_new()) == NULL ||
-	    EVP_DigestSignInit(ctx, NULL, NULL, NULL, host->pk) != 1 ||
-	    EVP_DigestSign(ctx, sigraw, &slen, sid, sizeof(sid)) != 1)
-		die("host signature");
-	EVP_MD_CTX_free(ctx);
-	wb_init(&sig);
-	wb_cstring(&sig, "ssh-ed25519");
-	wb_string(&sig, sigraw, slen);
-	m = msg_begin(w, MSG_EXTENSION);
-	wb_cstring(w, "session-bind@openssh.com");
-	wb_slice(w, blob_of(host));
-	wb_string(w, sid, sizeof(sid));
-	wb_slice(w, wb_slice_of(&sig));
-	wb_u8(w, forwarding ? 1 : 0);
-	msg_end(w, m);
-	wb_free(&sig);
-}
-
-static void
 case_m(void)
 {
 	struct key *ck = key_new(K_ED25519), *host = key_new(K_ED25519);
@@ -1731,7 +1715,7 @@ case_m(void)
 	for (i = 0; i < PROMPT_FLOOD_CONNS; i++) {
 		c[i] = (struct cl){ .fd = -1 };
 		wb_reset(&w);
-		msg_bind(&w, host, 1);
+		msg_bind(&w, host, 1, 0);
 		if (cl_connect(&c[i], bound_ms(10000)) == 0 &&
 		    cl_call(&c[i], &w, bound_ms(10000)) == MSG_SUCCESS)
 			bound++;
