@@ -98,6 +98,9 @@
  * As many as the fast lane: with one, big-RSA throughput halved. */
 #define KEYHOLDER_FAST_RSA_BITS    4096          /* larger RSA: the slow lane */
 #define KEYHOLDER_SLOW_WORKERS     2             /* threads of the slow lane */
+#define KEYHOLDER_BATCH            64            /* messages read before the
+                                                  * workers are woken to what
+                                                  * they brought (main.c) */
 
 /* FIDO token helper (keyward-sk, ipc/token.h): one request, one reply. */
 #define TOKEN_MAX_APPLICATION      1024          /* "ssh:..." or a web origin */

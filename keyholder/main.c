@@ -44,6 +44,7 @@ static struct {
 	struct keystore keys;
 	pthread_mutex_t mu;     /* guards jobs */
 	pthread_cond_t cv[JQ_LANES];
+	int woken[JQ_LANES];    /* jobs pushed and not yet signalled */
 	struct jobq jobs;
 	struct wb out;
 	uint8_t *rbuf;          /* received messages: an ADD holds a private key */
@@ -174,9 +175,9 @@ k_sign(const struct msg_hdr *h, struct rd *r)
 	wb_bytes(&j->data, m.data.p, m.data.len);
 	lane = jq_lane_for(kind, ks_rsa_bits(&K.keys, m.key_id));
 	pthread_mutex_lock(&K.mu);
-	if ((queued = jq_push(&K.jobs, lane, &j->node) == 0))
-		pthread_cond_signal(&K.cv[lane]);
+	queued = jq_push(&K.jobs, lane, &j->node) == 0;
 	pthread_mutex_unlock(&K.mu);
+	K.woken[lane] += queued;        /* wake_workers() tells them */
 	if (!queued) {
 		sealed_free(&j->key);
 		wb_free(&j->data);
@@ -274,6 +275,23 @@ static const struct {
 	{ MSG_KH_SK_MATERIAL, k_sk_material },
 };
 
+/* The workers learn of new jobs once a batch of messages has been read,
+ * not one by one: the queue's round-robin by connection then sees every
+ * job that came together, whether or not this thread was descheduled in
+ * between (one connection's jobs read first do not go first). */
+static void
+wake_workers(void)
+{
+	for (int l = 0; l < JQ_LANES; l++) {
+		if (K.woken[l] == 0)
+			continue;
+		pthread_mutex_lock(&K.mu);
+		pthread_cond_broadcast(&K.cv[l]);
+		pthread_mutex_unlock(&K.mu);
+		K.woken[l] = 0;
+	}
+}
+
 static void
 request(const uint8_t *p, size_t n)
 {
@@ -352,10 +370,14 @@ main(int argc, char **argv)
 		if ((pfd[0].revents & POLLOUT) && chan_flush(&K.policy) != 0)
 			break;
 		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+			int batch = 0;
 			while ((r = chan_recv(&K.policy, K.rbuf, RBUF_LEN, &n)) > 0) {
 				request(K.rbuf, n);
 				wipe(K.rbuf, n);        /* the private key of an ADD */
+				if (++batch % KEYHOLDER_BATCH == 0)
+					wake_workers();
 			}
+			wake_workers();
 			if (r < 0)
 				break;
 		}
