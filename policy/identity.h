@@ -53,7 +53,7 @@ struct identity *idt_find(const struct idtable *t, struct slice blob);
 /* Append a new identity (takes ownership). -1 on allocation failure. */
 int idt_insert(struct idtable *t, struct identity *id);
 void idt_remove(struct idtable *t, struct identity *id);
-/* held takes over next's cost (a re-add replaces it in place). */
+/* A re-add replaces held in place: it is charged cost instead of its own. */
 void idt_recharge(struct idtable *t, struct identity *held, size_t cost);
 /* Whether the table has room for an identity of this cost, replacing held
  * (NULL: a new one): AGENT_MAX_KEYS and AGENT_MAX_HELD_BYTES. */
