@@ -187,6 +187,11 @@
                                                   * for clients forwarded from
                                                   * one host; more wait their
                                                   * turn (policy/sign.c) */
+#define PROMPT_MAX_WAIT_PER_HOP    8             /* ... at most this many; more
+                                                  * are refused at once, so one
+                                                  * host never holds the
+                                                  * requests at policy
+                                                  * (MONITOR_MAX_INFLIGHT) */
 
 /* Rules files (policy/rules.h, keyward(5)): read whole before any
  * sandbox, refused whole when one line is wrong. A pattern is bounded so

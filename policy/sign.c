@@ -207,17 +207,16 @@ forwarded_from(const struct conn *c)
 	return (struct slice){ c->bind.b[0].key, c->bind.b[0].keylen };
 }
 
-static int
-prompt_room(const struct policy *P, struct slice origin)
+/* How many of origin's requests are at the prompter, and waiting. */
+static size_t
+prompts_of(const struct pending *list, enum pending_state s, struct slice origin)
 {
-	size_t open = 0;
+	size_t n = 0;
 
-	if (origin.len == 0)
-		return 1;
-	for (const struct pending *q = P->pending; q != NULL; q = q->next)
-		if (q->state == P_CONFIRM && slice_eq(wb_slice_of(&q->origin), origin))
-			open++;
-	return open < PROMPT_MAX_PER_HOP;
+	for (const struct pending *q = list; q != NULL; q = q->next)
+		if (q->state == s && slice_eq(wb_slice_of(&q->origin), origin))
+			n++;
+	return n;
 }
 
 static void
@@ -232,13 +231,21 @@ prompt_send(struct policy *P, struct pending *p)
 }
 
 static void
-prompt_or_wait(struct policy *P, struct pending *p, const struct conn *c)
+prompt_or_wait(struct policy *P, struct pending *p, const struct conn *c,
+    const struct identity *id)
 {
 	struct slice origin = forwarded_from(c);
 
 	wb_bytes(&p->origin, origin.p, origin.len);
-	if (prompt_room(P, origin)) {
+	if (origin.len == 0 ||
+	    prompts_of(P->pending, P_CONFIRM, origin) < PROMPT_MAX_PER_HOP) {
 		prompt_send(P, p);
+		return;
+	}
+	if (prompts_of(P->prompt_wait, P_CONFIRM_WAIT, origin) >=
+	    PROMPT_MAX_WAIT_PER_HOP) {
+		refuse(P, p, "too many prompts wait for the host it is forwarded "
+		    "from", id, 1);
 		return;
 	}
 	log_info("connection %u: its prompt waits: %d are open for the host it "
@@ -344,7 +351,7 @@ h_sign(struct ctx *c)
 	}
 	confirm_text(P, id, c->conn, &p->rule, m.data, prompt, sizeof(prompt));
 	p->prompt = str_dup(prompt);
-	prompt_or_wait(P, p, c->conn);
+	prompt_or_wait(P, p, c->conn, id);
 	return 0;
 }
 

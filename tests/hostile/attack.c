@@ -1676,7 +1676,7 @@ case_l(void)
 	wb_free(&w);
 }
 
-/* m. prompts from one forwarded host. 20 connections of a forwarded
+/* m. prompts from one forwarded host. 140 connections of a forwarded
  * server (each session-bound, forwarding, to the one host key its agent
  * connections arrive through) sign with a -c key at once; the askpass the
  * .t wrapper sets up holds each of those prompts open for a second and
@@ -1686,7 +1686,7 @@ case_l(void)
  * turn, not be refused because the host holds every prompt. The wrapper
  * reads the askpass log: never more than PROMPT_MAX_PER_HOP of the
  * host's prompts open at once. */
-#define PROMPT_FLOOD_CONNS   20
+#define PROMPT_FLOOD_CONNS   140      /* more than MONITOR_MAX_INFLIGHT */
 #define PROMPT_LOCAL_MS      5000       /* the local signature, prompt included */
 #define AGENT_CONSTRAIN_CONFIRM 2
 
@@ -1730,6 +1730,19 @@ case_m(void)
 	}
 	diag("m: %d signatures with the -c key asked for from the forwarded host", sent);
 	sleep_ms(500);                  /* its prompts open, or wait */
+	{
+		int refused = 0;
+
+		for (i = 0; i < PROMPT_FLOOD_CONNS; i++)
+			refused += cl_recv(&c[i], 0) == MSG_FAILURE;
+		if (is_keyward())
+			tap_ok(refused == PROMPT_FLOOD_CONNS - PROMPT_MAX_PER_HOP -
+			    PROMPT_MAX_WAIT_PER_HOP, "m: all but %d open and %d waiting "
+			    "are refused at once (%d refused)", PROMPT_MAX_PER_HOP,
+			    PROMPT_MAX_WAIT_PER_HOP, refused);
+		else
+			tap_keyward_only("ssh-agent asks one prompt at a time");
+	}
 
 	wb_reset(&w);
 	msg_sign(&w, ck, (const uint8_t *)"local", 5);
