@@ -79,6 +79,8 @@ spawn(const struct spawn *s)
 		_exit(127);
 	if (s->own_group)
 		setpgid(0, 0);
+	if (s->stdin_fd > 0 && dup2(s->stdin_fd, STDIN_FILENO) != STDIN_FILENO)
+		_exit(127);
 	if (s->stdout_fd >= 0 && s->stdout_fd != STDOUT_FILENO &&
 	    dup2(s->stdout_fd, STDOUT_FILENO) != STDOUT_FILENO)
 		_exit(127);

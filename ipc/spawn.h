@@ -1,14 +1,15 @@
 /*
  * spawn.h - the one way keyward starts a process. Every child, whether it
  * executes a helper binary (policy, keyholder, the token helpers) or runs
- * a function in the fork (reapers, prompter, auditor, launcher), starts
+ * a function in the fork (reapers, prompter, auditor, launcher, and the
+ * prompter's askpass, whose function executes it), starts
  * the same way:
  *
  *   - it dies with its parent (PR_SET_PDEATHSIG), and exits at once if
  *     the parent had already gone before that was set -- except a reaper,
  *     whose whole job begins when its parent is gone;
  *   - it gets exactly the fds it is given, at 3, 4, ... in order, and
- *     stderr; every other fd is closed before it runs a line of its own;
+ *     0-2; every other fd is closed before it runs a line of its own;
  *   - a helper binary is found beside the running program or in
  *     LIBEXECDIR, and checks its own argument list (ipc/args.h) whole.
  */
@@ -23,6 +24,7 @@
 struct spawn {
 	int fds[SPAWN_MAX_FDS]; /* placed at 3.. in order; -1: that one closed */
 	int nfds;
+	int stdin_fd;           /* onto fd 0, or 0 to keep the parent's */
 	int stdout_fd;          /* onto fd 1, or -1 to keep the parent's */
 	int stderr_fd;          /* onto fd 2, or -1 to keep the parent's */
 	int own_group;          /* setpgid(0, 0) in the child */

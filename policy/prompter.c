@@ -91,32 +91,52 @@ can_prompt(void)
 	return (d != NULL && *d != '\0') || (w != NULL && *w != '\0');
 }
 
+/* What the askpass child runs: the spawn routine has given it /dev/null,
+ * the answer pipe and stderr, and closed every other fd (the prompter's
+ * channel to policy above all: askpass, or anything it leaves running,
+ * must not answer other prompts). */
+struct askpass_run {
+	const char *path, *text;
+	int secret;
+};
+
+static void
+askpass_exec(void *arg)
+{
+	const struct askpass_run *r = arg;
+
+	if (!r->secret)
+		setenv("SSH_ASKPASS_PROMPT", "confirm", 1);
+	execl(r->path, r->path, r->text, (char *)NULL);
+	_exit(127);                     /* never a yes */
+}
+
 static int
 start_ask(struct ask *a, uint32_t req, const char *text, int secret)
 {
-	const char *askpass = getenv("SSH_ASKPASS");
-	int p[2];
+	struct askpass_run run = { getenv("SSH_ASKPASS"), text, secret };
+	int p[2], null;
 
-	if (askpass == NULL || *askpass == '\0')
-		askpass = DEFAULT_ASKPASS;
+	if (run.path == NULL || *run.path == '\0')
+		run.path = DEFAULT_ASKPASS;
 	/* Non-blocking: an askpass whose own children keep the pipe open must
 	 * not stall the prompter when it reads what is left. */
 	if (pipe2(p, O_CLOEXEC) != 0 || fcntl(p[0], F_SETFL, O_NONBLOCK) != 0)
 		return -1;
-	if ((a->pid = fork()) < 0) {
+	if ((null = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
 		close(p[0]);
 		close(p[1]);
 		return -1;
 	}
-	if (a->pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-		setpgid(0, 0);          /* so a timeout ends its children too */
-		if (null < 0 || dup2(null, 0) != 0 || dup2(p[1], 1) != 1)
-			_exit(1);
-		if (!secret)
-			setenv("SSH_ASKPASS_PROMPT", "confirm", 1);
-		execl(askpass, askpass, text, (char *)NULL);
-		_exit(1);
+	/* Its own group, so that a timeout ends its children too. */
+	a->pid = spawn(&(struct spawn){ .nfds = 0, .stdin_fd = null,
+	    .stdout_fd = p[1], .stderr_fd = -1, .own_group = 1,
+	    .run = askpass_exec, .arg = &run });
+	close(null);
+	if (a->pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
 	}
 	close(p[1]);
 	a->req = req;
