@@ -70,7 +70,8 @@ args_policy_encode(const struct policy_args *a, struct args_buf *b)
 	    (char *)a->providers,
 	    a->allow_remote_providers ? "remote-providers" : "local-providers",
 	    a->restrict_websafe ? "restrict" : "any",
-	    (char *)a->websafe_allow, b->num[2], NULL };
+	    (char *)a->websafe_allow, b->num[2],
+	    a->allow_remote_manage ? "remote-manage" : "local-manage", NULL };
 	memcpy(b->argv, v, sizeof(v));
 	return b->argv;
 }
@@ -81,7 +82,7 @@ args_policy_decode(int argc, char *const *argv, struct policy_args *a)
 	int n;
 
 	memset(a, 0, sizeof(*a));
-	if (argc != 12 || (a->debug = word(argv[1], "debug", "info")) < 0 ||
+	if (argc != 13 || (a->debug = word(argv[1], "debug", "info")) < 0 ||
 	    fp_hash_find(argv[2]) == NULL ||
 	    number(argv[3], -1, (long)AGENT_MAX_LIFETIME, &a->default_lifetime) != 0 ||
 	    number(argv[4], 1, CONFIRM_TIMEOUT_MAX, &a->confirm_timeout) != 0 ||
@@ -91,7 +92,9 @@ args_policy_decode(int argc, char *const *argv, struct policy_args *a)
 	    "local-providers")) < 0 ||
 	    (a->restrict_websafe = word(argv[9], "restrict", "any")) < 0 ||
 	    pattern_list(argv[10]) != 0 ||
-	    number(argv[11], 1, CONFIRM_TIMEOUT_MAX, &a->touch_timeout) != 0)
+	    number(argv[11], 1, CONFIRM_TIMEOUT_MAX, &a->touch_timeout) != 0 ||
+	    (a->allow_remote_manage = word(argv[12], "remote-manage",
+	    "local-manage")) < 0)
 		return -1;
 	for (n = 0; n < 3 && strcmp(argv[5], audit_names[n]) != 0; n++)
 		;

@@ -6,7 +6,7 @@
  * is what was tested.
  *
  *   keyward-policy    LOGLEVEL HASH LIFETIME CONFIRM AUDIT SYNC
- *                     PROVIDERS REMOTE WEBSAFE WEBSAFE_LIST TOUCH
+ *                     PROVIDERS REMOTE WEBSAFE WEBSAFE_LIST TOUCH MANAGE
  *   keyward-keyholder LOGLEVEL
  *   keyward-sk        LOGLEVEL PROVIDER
  *   keyward-pkcs11    LOGLEVEL PROVIDER
@@ -18,13 +18,14 @@
  * list; REMOTE remote-providers|local-providers (-O allow-remote-pkcs11);
  * WEBSAFE restrict|any (-O no-restrict-websafe); WEBSAFE_LIST the pattern
  * list of -O websafe-allow; TOUCH seconds a token may wait for a touch
- * (-O touch-timeout); PROVIDER "internal" or an absolute path (keyward-sk),
+ * (-O touch-timeout); MANAGE remote-manage|local-manage (-O
+ * allow-remote-manage); PROVIDER "internal" or an absolute path (keyward-sk),
  * an absolute path (keyward-pkcs11).
  */
 #ifndef KEYWARD_ARGS_H
 #define KEYWARD_ARGS_H
 
-#define ARGS_MAX          13    /* the longest list, its name and NULL */
+#define ARGS_MAX          14    /* the longest list, its name and NULL */
 #define ARGS_NUM_LEN      24
 
 /* Defaults of ssh-agent (spec §11.1, §8.9). */
@@ -45,6 +46,7 @@ struct policy_args {
 	int restrict_websafe;           /* not -O no-restrict-websafe */
 	const char *websafe_allow;      /* -O websafe-allow */
 	long touch_timeout;             /* -O touch-timeout, seconds */
+	int allow_remote_manage;        /* -O allow-remote-manage */
 };
 
 struct keyholder_args {

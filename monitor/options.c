@@ -97,6 +97,8 @@ options_parse(int argc, char **argv, struct options *o)
 		case 'O':
 			if (strcmp(optarg, "allow-remote-pkcs11") == 0)
 				o->allow_remote_pkcs11 = 1;
+			else if (strcmp(optarg, "allow-remote-manage") == 0)
+				o->allow_remote_manage = 1;
 			else if (strcmp(optarg, "no-restrict-websafe") == 0)
 				o->no_restrict_websafe = 1;
 			else if (strncmp(optarg, "confirm-timeout=", 16) == 0) {

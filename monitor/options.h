@@ -23,6 +23,7 @@ struct options {
 	long default_lifetime;          /* -t, -1 if none, 0 = forever */
 	const char *allowed_providers;  /* -P */
 	int allow_remote_pkcs11, no_restrict_websafe;
+	int allow_remote_manage;        /* -O allow-remote-manage */
 	const char *websafe_allow;
 	long confirm_timeout;           /* -O confirm-timeout=SECONDS */
 	long touch_timeout;             /* -O touch-timeout=SECONDS */

@@ -356,6 +356,7 @@ setup_children(const char *path, const char *made_dir)
 	pargs.providers = M.opt.allowed_providers != NULL ?
 	    M.opt.allowed_providers : PROVIDERS_DEFAULT;
 	pargs.allow_remote_providers = M.opt.allow_remote_pkcs11;
+	pargs.allow_remote_manage = M.opt.allow_remote_manage;
 	pargs.restrict_websafe = !M.opt.no_restrict_websafe;
 	pargs.websafe_allow = M.opt.websafe_allow != NULL ?
 	    M.opt.websafe_allow : WEBSAFE_DEFAULT;

@@ -23,6 +23,10 @@ enum {
 	F_OWNER = 1 << 2,       /* refused where a session-bind was attempted:
 	                         * for the key's owner, not for forwarded hosts */
 	F_BOOK = 1 << 3,        /* connection bookkeeping: never answered */
+	F_MANAGE = 1 << 4,      /* refused to a forwarded connection unless
+	                         * -O allow-remote-manage: the server the agent
+	                         * is forwarded to must not lock the user out
+	                         * or take the user's keys away */
 };
 
 /* While locked, a request without F_LOCKED gets FAILURE, except a list,
@@ -41,10 +45,10 @@ static const struct {
 	{ MSG_LIST,       F_CONN,              L_EMPTY_LIST, "list", h_list },
 	{ MSG_SIGN,       F_CONN,              L_FAIL,       "sign", h_sign },
 	{ MSG_ADD,        F_CONN,              L_FAIL,       "add",  h_add },
-	{ MSG_REMOVE,     F_CONN,              L_FAIL,       NULL,   h_remove },
-	{ MSG_REMOVE_ALL, 0 /* conn 0: SIGUSR1 */, L_FAIL,   NULL,   h_remove_all },
-	{ MSG_LOCK,       F_CONN,              L_FAIL,       NULL,   h_lock },
-	{ MSG_UNLOCK,     F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_unlock },
+	{ MSG_REMOVE,     F_CONN | F_MANAGE,   L_FAIL,       NULL,   h_remove },
+	{ MSG_REMOVE_ALL, F_MANAGE /* conn 0: SIGUSR1 */, L_FAIL, NULL, h_remove_all },
+	{ MSG_LOCK,       F_CONN | F_MANAGE,   L_FAIL,       NULL,   h_lock },
+	{ MSG_UNLOCK,     F_CONN | F_LOCKED | F_MANAGE, L_FAIL, NULL, h_unlock },
 	{ MSG_QUERY,      F_CONN,              L_FAIL,       NULL,   h_query },
 	/* conn 0: -O policy= at start; else keyward-ctl policy load */
 	{ MSG_POLICY_LOAD, F_OWNER,            L_FAIL,       "policy", h_policy_load },
@@ -55,7 +59,7 @@ static const struct {
 	{ MSG_BIND_BAD,   F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_bind_bad },
 	{ MSG_INSPECT,    F_CONN | F_OWNER,    L_FAIL,       NULL,   h_inspect },
 	{ MSG_P11_ADD,    F_CONN,              L_FAIL,       "add",  h_p11_add },
-	{ MSG_P11_REMOVE, F_CONN,              L_FAIL,       NULL,   h_p11_remove },
+	{ MSG_P11_REMOVE, F_CONN | F_MANAGE,   L_FAIL,       NULL,   h_p11_remove },
 };
 
 #define NROWS(t) (sizeof(t) / sizeof((t)[0]))
@@ -127,6 +131,19 @@ refuse_locked(struct ctx *c, enum when_locked how, const char *event)
 	send_to(&c->P->mon, &c->P->out, "monitor");
 }
 
+/* The name of an F_MANAGE request, for its log line and audit record. */
+static const char *
+manage_name(uint8_t type)
+{
+	switch (type) {
+	case MSG_LOCK: return "lock";
+	case MSG_UNLOCK: return "unlock";
+	case MSG_REMOVE: return "remove";
+	case MSG_REMOVE_ALL: return "remove-all";
+	default: return "remove-provider";
+	}
+}
+
 void
 policy_from_monitor(struct policy *P, const uint8_t *p, size_t n)
 {
@@ -166,6 +183,17 @@ policy_from_monitor(struct policy *P, const uint8_t *p, size_t n)
 			audit_simple(P, from_monitor[i].event, "refuse",
 			    "session-bind attempted", c.conn, NULL);
 		ctx_reply(&c, ST_EXT_FAIL);
+		return;
+	}
+	/* Before the lock: a forwarded unlock is no guess at all. */
+	if ((f & F_MANAGE) && c.conn != NULL && conn_forwarded(c.conn) &&
+	    !P->args.allow_remote_manage) {
+		log_info("connection %u: %s refused: the connection is forwarded "
+		    "(keyward -O allow-remote-manage allows it)", c.h.conn,
+		    manage_name(c.h.type));
+		audit_simple(P, manage_name(c.h.type), "refuse",
+		    "forwarded connection", c.conn, NULL);
+		ctx_reply(&c, ST_FAIL);
 		return;
 	}
 	if (P->lock.locked && !(f & F_LOCKED) && c.h.conn != 0) {

@@ -27,7 +27,7 @@ static void
 policy_roundtrip(void)
 {
 	struct policy_args a = { 1, "sha256", 3600, 60, AUDIT_FD, 1,
-	    "/usr/lib*/*,/opt/x/*", 1, 0, "ssh:*,web:example", 45 }, b;
+	    "/usr/lib*/*,/opt/x/*", 1, 0, "ssh:*,web:example", 45, 1 }, b;
 	struct args_buf buf;
 	char **v = args_policy_encode(&a, &buf);
 
@@ -37,13 +37,15 @@ policy_roundtrip(void)
 	    b.audit == AUDIT_FD && b.audit_sync == 1 &&
 	    strcmp(b.providers, a.providers) == 0 &&
 	    b.allow_remote_providers == 1 && b.restrict_websafe == 0 &&
-	    strcmp(b.websafe_allow, a.websafe_allow) == 0 && b.touch_timeout == 45,
+	    strcmp(b.websafe_allow, a.websafe_allow) == 0 && b.touch_timeout == 45 &&
+	    b.allow_remote_manage == 1,
 	    "policy list round-trips every field");
 	a = (struct policy_args){ 0, "md5", -1, 1, AUDIT_NONE, 0,
-	    PROVIDERS_DEFAULT, 0, 1, WEBSAFE_DEFAULT, 1 };
+	    PROVIDERS_DEFAULT, 0, 1, WEBSAFE_DEFAULT, 1, 0 };
 	v = args_policy_encode(&a, &buf);
 	ok(args_policy_decode(count(v), v, &b) == 0 && b.default_lifetime == -1 &&
-	    b.audit == AUDIT_NONE && b.restrict_websafe == 1,
+	    b.audit == AUDIT_NONE && b.restrict_websafe == 1 &&
+	    b.allow_remote_manage == 0,
 	    "policy list with no lifetime and no audit");
 }
 
@@ -59,24 +61,24 @@ policy_refusals(void)
 		{ 3, "99999999999" }, { 4, "0" }, { 4, "86401" },
 		{ 5, "file" }, { 6, "yes" }, { 7, "" }, { 7, "/usr/lib/a b" },
 		{ 8, "yes" }, { 9, "on" }, { 10, "" }, { 10, "ssh:* x" },
-		{ 11, "0" }, { 11, "" }, { 11, "86401" },
+		{ 11, "0" }, { 11, "" }, { 11, "86401" }, { 12, "yes" }, { 12, "" },
 	};
 	char *good[] = { "keyward-policy", "info", "sha256", "-1", "60", "none",
 	    "nosync", PROVIDERS_DEFAULT, "local-providers", "restrict",
-	    WEBSAFE_DEFAULT, "60", NULL };
+	    WEBSAFE_DEFAULT, "60", "local-manage", NULL };
 	struct policy_args b;
 
-	ok(args_policy_decode(12, good, &b) == 0, "the good list decodes");
+	ok(args_policy_decode(13, good, &b) == 0, "the good list decodes");
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		char *v[13];
+		char *v[14];
 		memcpy(v, good, sizeof(v));
 		v[rows[i].at] = (char *)rows[i].bad;
-		ok(args_policy_decode(12, v, &b) != 0, "refused: arg %d = \"%s\"",
+		ok(args_policy_decode(13, v, &b) != 0, "refused: arg %d = \"%s\"",
 		    rows[i].at, rows[i].bad);
 	}
-	ok(args_policy_decode(11, good, &b) != 0, "refused: one argument short");
-	good[12] = "extra";
-	ok(args_policy_decode(13, good, &b) != 0, "refused: one argument more");
+	ok(args_policy_decode(12, good, &b) != 0, "refused: one argument short");
+	good[13] = "extra";
+	ok(args_policy_decode(14, good, &b) != 0, "refused: one argument more");
 }
 
 static void

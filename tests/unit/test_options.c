@@ -61,7 +61,7 @@ test_lifetimes(void)
 
 enum chk {
 	CK_NONE, CK_SHELL, CK_FG, CK_KILL, CK_CLEANUP, CK_FPHASH, CK_BIND,
-	CK_LIFETIME, CK_COMMAND, CK_TEMPDIR, CK_NOCLEANUP, CK_VERSION, CK_REMOTE,
+	CK_LIFETIME, CK_COMMAND, CK_TEMPDIR, CK_NOCLEANUP, CK_VERSION, CK_REMOTE, CK_MANAGE,
 	CK_WEBSAFE, CK_WEBSAFE_ALLOW, CK_PROVIDERS, CK_CONFIRM_TIMEOUT,
 };
 
@@ -128,6 +128,9 @@ static const struct {
 	{ "-t 10q: usage, exit 1", { "-t", "10q", NULL }, NULL, 1, CK_NONE, 0, NULL },
 	{ "-O allow-remote-pkcs11", { "-O", "allow-remote-pkcs11", NULL }, NULL, -1, CK_REMOTE,
 	  1, NULL },
+	{ "-O allow-remote-manage", { "-O", "allow-remote-manage", NULL }, NULL, -1, CK_MANAGE,
+	  1, NULL },
+	{ "no -O allow-remote-manage: refused", { NULL }, NULL, -1, CK_MANAGE, 0, NULL },
 	{ "-O no-restrict-websafe", { "-O", "no-restrict-websafe", NULL }, NULL, -1,
 	  CK_WEBSAFE, 1, NULL },
 	{ "-O websafe-allow=LIST", { "-O", "websafe-allow=ssh:*,https://x", NULL }, NULL, -1,
@@ -179,6 +182,7 @@ check(int i, const struct options *o)
 	case CK_TEMPDIR: return o->tempdir == cases[i].val;
 	case CK_VERSION: return o->version == cases[i].val;
 	case CK_REMOTE: return o->allow_remote_pkcs11 == cases[i].val;
+	case CK_MANAGE: return o->allow_remote_manage == cases[i].val;
 	case CK_WEBSAFE: return o->no_restrict_websafe == cases[i].val;
 	case CK_FPHASH: return o->fp_hash != NULL && strcmp(o->fp_hash, cases[i].str) == 0;
 	case CK_BIND:
