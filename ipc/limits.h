@@ -121,6 +121,15 @@
 #define TOKEN_MAX_PER_CONN         2             /* at once for one client: a
                                                   * forwarded server cannot
                                                   * hold every helper */
+#define TOKEN_MAX_PER_HOP          2             /* at once for all clients
+                                                  * forwarded from one host
+                                                  * (its first session-bind,
+                                                  * as PROMPT_MAX_PER_HOP);
+                                                  * more: refused */
+#define TOKEN_MAX_FORWARDED        4             /* ... and for all forwarding
+                                                  * hosts together: the other
+                                                  * helpers are the user's
+                                                  * local clients' */
 #define TOKEN_TOUCH_TIMEOUT_DEFAULT 60           /* seconds (-O touch-timeout=) */
 #define TOKEN_MAX_PATH             4096          /* a provider path */
 #define TOKEN_MAX_PROVIDERS        8             /* PKCS#11 providers loaded */
@@ -183,15 +192,21 @@
 #define PROMPT_MAX_TEXT            2048
 #define PROMPT_MAX_OUTPUT          1024          /* bytes read from askpass */
 #define PROMPT_MAX_CONCURRENT      16
-#define PROMPT_MAX_PER_HOP         2             /* confirm prompts open at once
-                                                  * for clients forwarded from
-                                                  * one host; more wait their
-                                                  * turn (policy/sign.c) */
+#define PROMPT_MAX_PER_HOP         2             /* prompts (confirm and PIN)
+                                                  * open at once for clients
+                                                  * forwarded from one host;
+                                                  * more wait their turn
+                                                  * (policy/sign.c) */
 #define PROMPT_MAX_WAIT_PER_HOP    8             /* ... at most this many; more
                                                   * are refused at once, so one
                                                   * host never holds the
                                                   * requests at policy
                                                   * (MONITOR_MAX_INFLIGHT) */
+#define PROMPT_MAX_FORWARDED       8             /* prompts open at once for all
+                                                  * forwarding hosts together
+                                                  * (more wait); the rest of
+                                                  * PROMPT_MAX_CONCURRENT are
+                                                  * the user's local clients' */
 
 /* Rules files (policy/rules.h, keyward(5)): read whole before any
  * sandbox, refused whole when one line is wrong. A pattern is bounded so

@@ -4,6 +4,7 @@
  */
 #include "crypto/crypto.h"
 #include "ipc/log.h"
+#include "ipc/text.h"
 #include "policy/describe.h"
 #include "policy/policy.h"
 
@@ -42,6 +43,54 @@ describe_path(const struct policy *P, const struct identity *id,
 		o += (size_t)snprintf(out + o, n - o, " -> %s%s", name ? name : "?",
 		    b->b[i].forwarding ? " (forwarding)" : "");
 	}
+}
+
+size_t
+describe_request(const struct policy *P, const struct identity *id,
+    const struct conn *c, struct slice data, char *out, size_t n)
+{
+	static const struct bindings none;
+	const struct bindings *b = c != NULL ? &c->bind : &none;
+	struct purpose pu;
+	char path[1024], text[128], who[PROMPT_MAX_TEXT / 2];
+	size_t o;
+
+	o = (size_t)snprintf(out, n, "Key fingerprint %s.", id->fp);
+	purpose_of(data, id, c != NULL ? b : NULL, &pu);
+	describe_path(P, id, b, path, sizeof(path));
+	if (o < n && b->n == 0)
+		o += (size_t)snprintf(out + o, n - o, "\nNo session-bind%s: keyward "
+		    "cannot tell where this request comes from.", b->attempted ?
+		    " (the connection's session-bind failed)" : "");
+	if (o < n && pu.kind == PURPOSE_LOGIN) {
+		text_term(text, sizeof(text), pu.ua.user.p, pu.ua.user.len);
+		if (pu.unverified == NULL)
+			o += (size_t)snprintf(out + o, n - o, "\nLogin as user \"%s\" "
+			    "to %s.", text, strrchr(path, '>') ? strrchr(path, '>') + 2 :
+			    path);
+		else
+			o += (size_t)snprintf(out + o, n - o, "\nThe data is a login "
+			    "as user \"%s\", not verified: %s.", text, pu.unverified);
+	} else if (o < n && pu.kind == PURPOSE_SSHSIG) {
+		text_term(text, sizeof(text), pu.ns.p, pu.ns.len);
+		o += (size_t)snprintf(out + o, n - o, "\nAn SSHSIG signature "
+		    "(namespace \"%s\"), as ssh-keygen -Y sign makes.", text);
+	} else if (o < n) {
+		o += (size_t)snprintf(out + o, n - o, "\nThe data to sign is not a "
+		    "login.");
+	}
+	if (o < n && b->n > 0)
+		o += (size_t)snprintf(out + o, n - o, "\nPath: %s.%s", path,
+		    b->b[b->n - 1].forwarding || b->n > 1 ?
+		    "\nThe request comes through a forwarded agent." : "");
+	if (o < n) {
+		if (c != NULL)
+			caller_describe(&c->caller, c->pid, who, sizeof(who));
+		else
+			snprintf(who, sizeof(who), "(gone)");
+		o += (size_t)snprintf(out + o, n - o, "\nRequested by %s.", who);
+	}
+	return o;
 }
 
 struct identity *

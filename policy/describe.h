@@ -15,6 +15,7 @@
 
 struct policy;
 struct identity;
+struct conn;
 
 enum purpose_kind {
 	PURPOSE_OTHER,          /* neither of the below */
@@ -37,6 +38,15 @@ void purpose_of(struct slice data, const struct identity *id,
  * where a host key matches one, else the host key's fingerprint. */
 void describe_path(const struct policy *P, const struct identity *id,
     const struct bindings *b, char *out, size_t n);
+/* A sign request as the user is asked about it, in a confirm or a PIN
+ * prompt alike: the key's fingerprint, what the data is (a login to
+ * user@host, verified or not; an SSHSIG namespace; other), the path and
+ * whether it is forwarded, and who asked -- each as far as policy
+ * verified it, and saying so where it could not (spec §6.3). Lines
+ * joined by newlines, client text made terminal-safe; c may be NULL (the
+ * client has gone). Returns the length written, as snprintf. */
+size_t describe_request(const struct policy *P, const struct identity *id,
+    const struct conn *c, struct slice data, char *out, size_t n);
 /* The identity a request's key blob names, in canonical form; or NULL. */
 struct identity *identity_by_blob(struct policy *P, struct slice blob);
 /* The identity whose private half the keyholder calls key_id; or NULL. */

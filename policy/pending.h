@@ -52,11 +52,15 @@ enum pending_state {
 	P_TOKEN,                /* at the broker: a token's signature */
 	P_PIN,                  /* at the prompter: the token's PIN */
 	P_CONFIRM_WAIT,         /* in policy's prompt_wait: its forwarding host
-	                         * has PROMPT_MAX_PER_HOP prompts open */
+	                         * has PROMPT_MAX_PER_HOP prompts open, or all
+	                         * have PROMPT_MAX_FORWARDED; a confirm prompt,
+	                         * or a PIN one if pin_asked */
 	P_P11_LOGIN,            /* at the broker: a provider's helper logs in
 	                         * and lists its keys (p11.c) */
 	P_P11_SIGN,             /* at the broker: its helper signs */
 };
+
+#define PSTATE(s) (1u << (s))    /* a set of states, for held_by() */
 
 enum p11_op { P11_NONE, P11_ADDING, P11_REMOVING };
 
@@ -84,9 +88,9 @@ struct pending {
 	} keep;
 	struct identity *add;   /* P_ADD: the identity to insert on success */
 	struct ruling rule;     /* sign: what the rules said (ruling.h) */
-	char *prompt;           /* P_CONFIRM(_WAIT): the question */
-	struct wb origin;       /* P_CONFIRM(_WAIT): the host key of the host
-	                         * its client was forwarded from; empty: none */
+	char *prompt;           /* P_CONFIRM(_WAIT), P_PIN: the question */
+	struct wb origin;       /* sign: the host key of the host its client
+	                         * was forwarded from; empty: none (sign.c) */
 };
 
 struct policy;

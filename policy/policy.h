@@ -131,9 +131,19 @@ void keys_expiry_changed(struct policy *P);
 /* sign.c: the next step of a signature once the prompter, the auditor or
  * the keyholder has answered. */
 void sign_confirmed(struct policy *P, struct pending *p, int yes);
-/* A confirm prompt from origin (its forwarding host's key) has closed:
- * the first request waiting for one of that host is asked now. */
+/* A prompt (confirm or PIN) from origin (its forwarding host's key) has
+ * closed: the first request waiting for one that may now open is asked. */
 void sign_prompt_ended(struct policy *P, struct slice origin);
+/* Ask p->prompt (a PIN prompt if p->pin_asked) now, or once its
+ * forwarding host has room (PROMPT_MAX_PER_HOP, PROMPT_MAX_FORWARDED). */
+void prompt_or_wait(struct policy *P, struct pending *p);
+/* The host key of the host c was forwarded from (its first session-bind,
+ * when that one is a forwarding binding); empty: none, c is local. */
+struct slice forwarded_from(const struct conn *c);
+/* How many requests on list, in one of states (PSTATE bits), come from
+ * origin; origin NULL: from any forwarding host. */
+size_t held_by(const struct pending *list, unsigned states,
+    const struct slice *origin);
 void sign_audited(struct policy *P, struct pending *p, int ok);
 void sign_signed(struct policy *P, struct pending *p, struct slice sig);
 

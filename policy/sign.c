@@ -63,53 +63,21 @@ refuse(struct policy *P, struct pending *p, const char *why,
 }
 
 /* The question a confirm prompt asks: which key, what for, where to and
- * along which hops -- each as far as policy verified it, and saying so
- * where it could not (spec §6.3; hop names from the key's own
- * constraints, else fingerprints). */
+ * along which hops, by whom (describe_request, as the PIN prompt says it);
+ * and which rule asks. */
 static void
 confirm_text(const struct policy *P, const struct identity *id,
     const struct conn *c, const struct ruling *rule, struct slice data,
     char *out, size_t n)
 {
-	const struct bindings *b = &c->bind;
-	struct purpose pu;
-	char path[1024], text[128], comment[256], who[PROMPT_MAX_TEXT / 2];
+	char comment[256];
 	size_t o;
 
 	/* Client text goes in terminal-safe (ipc/text.h): askpass shows it. */
 	text_term_str(comment, sizeof(comment), id->comment);
-	o = (size_t)snprintf(out, n, "Allow use of key %s?\nKey fingerprint %s.",
-	    comment, id->fp);
-	purpose_of(data, id, b, &pu);
-	describe_path(P, id, b, path, sizeof(path));
-	if (o < n && b->n == 0)
-		o += (size_t)snprintf(out + o, n - o, "\nNo session-bind%s: keyward "
-		    "cannot tell where this request comes from.", b->attempted ?
-		    " (the connection's session-bind failed)" : "");
-	if (o < n && pu.kind == PURPOSE_LOGIN) {
-		text_term(text, sizeof(text), pu.ua.user.p, pu.ua.user.len);
-		if (pu.unverified == NULL)
-			o += (size_t)snprintf(out + o, n - o, "\nLogin as user \"%s\" "
-			    "to %s.", text, strrchr(path, '>') ? strrchr(path, '>') + 2 :
-			    path);
-		else
-			o += (size_t)snprintf(out + o, n - o, "\nThe data is a login "
-			    "as user \"%s\", not verified: %s.", text, pu.unverified);
-	} else if (o < n && pu.kind == PURPOSE_SSHSIG) {
-		text_term(text, sizeof(text), pu.ns.p, pu.ns.len);
-		o += (size_t)snprintf(out + o, n - o, "\nAn SSHSIG signature "
-		    "(namespace \"%s\"), as ssh-keygen -Y sign makes.", text);
-	} else if (o < n) {
-		o += (size_t)snprintf(out + o, n - o, "\nThe data to sign is not a "
-		    "login.");
-	}
-	if (o < n && b->n > 0)
-		o += (size_t)snprintf(out + o, n - o, "\nPath: %s.%s", path,
-		    b->b[b->n - 1].forwarding || b->n > 1 ?
-		    "\nThe request comes through a forwarded agent." : "");
+	o = (size_t)snprintf(out, n, "Allow use of key %s?\n", comment);
 	if (o < n)
-		o += (size_t)snprintf(out + o, n - o, "\nRequested by %s.",
-		    asker(c, who, sizeof(who)));
+		o += describe_request(P, id, c, data, out + o, n - o);
 	if (o < n && rule->action == RULE_CONFIRM)
 		snprintf(out + o, n - o, "\nRule at line %zu asks to confirm%s.",
 		    rule->line, rule->remember > 0 ? " (a yes is remembered "
@@ -190,16 +158,19 @@ go_sign(struct policy *P, struct pending *p, const struct identity *id)
 	pending_keep(P, p);
 }
 
-/* Confirm prompts by where they come from. A forwarded connection's
- * first session-bind names the host it was forwarded from: the user's
- * ssh made it before the forwarded client's first byte, so that client
- * cannot choose it. At most PROMPT_MAX_PER_HOP prompts for one such host
- * are open at once; its other requests wait their turn in arrival order.
- * A hostile forwarded server can then neither fill the screen with
- * prompts nor take every prompt (PROMPT_MAX_CONCURRENT) from the user's
- * own clients. Local connections, and logins (whose first binding is not
- * a forwarding one), are not counted: they are the user's. */
-static struct slice
+/* Prompts and token helpers by where the request comes from. A
+ * forwarded connection's first session-bind names the host it was
+ * forwarded from: the user's ssh made it before the forwarded client's
+ * first byte, so that client cannot choose it. At most PROMPT_MAX_PER_HOP
+ * prompts (confirm or PIN) for one such host are open at once, and at most
+ * PROMPT_MAX_FORWARDED for all of them; their other requests wait their
+ * turn in arrival order. A hostile forwarded server can then neither fill
+ * the screen with prompts nor take every prompt (PROMPT_MAX_CONCURRENT)
+ * from the user's own clients. Token helpers likewise (token.c:
+ * TOKEN_MAX_PER_HOP, TOKEN_MAX_FORWARDED). Local connections, and logins
+ * (whose first binding is not a forwarding one), are not counted: they
+ * are the user's. */
+struct slice
 forwarded_from(const struct conn *c)
 {
 	if (c == NULL || c->bind.n == 0 || !c->bind.b[0].forwarding)
@@ -207,49 +178,62 @@ forwarded_from(const struct conn *c)
 	return (struct slice){ c->bind.b[0].key, c->bind.b[0].keylen };
 }
 
-/* How many of origin's requests are at the prompter, and waiting. */
-static size_t
-prompts_of(const struct pending *list, enum pending_state s, struct slice origin)
+size_t
+held_by(const struct pending *list, unsigned states, const struct slice *origin)
 {
 	size_t n = 0;
 
 	for (const struct pending *q = list; q != NULL; q = q->next)
-		if (q->state == s && slice_eq(wb_slice_of(&q->origin), origin))
+		if ((states & PSTATE(q->state)) && (origin != NULL ?
+		    slice_eq(wb_slice_of(&q->origin), *origin) : q->origin.len > 0))
 			n++;
 	return n;
 }
 
+/* May a prompt from origin open now? */
+static int
+may_prompt(const struct policy *P, struct slice origin)
+{
+	unsigned open = PSTATE(P_CONFIRM) | PSTATE(P_PIN);
+
+	return origin.len == 0 ||
+	    (held_by(P->pending, open, &origin) < PROMPT_MAX_PER_HOP &&
+	    held_by(P->pending, open, NULL) < PROMPT_MAX_FORWARDED);
+}
+
+/* A confirm prompt, or a PIN prompt once the token asked for one. */
 static void
 prompt_send(struct policy *P, struct pending *p)
 {
-	p->state = P_CONFIRM;
+	int pin = p->pin_asked;
+
+	p->state = pin ? P_PIN : P_CONFIRM;
 	pending_keep(P, p);
-	msg_begin(&P->out, MSG_PROMPT, p->id, 0);
+	msg_begin(&P->out, pin ? MSG_PROMPT_SECRET : MSG_PROMPT, p->id, 0);
 	msg_blob_encode(&P->out, &(struct msg_blob){ {
 	    (const uint8_t *)p->prompt, strlen(p->prompt) } });
 	send_to(&P->pr, &P->out, "prompter");
 }
 
-static void
-prompt_or_wait(struct policy *P, struct pending *p, const struct conn *c,
-    const struct identity *id)
+void
+prompt_or_wait(struct policy *P, struct pending *p)
 {
-	struct slice origin = forwarded_from(c);
+	struct slice origin = wb_slice_of(&p->origin);
 
-	wb_bytes(&p->origin, origin.p, origin.len);
-	if (origin.len == 0 ||
-	    prompts_of(P->pending, P_CONFIRM, origin) < PROMPT_MAX_PER_HOP) {
+	if (may_prompt(P, origin)) {
 		prompt_send(P, p);
 		return;
 	}
-	if (prompts_of(P->prompt_wait, P_CONFIRM_WAIT, origin) >=
+	if (held_by(P->prompt_wait, PSTATE(P_CONFIRM_WAIT), &origin) >=
 	    PROMPT_MAX_WAIT_PER_HOP) {
 		refuse(P, p, "too many prompts wait for the host it is forwarded "
-		    "from", id, 1);
+		    "from", identity_by_key(P, p->key_id), 1);
 		return;
 	}
-	log_info("connection %u: its prompt waits: %d are open for the host it "
-	    "is forwarded from", p->conn, PROMPT_MAX_PER_HOP);
+	log_info("connection %u: its %s prompt waits: %d are open for the host "
+	    "it is forwarded from, or %d for all forwarding hosts", p->conn,
+	    p->pin_asked ? "PIN" : "confirm", PROMPT_MAX_PER_HOP,
+	    PROMPT_MAX_FORWARDED);
 	p->state = P_CONFIRM_WAIT;
 	p->next = NULL;
 	if (P->prompt_wait_tail != NULL)
@@ -267,8 +251,10 @@ sign_prompt_ended(struct policy *P, struct slice origin)
 
 	if (origin.len == 0)
 		return;
+	/* The first waiting request that may now be asked: of this host, or
+	 * of another one held back by PROMPT_MAX_FORWARDED. */
 	for (pp = &P->prompt_wait; (p = *pp) != NULL;) {
-		if (!slice_eq(wb_slice_of(&p->origin), origin)) {
+		if (!may_prompt(P, wb_slice_of(&p->origin))) {
 			prev = p;
 			pp = &p->next;
 			continue;
@@ -277,15 +263,15 @@ sign_prompt_ended(struct policy *P, struct slice origin)
 		if (P->prompt_wait_tail == p)
 			P->prompt_wait_tail = prev;
 		p->next = NULL;
-		/* A yes its rule remembers may have come while it waited: it
-		 * stands for this prompt as it would have on arrival. */
 		id = identity_by_key(P, p->key_id);
 		if (id == NULL) {
 			refuse(P, p, "the key was removed while the request waited "
 			    "for its prompt", NULL, 1);
 			continue;
 		}
-		if (!id->confirm && ruling_recall(P, &p->rule)) {
+		/* A yes its rule remembers may have come while it waited: it
+		 * stands for this prompt as it would have on arrival. */
+		if (!p->pin_asked && !id->confirm && ruling_recall(P, &p->rule)) {
 			go_sign(P, p, id);
 			continue;
 		}
@@ -304,6 +290,7 @@ h_sign(struct ctx *c)
 	struct msg_sign m;
 	struct identity *id;
 	struct pending *p;
+	struct slice origin;
 	const char *rule;
 	char prompt[PROMPT_MAX_TEXT];
 
@@ -311,6 +298,8 @@ h_sign(struct ctx *c)
 		return -1;
 	p = pending_new(P, P_SIGN, c->h.conn, c->h.req);
 	wb_bytes(&p->data, m.data.p, m.data.len);
+	origin = forwarded_from(c->conn);
+	wb_bytes(&p->origin, origin.p, origin.len);
 	if ((id = identity_by_blob(P, m.key)) == NULL) {
 		refuse(P, p, "the key is not in the agent", NULL, 1);
 		return 0;
@@ -351,7 +340,7 @@ h_sign(struct ctx *c)
 	}
 	confirm_text(P, id, c->conn, &p->rule, m.data, prompt, sizeof(prompt));
 	p->prompt = str_dup(prompt);
-	prompt_or_wait(P, p, c->conn, id);
+	prompt_or_wait(P, p);
 	return 0;
 }
 
@@ -359,9 +348,12 @@ void
 sign_confirmed(struct policy *P, struct pending *p, int yes)
 {
 	struct identity *id = identity_by_key(P, p->key_id);
-	struct wb origin = p->origin;
+	struct wb origin;
 
-	wb_init(&p->origin);
+	/* A copy: a request that goes on to a token is still counted
+	 * against its host there (token.c). */
+	wb_init(&origin);
+	wb_bytes(&origin, p->origin.p, p->origin.len);
 	sign_decided(P, p, id, yes);
 	sign_prompt_ended(P, wb_slice_of(&origin));
 	wb_free(&origin);

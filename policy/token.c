@@ -26,8 +26,16 @@
 #include "policy/token.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+_Static_assert(TOKEN_MAX_FORWARDED < TOKEN_MAX_HELPERS &&
+    TOKEN_MAX_PER_HOP <= TOKEN_MAX_FORWARDED,
+    "forwarded clients must leave token helpers to local ones");
+_Static_assert(PROMPT_MAX_FORWARDED < PROMPT_MAX_CONCURRENT &&
+    PROMPT_MAX_PER_HOP <= PROMPT_MAX_FORWARDED,
+    "forwarded clients must leave prompts to local ones");
 
 /* Comma-separated patterns as OpenSSH's match_pattern_list: a match of a
  * negated pattern ("!x") refuses whatever else matched. */
@@ -131,6 +139,21 @@ token_material(struct policy *P, struct pending *p, const struct msg_sk_material
 		    "token signatures waiting as one client may");
 		return;
 	}
+	/* Per forwarding host, as for prompts (sign.c): one host's clients,
+	 * and all forwarded clients together, leave token helpers for the
+	 * user's local ones (TOKEN_MAX_HELPERS). */
+	if (p->origin.len > 0 && held_by(P->pending, PSTATE(P_TOKEN),
+	    &(struct slice){ p->origin.p, p->origin.len }) >= TOKEN_MAX_PER_HOP) {
+		refuse_token(P, p, id, "the host it is forwarded from already has "
+		    "as many token signatures waiting as one host may");
+		return;
+	}
+	if (p->origin.len > 0 && held_by(P->pending, PSTATE(P_TOKEN), NULL) >=
+	    TOKEN_MAX_FORWARDED) {
+		refuse_token(P, p, id, "forwarded clients already have as many "
+		    "token signatures waiting as they may");
+		return;
+	}
 	wb_init(&req);
 	token_req_encode(&req, &(struct token_req){ m->alg, m->application,
 	    m->flags, m->key_handle, wb_slice_of(&p->data), wb_slice_of(&p->pin) });
@@ -146,27 +169,30 @@ token_material(struct policy *P, struct pending *p, const struct msg_sk_material
 	wipe(P->out.p, P->out.len);
 }
 
+/* The PIN prompt says what the confirm prompt says (describe_request):
+ * the key, what is signed, from where and along which path, who asked;
+ * the question last, where askpass puts the answer. It counts against
+ * the forwarding host's prompts as a confirm prompt does (sign.c). */
 static void
 ask_pin(struct policy *P, struct pending *p, const struct identity *id)
 {
-	char text[PROMPT_MAX_TEXT], comment[256], who[PROMPT_MAX_TEXT / 2];
+	char text[PROMPT_MAX_TEXT], comment[256];
 	const struct conn *c = conn_find(P, p->conn);
+	size_t o;
 
 	text_term_str(comment, sizeof(comment), id->comment);
-	if (c != NULL)
-		caller_describe(&c->caller, c->pid, who, sizeof(who));
-	else
-		snprintf(who, sizeof(who), "a client that has gone");
-	/* The question last, where askpass puts the answer. */
-	snprintf(text, sizeof(text), "Requested by %s.\nEnter PIN for %s key "
-	    "%s (%s):", who, key_kind_name(id->kind), comment, id->fp);
+	o = (size_t)snprintf(text, sizeof(text), "The token asks for its PIN "
+	    "to sign with %s key %s.\n", key_kind_name(id->kind), comment);
+	if (o < sizeof(text))
+		o += describe_request(P, id, c, wb_slice_of(&p->data), text + o,
+		    sizeof(text) - o);
+	if (o < sizeof(text))
+		snprintf(text + o, sizeof(text) - o, "\nEnter PIN for %s key %s:",
+		    key_kind_name(id->kind), comment);
+	free(p->prompt);
+	p->prompt = str_dup(text);
 	p->pin_asked = 1;
-	p->state = P_PIN;
-	pending_keep(P, p);
-	msg_begin(&P->out, MSG_PROMPT_SECRET, p->id, 0);
-	msg_blob_encode(&P->out, &(struct msg_blob){ { (const uint8_t *)text,
-	    strlen(text) } });
-	send_to(&P->pr, &P->out, "prompter");
+	prompt_or_wait(P, p);
 }
 
 /* The prompter's answer: the PIN, or (pin.p NULL) none. */
@@ -174,14 +200,20 @@ void
 token_pin(struct policy *P, struct pending *p, struct slice pin)
 {
 	struct identity *id = identity_by_key(P, p->key_id);
+	struct wb origin;
 
+	wb_init(&origin);
+	wb_bytes(&origin, p->origin.p, p->origin.len);
 	if (pin.p == NULL || pin.len == 0 || id == NULL) {
 		refuse_token(P, p, id, "no PIN was given");
-		return;
+	} else {
+		wb_reset(&p->pin);
+		wb_bytes(&p->pin, pin.p, pin.len);
+		token_sign(P, p);
 	}
-	wb_reset(&p->pin);
-	wb_bytes(&p->pin, pin.p, pin.len);
-	token_sign(P, p);
+	/* Its prompt has closed: another of its host's may open. */
+	sign_prompt_ended(P, wb_slice_of(&origin));
+	wb_free(&origin);
 }
 
 static const char *
