@@ -1774,6 +1774,104 @@ case_m(void)
 	wb_free(&w);
 }
 
+/* n. prompts from many forwarded hosts. PROMPT_FLOOD_HOSTS hosts (each
+ * its own host key, each connection session-bound, forwarding, to one of
+ * them) sign with a -c key, PROMPT_MAX_PER_HOP connections each: every
+ * host within its own share, together more than the prompter runs
+ * (PROMPT_MAX_CONCURRENT). The askpass the .t wrapper sets up holds each
+ * of their prompts open for a second and says no. Meanwhile a local
+ * client signs with the same key: it must get its prompt, since all
+ * forwarding hosts together have at most PROMPT_MAX_FORWARDED open; the
+ * others wait. The wrapper reads the askpass log: never more than
+ * PROMPT_MAX_FORWARDED of the hosts' prompts open at once. */
+#define PROMPT_FLOOD_HOSTS   (PROMPT_MAX_CONCURRENT / PROMPT_MAX_PER_HOP + 1)
+#define PROMPT_HOSTS_CONNS   (PROMPT_FLOOD_HOSTS * PROMPT_MAX_PER_HOP)
+
+static void
+case_n(void)
+{
+	struct key *ck = key_new(K_ED25519), *hosts[PROMPT_FLOOD_HOSTS];
+	struct key *keep[2] = { probe_key, ck };
+	struct cl c[PROMPT_HOSTS_CONNS], local = { .fd = -1 };
+	uint8_t data[32];
+	struct probe p;
+	struct wb w;
+	int i, t, bound = 0, sent = 0, refused = 0;
+	uint64_t t0, took;
+	size_t m;
+
+	for (i = 0; i < PROMPT_FLOOD_HOSTS; i++)
+		hosts[i] = key_new(K_ED25519);
+	wb_init(&w);
+	m = msg_begin(&w, MSG_ADD_CONSTRAINED);
+	wb_bytes(&w, ck->priv.p, ck->priv.len);
+	wb_cstring(&w, "confirm@hostile");
+	wb_u8(&w, AGENT_CONSTRAIN_CONFIRM);
+	msg_end(&w, m);
+	t = call_once(&w, bound_ms(10000), NULL);
+	tap_ok(t == MSG_SUCCESS, "n: a -c key added (answer %d)", t);
+	probe_start(&p, 1);
+	for (i = 0; i < PROMPT_HOSTS_CONNS; i++) {
+		c[i] = (struct cl){ .fd = -1 };
+		wb_reset(&w);
+		msg_bind(&w, hosts[i / PROMPT_MAX_PER_HOP], 1, 0);
+		if (cl_connect(&c[i], bound_ms(10000)) == 0 &&
+		    cl_call(&c[i], &w, bound_ms(10000)) == MSG_SUCCESS)
+			bound++;
+	}
+	tap_ok(bound == PROMPT_HOSTS_CONNS, "n: %d connections session-bound, "
+	    "forwarding, %d to each of %d hosts (%d)", PROMPT_HOSTS_CONNS,
+	    PROMPT_MAX_PER_HOP, PROMPT_FLOOD_HOSTS, bound);
+	for (i = 0; i < PROMPT_HOSTS_CONNS; i++) {
+		wb_reset(&w);
+		RAND_bytes(data, sizeof(data));
+		msg_sign(&w, ck, data, sizeof(data));
+		sent += cl_send(&c[i], w.p, w.len, bound_ms(10000)) == 0;
+	}
+	diag("n: %d signatures with the -c key asked for from the forwarded hosts",
+	    sent);
+	sleep_ms(500);                  /* their prompts open, or wait */
+	for (i = 0; i < PROMPT_HOSTS_CONNS; i++)
+		refused += cl_recv(&c[i], 0) == MSG_FAILURE;
+	if (is_keyward())
+		tap_ok(refused == 0, "n: none is refused at once: each host is "
+		    "within its share, the prompts beyond PROMPT_MAX_FORWARDED "
+		    "wait (%d refused)", refused);
+	else
+		tap_keyward_only("ssh-agent asks one prompt at a time");
+
+	wb_reset(&w);
+	msg_sign(&w, ck, (const uint8_t *)"local", 5);
+	t0 = now_ms();
+	t = cl_connect(&local, bound_ms(10000)) == 0 ?
+	    cl_call(&local, &w, bound_ms(PROMPT_LOCAL_MS)) : R_EOF;
+	took = now_ms() - t0;
+	figure("n", "the local signature with the -c key: answer %d after %llu ms", t,
+	    (unsigned long long)took);
+	if (is_keyward() || t == MSG_SIGN_RESPONSE)
+		tap_ok(t == MSG_SIGN_RESPONSE, "n: a local client's confirmed signature "
+		    "is made while %d hosts' prompts are open or wait (answer %d, "
+		    "%llu ms)", PROMPT_FLOOD_HOSTS, t, (unsigned long long)took);
+	else
+		tap_skip("ssh-agent runs one prompt at a time and every client waits "
+		    "for it (answer %d after %llu ms)", t, (unsigned long long)took);
+	cl_free(&local);
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		diag("n: closing the hosts' connections at %lld%09ld", (long long)ts.tv_sec,
+		    ts.tv_nsec);
+	}
+	for (i = 0; i < PROMPT_HOSTS_CONNS; i++)
+		cl_free(&c[i]);
+	probe_stop(&p);
+	check_common("n (prompts of many hosts)", &p, keep, 2);
+	for (i = 0; i < PROMPT_FLOOD_HOSTS; i++)
+		key_free(hosts[i]);
+	wb_free(&w);
+}
+
 /* f. readers that never read: memory stays bounded. */
 struct memguard {
 	long idle, peak, limit;
@@ -2374,6 +2472,7 @@ static const struct {
 	{ 'k', case_k, "mixed soak (make stress)" },
 	{ 'l', case_l, "keys held: the byte and count budgets, lists at the limit" },
 	{ 'm', case_m, "prompts from one forwarded host beside a local client's" },
+	{ 'n', case_n, "prompts from many forwarded hosts beside a local client's" },
 };
 
 int
