@@ -149,6 +149,51 @@ report_fds(void *arg)
 		_exit(1);
 }
 
+/* In the child: fd 0 is the file given as stdin_fd, nothing above 2. */
+static void
+report_stdin(void *arg)
+{
+	const struct stat *want = arg;
+	struct stat st;
+	char r = fstat(0, &st) == 0 && st.st_ino == want->st_ino &&
+	    st.st_dev == want->st_dev ? 'y' : 'n';
+
+	for (int fd = 3; fd < 10; fd++)
+		if (fcntl(fd, F_GETFD) >= 0)
+			r = 'x';
+	if (write(1, &r, 1) != 1)
+		_exit(1);
+}
+
+/* The prompter's askpass: stdin from a file, stdout a pipe, no fd above 2
+ * (the parent's other fds, CLOEXEC or not, stay behind). */
+static void
+spawn_stdio(void)
+{
+	int p[2], in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	int leak = open("/dev/null", O_RDONLY);         /* not CLOEXEC */
+	struct stat want;
+	char r = 0;
+	pid_t pid;
+	int st;
+
+	ok(pipe(p) == 0 && in >= 0 && leak >= 0 && fstat(in, &want) == 0,
+	    "set-up (stdio)");
+	pid = spawn(&(struct spawn){ .stdin_fd = in, .stdout_fd = p[1],
+	    .stderr_fd = -1, .run = report_stdin, .arg = &want });
+	ok(pid > 0, "spawn started the child (stdio)");
+	close(p[1]);
+	if (read(p[0], &r, 1) != 1)
+		r = '?';
+	ok(r == 'y', "stdin_fd is the child's fd 0, stdout_fd its fd 1, and "
+	    "nothing is open above 2 (%c)", r);
+	ok(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "the child exited 0");
+	close(p[0]);
+	close(in);
+	close(leak);
+}
+
 static void
 spawn_fds(void)
 {
@@ -187,5 +232,6 @@ main(void)
 	policy_refusals();
 	small_lists();
 	spawn_fds();
+	spawn_stdio();
 	return done_testing();
 }
