@@ -138,9 +138,8 @@ manage_name(uint8_t type)
 	switch (type) {
 	case MSG_LOCK: return "lock";
 	case MSG_UNLOCK: return "unlock";
-	case MSG_REMOVE: return "remove";
 	case MSG_REMOVE_ALL: return "remove-all";
-	default: return "remove-provider";
+	default: return "remove";      /* a key, or a provider's keys */
 	}
 }
 
