@@ -1,0 +1,155 @@
+#!/bin/bash
+# keyward-sk's own device path, libfido2 ("internal"), with a hidraw device
+# visible and no hardware: in a private mount namespace (root, unshare -m)
+# a fake /sys/class/hidraw/hidraw0 (its device directory, uevent with
+# HID_ID and HID_NAME) and a /dev/hidraw0 that is /dev/null bound over an
+# overlay of /dev. libudev lists it, libfido2 opens it and reads no report
+# descriptor from it (ENOTTY): not a FIDO device. The helper must list it,
+# skip it and refuse cleanly ("device not found"), with no filter kill
+# (its exit status, keyward's log, the kernel's seccomp record), while the
+# agent keeps serving. Before issue 25 the helper listed devices under its
+# filter and died by SIGSYS on libudev's faccessat2.
+#
+# libudev (systemd >= 251) refuses a device directory that is not on
+# sysfs; SYSTEMD_DEVICE_VERIFY_SYSFS=0 (its documented switch) lets it read
+# the tmpfs one. The same scenario against /usr/bin/ssh-agent (its
+# ssh-sk-helper lists the device with the same libfido2) is the oracle.
+. "$(dirname "$0")/lib.sh"
+
+if [ -z "${KW135_IN_NS:-}" ]; then
+	if [ "$(id -u)" != 0 ]; then
+		skip "needs root for a private mount namespace"
+	elif ! unshare -m --propagation private true 2>/dev/null; then
+		skip "unshare -m is not permitted here"
+	else
+		# the whole test again, inside its own mount namespace
+		KW135_IN_NS=1 unshare -m --propagation private \
+			"$BASH" "$LIBDIR/$(basename "$0")" "$@"
+		exit $?
+	fi
+	done_testing
+	exit
+fi
+. "$LIBDIR/lib-sk.sh"
+
+HELPER=$KEYWARD_BUILD/keyward-sk
+DRIVE=$KEYWARD_BUILD/tests/sk_drive
+export SYSTEMD_DEVICE_VERIFY_SYSFS=0
+
+# --- the fake device, visible only in this namespace
+fake_hidraw() {
+	local dev=/sys/devices/virtual/misc/uhid/0003:1050:0407.0001 up
+	mount -t tmpfs kwtest /sys/class || return 1
+	mount -t tmpfs kwtest /sys/devices/virtual/misc || return 1
+	mkdir -p /sys/class/hidraw "$dev/hidraw/hidraw0" || return 1
+	printf '%s\n' DRIVER=hid-generic HID_ID=0003:00001050:00000407 \
+		'HID_NAME=kwtest fake key' HID_PHYS=kwtest HID_UNIQ=1 \
+		MODALIAS=hid:b0003g0001v00001050p00000407 >"$dev/uevent"
+	printf '%s\n' MAJOR=243 MINOR=0 DEVNAME=hidraw0 >"$dev/hidraw/hidraw0/uevent"
+	echo 243:0 >"$dev/hidraw/hidraw0/dev"
+	ln -s /sys/class/hidraw "$dev/hidraw/hidraw0/subsystem"
+	ln -s ../../devices/virtual/misc/uhid/0003:1050:0407.0001/hidraw/hidraw0 \
+		/sys/class/hidraw/hidraw0
+	# /dev: an overlay whose upper layer holds the stand-in node, with
+	# fresh pts and shm instances on top (the real ones are submounts
+	# the overlay does not show; nothing of the real /dev is bound under
+	# $T, which lib.sh removes)
+	up=$T/devup
+	mkdir -p "$up" && mount -t tmpfs kwtest "$up" &&
+		mkdir -p "$up/u" "$up/w" || return 1
+	mount -t overlay kwtest -o "lowerdir=/dev,upperdir=$up/u,workdir=$up/w" /dev ||
+		return 1
+	mount -t devpts -o newinstance,ptmxmode=0666 kwtest /dev/pts &&
+		mount -t tmpfs kwtest /dev/shm || return 1
+	: >/dev/hidraw0 && mount --bind /dev/null /dev/hidraw0
+}
+# lib.sh's cleanup removes $T: the overlay's upper layer lives there
+trap 'umount -l /dev 2>/dev/null; umount -l "$T/devup" 2>/dev/null; cleanup' EXIT
+fake_hidraw
+ok $? "a fake hidraw device in a private mount namespace" ||
+	{ done_testing; exit; }
+[ -c /dev/hidraw0 ] && [ -f /sys/class/hidraw/hidraw0/uevent ]
+ok $? "/dev/hidraw0 is a character device, /sys/class/hidraw/hidraw0 has its uevent"
+
+# libfido2's own tool lists it and finds no FIDO token in it: the device is
+# listed through libudev and opened (strace shows it), so the helper below
+# meets a hidraw device, not an empty /sys
+if command -v strace >/dev/null && command -v fido2-token >/dev/null; then
+	run strace -f -e trace=openat,ioctl -o "$T/fido2-token.strace" fido2-token -L
+	ok $RC "fido2-token -L runs with the fake device present"
+	grep -q 'openat(.*"/dev/hidraw0", O_RDWR' "$T/fido2-token.strace"
+	ok $? "libfido2 (through libudev) lists /dev/hidraw0 and opens it"
+	grep -q 'ioctl(.*HIDIOCGRDESCSIZE.*ENOTTY' "$T/fido2-token.strace"
+	ok $? "and asks it for its report descriptor: ENOTTY, not a FIDO device"
+else
+	skip_n 3 "no strace or fido2-token"
+fi
+
+# seccomp_kills PID: the kernel's seccomp records (audit type 1326) for PID
+seccomp_kills() { dmesg 2>/dev/null | grep -c "type=1326.* pid=$1 "; }
+dmesg >/dev/null 2>&1 && DMESG=1 || DMESG=0
+
+# --- the helper alone, as policy drives it
+for alg in ed25519 ecdsa; do
+	run "$DRIVE" -h "$HELPER" -m "$SO" -l debug -a "$alg" -p internal \
+		-e SYSTEMD_DEVICE_VERIFY_SYSFS=0
+	hpid=$(sed -n 's/^pid //p' <<<"$OUT")
+	contains "$OUT" "status -4" "$alg: internal with a non-FIDO hidraw device: device not found (-4)"
+	contains "$OUT" "exit 0" "$alg: the helper exits 0, not killed by its filter"
+	contains "$ERR" "HIDIOCGRDESCSIZE" "$alg: libfido2 opened /dev/hidraw0 and read no report descriptor"
+	contains "$ERR" "0 FIDO token(s) listed" "$alg: and listed no FIDO token"
+	contains "$ERR" "sk sandbox active" "$alg: the helper then entered its sandbox"
+	if [ $DMESG = 1 ]; then
+		is "$(seccomp_kills "$hpid")" 0 "$alg: no seccomp record for helper $hpid in the kernel log"
+	else
+		skip "$alg: the kernel log is not readable"
+	fi
+done
+
+# --- through the agent: ssh-add of an sk key with the built-in provider
+# (SSH_SK_PROVIDER unset: ssh-add sends "internal"), then signatures
+sk_key skA ed25519-sk
+sk_key skE ecdsa-sk
+gen_key plain ed25519 || bail "ssh-keygen plain"
+# this build's keyward-sk killed by seccomp, as the kernel counts them
+helper_kills() {
+	dmesg 2>/dev/null | grep 'type=1326' | grep -c "exe=\"$(realpath "$HELPER")\""
+}
+kills_before=$(helper_kills)
+AGENT_FG_FLAG=-d sk_agent_fg
+for k in skA skE; do
+	run env -u SSH_SK_PROVIDER ssh-add "$T/keys/$k" </dev/null
+	ok $RC "ssh-add $k with the internal provider"
+done
+for k in skA skE; do
+	run ssh-add -T "$T/keys/$k.pub"
+	unlike "$RC" "^0$" "$k: no FIDO token among the hidraw devices: the signature is refused"
+	sk_sign "$k"
+	[ $? != 0 ]
+	ok $? "$k: ssh-keygen -Y sign through the agent is refused too"
+done
+pid_alive "$AGENT_FG_PID"
+ok $? "the agent is still running"
+run ssh-add -l
+contains "$OUT" "$(fp_line "$T/keys/skA.pub")" "it still lists the sk keys"
+run ssh-add "$T/keys/plain" </dev/null
+ok $RC "it still adds an ordinary key"
+run ssh-add -T "$T/keys/plain.pub"
+ok $RC "and signs with it"
+if is_keyward; then
+	log=$(cat "$T/agent.log")
+	unlike "$log" "keyward-sk [0-9]+ ended by signal" "keyward's log: no helper ended by a signal"
+	contains "$log" "HIDIOCGRDESCSIZE" "keyward's log: the helpers looked at /dev/hidraw0"
+	contains "$log" "0 FIDO token(s) listed" "keyward's log: and listed no FIDO token"
+	if [ $DMESG = 1 ]; then
+		is "$(helper_kills)" "$kills_before" \
+			"the kernel logged no seccomp kill of this build's keyward-sk meanwhile"
+	else
+		skip "the kernel log is not readable"
+	fi
+else
+	skip_n 4 "keyward's log and helper"
+fi
+stop_pid "$AGENT_FG_PID"
+
+done_testing
