@@ -22,10 +22,13 @@
 #include <openssl/crypto.h>
 #include <openssl/ecdsa.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -84,6 +87,40 @@ open_token(const char *path)
 	T.n++;
 }
 
+#ifdef KEYWARD_TESTING
+/* Test builds only (make TESTING=1, never installed): with
+ * KEYWARD_TEST_SK_TOKEN=PATH, one more token, the software authenticator
+ * of tests/sk/ctaphid.py on the SOCK_SEQPACKET socket PATH (one HID
+ * report a message), known as "kwtest:PATH". Everything after the listing
+ * (CTAPHID, getInfo, the PIN protocol, the assertion) is libfido2's and
+ * runs under the filter through the I/O functions below. */
+static void
+test_token(void)
+{
+	const char *path = getenv("KEYWARD_TEST_SK_TOKEN");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char name[sizeof(sa.sun_path) + 8];
+	int fd;
+
+	if (path == NULL || T.n >= TOKEN_MAX_DEVICES ||
+	    strlen(path) >= sizeof(sa.sun_path))
+		return;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	snprintf(name, sizeof(name), "kwtest:%s", path);
+	if ((fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) < 0 ||
+	    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+	    (T.tok[T.n].path = strdup(name)) == NULL) {
+		log_error("test build: token %s: %m", name);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	log_error("test build: token %s added", name);
+	T.tok[T.n].fd = T.fds[T.n] = fd;
+	T.n++;
+}
+#endif
+
 size_t
 internal_open_tokens(const int **fds)
 {
@@ -101,6 +138,9 @@ internal_open_tokens(const int **fds)
 	for (i = 0; i < n && T.n < TOKEN_MAX_DEVICES; i++)
 		open_token(fido_dev_info_path(fido_dev_info_ptr(list, i)));
 	fido_dev_info_free(&list, TOKEN_MAX_DEVICES);
+#ifdef KEYWARD_TESTING
+	test_token();
+#endif
 	log_debug("%zu FIDO token(s) listed, %zu opened", n, T.n);
 	return T.n;
 }
