@@ -10,6 +10,13 @@
 # agent keeps serving. Before issue 25 the helper listed devices under its
 # filter and died by SIGSYS on libudev's faccessat2.
 #
+# Then (test build) a FIDO2 authenticator of our own behind the device
+# I/O, tests/sk/ctaphid.py: libfido2's real CTAPHID, PIN protocol and
+# assertion code in the sandboxed helper, with a touch, no touch, the right
+# PIN and a wrong one, alone and through the agent (ssh-add with the
+# built-in provider, logins that sshd verifies, a verify-required key whose
+# PIN is asked through SSH_ASKPASS).
+#
 # libudev (systemd >= 251) refuses a device directory that is not on
 # sysfs; SYSTEMD_DEVICE_VERIFY_SYSFS=0 (its documented switch) lets it read
 # the tmpfs one. The same scenario against /usr/bin/ssh-agent (its
@@ -111,9 +118,12 @@ done
 sk_key skA ed25519-sk
 sk_key skE ecdsa-sk
 gen_key plain ed25519 || bail "ssh-keygen plain"
-# this build's keyward-sk killed by seccomp, as the kernel counts them
+# this build's keyward-sk (and the test build's) killed by seccomp, as the
+# kernel counts them
+TB=${KEYWARD_TESTING_BUILD:-$KEYWARD_BUILD/../build-testing}
 helper_kills() {
-	dmesg 2>/dev/null | grep 'type=1326' | grep -c "exe=\"$(realpath "$HELPER")\""
+	dmesg 2>/dev/null | grep 'type=1326' | grep -c -F \
+		-e "exe=\"$(realpath "$HELPER")\"" -e "exe=\"$(realpath -m "$TB/keyward-sk")\""
 }
 kills_before=$(helper_kills)
 AGENT_FG_FLAG=-d sk_agent_fg
@@ -151,5 +161,143 @@ else
 	skip_n 4 "keyward's log and helper"
 fi
 stop_pid "$AGENT_FG_PID"
+unset SSH_AUTH_SOCK
+
+# --- a FIDO2 authenticator behind the device I/O (test build): libfido2's
+# real CTAPHID, getInfo, PIN protocol and assertion, under the helper's
+# filter. tests/sk/ctaphid.py is the token, on a SOCK_SEQPACKET socket the
+# test build of keyward-sk adds to the tokens it opened before its sandbox
+# (KEYWARD_TEST_SK_TOKEN); it knows the key handles of the test middleware,
+# so keys enrolled with that sign here. Its PIN is 2468. Stock ssh-sk-helper
+# has no such seam (it reaches tokens only through libudev), so this part
+# has no oracle run; sshd verifying the logins is the check.
+CTAP=$LIBDIR/../sk/ctaphid.py
+if ! is_keyward; then
+	skip_n 57 "keyward's test build drives the software authenticator"
+	done_testing
+	exit
+elif [ ! -x "$TB/keyward-sk" ] || [ ! -x "$TB/keyward" ]; then
+	skip_n 57 "no test build in $TB (make TESTING=1)"
+	done_testing
+	exit
+elif ! /usr/bin/python3 -c 'import cryptography' 2>/dev/null; then
+	skip_n 57 "python3-cryptography is not installed"
+	done_testing
+	exit
+fi
+TOK=$T/token.sock
+mkdir -p "$T/tok"
+echo yes >"$T/tok/touch"
+/usr/bin/python3 "$CTAP" "$TOK" "$T/tok" 2468 2>"$T/tok/err" &
+EXTRA_PIDS+=($!)
+poll_until 10 test -S "$TOK"
+ok $? "the software authenticator listens on $TOK" || { done_testing; exit; }
+tok_log() { cat "$T/tok/log" 2>/dev/null; }
+tdrive() {
+	run "$DRIVE" -h "$TB/keyward-sk" -m "$SO" -l debug -p internal \
+		-e SYSTEMD_DEVICE_VERIFY_SYSFS=0 -e "KEYWARD_TEST_SK_TOKEN=$TOK" "$@"
+}
+
+for alg in ed25519 ecdsa; do
+	: >"$T/tok/log"
+	tdrive -a "$alg"
+	contains "$OUT" "status 0" "$alg: libfido2 in the sandboxed helper gets an assertion"
+	contains "$OUT" "signature verified" "$alg: it verifies against the enrolled key"
+	contains "$OUT" "flags 0x01" "$alg: user presence (the token was touched)"
+	contains "$OUT" "exit 0" "$alg: the helper exits 0"
+	contains "$ERR" "HIDIOCGRDESCSIZE" "$alg: beside /dev/hidraw0, which is still no FIDO device"
+	contains "$ERR" "sk sandbox active" "$alg: signed after entering its sandbox"
+	contains "$(tok_log)" "assert up=1 uv=0 ok" "$alg: the token asserted, after a touch"
+done
+
+: >"$T/tok/log"
+tdrive -a ed25519 -P 2468
+contains "$OUT" "status 0" "the right PIN: signed"
+contains "$OUT" "signature verified" "the signature made with the PIN verifies"
+contains "$OUT" "flags 0x05" "and carries user verification"
+contains "$(tok_log)" "pin right" "the token checked the PIN (getPinToken, PIN protocol 1)"
+contains "$(tok_log)" "assert up=1 uv=1 ok" "and the assertion's PIN token"
+: >"$T/tok/log"
+tdrive -a ed25519 -P 1357
+contains "$OUT" "status -3" "a wrong PIN: refused (-3, PIN required)"
+unlike "$OUT" "signature" "a wrong PIN: no signature"
+contains "$OUT" "exit 0" "a wrong PIN: the helper exits 0"
+contains "$(tok_log)" "pin wrong" "the token saw a wrong PIN"
+unlike "$ERR" "2468|1357" "no PIN appears in the helper's log"
+
+echo no >"$T/tok/touch"
+tdrive -a ed25519
+contains "$OUT" "status -1" "no touch: the token times out, refused (-1)"
+contains "$OUT" "exit 0" "no touch: the helper exits 0"
+contains "$(tok_log)" "assert no touch" "the token waited for a touch that never came"
+
+# waiting for the touch: the helper as it is then
+echo wait >"$T/tok/touch"
+rm -f "$T/tok/touch.release"
+"$DRIVE" -h "$TB/keyward-sk" -m "$SO" -l debug -p internal \
+	-e SYSTEMD_DEVICE_VERIFY_SYSFS=0 -e "KEYWARD_TEST_SK_TOKEN=$TOK" \
+	>"$T/wait.out" 2>"$T/wait.err" &
+waiter=$!
+EXTRA_PIDS+=("$waiter")
+poll_until 10 grep -q '^pid ' "$T/wait.out"
+hpid=$(sed -n 's/^pid //p' "$T/wait.out")
+poll_until 10 grep -q 'sign: alg' "$T/wait.err"
+ok $? "the helper waits for a touch"
+st=$(cat "/proc/$hpid/status" 2>/dev/null)
+like "$st" $'Seccomp:\t2' "waiting for a touch: Seccomp 2"
+like "$st" $'NoNewPrivs:\t1' "waiting for a touch: NoNewPrivs 1"
+like "$st" $'CapEff:\t0000000000000000' "waiting for a touch: CapEff 0"
+fds=$(ls "/proc/$hpid/fd" 2>/dev/null | sort -n | tr '\n' ' ')
+is "$fds" "0 1 2 3 4 " "its descriptors: stdio, the channel to policy, the one token"
+: >"$T/tok/touch.release"
+wait "$waiter"
+ok $? "touched: the signature arrives"
+contains "$(cat "$T/wait.out")" "signature verified" "and verifies"
+echo yes >"$T/tok/touch"
+
+# --- through the agent (the test build): ssh-add with the built-in
+# provider, logins to sshd, a PIN asked through SSH_ASKPASS
+sk_askpass
+sk_key skV ed25519-sk -O verify-required
+cat "$T/keys/skA.pub" "$T/keys/skE.pub" >>"$T/authorized_keys"
+echo "verify-required $(cat "$T/keys/skV.pub")" >>"$T/authorized_keys"
+start_sshd hostA
+ok $? "sshd hostA started" || bail "sshd did not start"
+KEYWARD_TEST_SK_TOKEN=$TOK AGENT=$TB/keyward sk_agent
+for k in skA skE skV; do
+	run env -u SSH_SK_PROVIDER ssh-add "$T/keys/$k" </dev/null
+	ok $RC "ssh-add $k with the internal provider (test build)"
+done
+for k in skA skE; do
+	: >"$T/tok/log"
+	run sk_login hostA "$k" -- 'echo logged-in'
+	is "$RC:$OUT" "0:logged-in" "$k: ssh logs in to sshd, signed by libfido2 in keyward-sk"
+	sshd_accepted hostA "$T/keys/$k.pub"
+	ok $? "$k: sshd accepted the key"
+	contains "$(tok_log)" "assert up=1 uv=0 ok" "$k: the token was asked, and touched"
+	sk_sign "$k"
+	ok $? "$k: ssh-keygen -Y sign through the agent"
+	sk_verify "$k"
+	ok $RC "$k: ssh-keygen -Y verify accepts it"
+done
+echo 2468 >"$T/pin"
+: >"$T/tok/log"
+run sk_login hostA skV -- 'echo logged-in'
+is "$RC:$OUT" "0:logged-in" "verify-required key: the agent asks the PIN and the login passes sshd's verify-required"
+contains "$(tok_log)" "pin right" "the token checked the PIN asked through SSH_ASKPASS"
+echo 1357 >"$T/pin"
+: >"$T/tok/log"
+run sk_login hostA skV -- true
+is "$RC" 255 "a wrong PIN: the login is refused"
+contains "$(tok_log)" "pin wrong" "the token saw the wrong PIN"
+run ssh-add -l
+contains "$OUT" "$(fp_line "$T/keys/skV.pub")" "the agent keeps the keys and keeps serving"
+stop_agent
+ok $? "agent stopped"
+if [ $DMESG = 1 ]; then
+	is "$(helper_kills)" "$kills_before" "the kernel logged no seccomp kill of keyward-sk in all of it"
+else
+	skip "the kernel log is not readable"
+fi
 
 done_testing
