@@ -113,6 +113,21 @@ for alg in ed25519 ecdsa; do
 	fi
 done
 
+# --- a provider library built on libfido2 (the test middleware with
+# KWSK_TEST_LIST=1 lists tokens as one does) walks /sys itself, under the
+# provider filter: libudev's checks of a device directory (faccessat2,
+# fstatfs: it drops the tmpfs one) and, with the sysfs check off, the open
+# and report-descriptor ioctl of /dev/hidraw0
+for verify in 1 0; do
+	run env SYSTEMD_DEVICE_VERIFY_SYSFS=$verify "$DRIVE" -h "$HELPER" -m "$SO" \
+		-l debug -p "$SO" -e KWSK_TEST_LIST=1 -e FIDO_DEBUG=1
+	contains "$ERR" "kwsk-test: listed 0 FIDO token(s): FIDO_ERR_SUCCESS" \
+		"provider listing tokens (sysfs check $verify): libfido2's listing runs to its end"
+	contains "$OUT" "signature verified" "provider listing tokens (sysfs check $verify): then signs"
+	contains "$OUT" "exit 0" "provider listing tokens (sysfs check $verify): not killed by the filter"
+done
+contains "$ERR" "HIDIOCGRDESCSIZE" "provider listing tokens: it opened /dev/hidraw0 under the filter"
+
 # --- through the agent: ssh-add of an sk key with the built-in provider
 # (SSH_SK_PROVIDER unset: ssh-add sends "internal"), then signatures
 sk_key skA ed25519-sk
