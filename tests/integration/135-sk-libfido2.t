@@ -79,9 +79,8 @@ if ! fake_hidraw 2>"$T/fake.err"; then
 	done_testing
 	exit
 fi
-ok 0 "a fake hidraw device in a private mount namespace"
 [ -c /dev/hidraw0 ] && [ -f /sys/class/hidraw/hidraw0/uevent ]
-ok $? "/dev/hidraw0 is a character device, /sys/class/hidraw/hidraw0 has its uevent"
+ok $? "a fake hidraw device in a private mount namespace: /dev/hidraw0 is a character device, /sys/class/hidraw/hidraw0 has its uevent"
 
 # libfido2's own tool lists it and finds no FIDO token in it: the device is
 # listed through libudev and opened (strace shows it), so the helper below
