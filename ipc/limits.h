@@ -117,7 +117,9 @@
 #define TOKEN_LOCK_TRIES           20            /* a token another process
                                                   * holds (flock) is tried this
                                                   * often, before the sandbox */
-#define TOKEN_LOCK_WAIT_MS         100           /* between two tries */
+#define TOKEN_LOCK_WAIT_MS         100           /* the pause after try N is N
+                                                  * times this: 19 s in all, as
+                                                  * libfido2's own back end */
 
 /* Token helpers (policy/broker.c, issue 14). One keyward-sk process per
  * signature; a touch that never comes ends in a refusal. */

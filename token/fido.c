@@ -53,13 +53,16 @@ internal_init(int debug)
 }
 
 /* One token libfido2 listed: opened read-write, checked to be a device
- * node, and locked as libfido2 itself locks it (another process using
- * the token is waited for a while, then the token is left out). */
+ * node, and locked as libfido2's own Linux back end locks it: another
+ * process using the token (another helper waiting for a touch) is waited
+ * for, each pause TOKEN_LOCK_WAIT_MS longer than the last, then the token
+ * is left out. */
 static void
 open_token(const char *path)
 {
-	struct timespec pause = { 0, TOKEN_LOCK_WAIT_MS * 1000000L };
+	struct timespec pause;
 	struct stat st;
+	long ms;
 	int fd, tries;
 
 	if ((fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
@@ -77,6 +80,9 @@ open_token(const char *path)
 			close(fd);
 			return;
 		}
+		ms = (long)tries * TOKEN_LOCK_WAIT_MS;
+		pause.tv_sec = ms / 1000;
+		pause.tv_nsec = (ms % 1000) * 1000000L;
 		nanosleep(&pause, NULL);
 	}
 	if ((T.tok[T.n].path = strdup(path)) == NULL) {
