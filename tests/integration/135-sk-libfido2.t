@@ -13,7 +13,8 @@
 # Then (test build) a FIDO2 authenticator of our own behind the device
 # I/O, tests/sk/ctaphid.py: libfido2's real CTAPHID, PIN protocol and
 # assertion code in the sandboxed helper, with a touch, no touch, the right
-# PIN and a wrong one, alone and through the agent (ssh-add with the
+# PIN and a wrong one, a hostile token (a wrong signature, which policy
+# refuses; CBOR garbage), alone and through the agent (ssh-add with the
 # built-in provider, logins that sshd verifies, a verify-required key whose
 # PIN is asked through SSH_ASKPASS).
 #
@@ -192,15 +193,15 @@ unset SSH_AUTH_SOCK
 # has no oracle run; sshd verifying the logins is the check.
 CTAP=$LIBDIR/../sk/ctaphid.py
 if ! is_keyward; then
-	skip_n 57 "keyward's test build drives the software authenticator"
+	skip_n 67 "keyward's test build drives the software authenticator"
 	done_testing
 	exit
 elif [ ! -x "$TB/keyward-sk" ] || [ ! -x "$TB/keyward" ]; then
-	skip_n 57 "no test build in $TB (make TESTING=1)"
+	skip_n 67 "no test build in $TB (make TESTING=1)"
 	done_testing
 	exit
 elif ! /usr/bin/python3 -c 'import cryptography' 2>/dev/null; then
-	skip_n 57 "python3-cryptography is not installed"
+	skip_n 67 "python3-cryptography is not installed"
 	done_testing
 	exit
 fi
@@ -249,6 +250,22 @@ tdrive -a ed25519
 contains "$OUT" "status -1" "no touch: the token times out, refused (-1)"
 contains "$OUT" "exit 0" "no touch: the helper exits 0"
 contains "$(tok_log)" "assert no touch" "the token waited for a touch that never came"
+
+# a hostile token: a wrong signature is passed on as such (policy verifies
+# it, below), CBOR garbage is refused; the filter holds either way
+echo yes >"$T/tok/touch"
+echo badsig >"$T/tok/answer"
+for alg in ed25519 ecdsa; do
+	tdrive -a "$alg"
+	contains "$OUT" "signature BAD" "$alg: a token's wrong signature reaches the verifier as it is"
+	contains "$OUT" "exit 0" "$alg: wrong signature: the helper exits 0"
+done
+echo garbage >"$T/tok/answer"
+tdrive -a ed25519
+contains "$OUT" "status -1" "a token answering CBOR garbage: refused (-1)"
+contains "$OUT" "exit 0" "CBOR garbage: the helper exits 0, not killed by its filter"
+contains "$(tok_log)" "assert garbage" "the token did send garbage"
+rm -f "$T/tok/answer"
 
 # waiting for the touch: the helper as it is then
 echo wait >"$T/tok/touch"
@@ -309,8 +326,17 @@ echo 1357 >"$T/pin"
 run sk_login hostA skV -- true
 is "$RC" 255 "a wrong PIN: the login is refused"
 contains "$(tok_log)" "pin wrong" "the token saw the wrong PIN"
+echo badsig >"$T/tok/answer"
+run sk_login hostA skA -- true
+is "$RC" 255 "a token's wrong signature: the login is refused"
+sk_sign skA
+[ $? != 0 ]
+ok $? "a token's wrong signature: ssh-keygen -Y sign gets none"
+rm -f "$T/tok/answer"
 run ssh-add -l
 contains "$OUT" "$(fp_line "$T/keys/skV.pub")" "the agent keeps the keys and keeps serving"
+run ssh-add -T "$T/keys/skA.pub"
+ok $RC "and the honest token signs again"
 stop_agent
 ok $? "agent stopped"
 if [ $DMESG = 1 ]; then

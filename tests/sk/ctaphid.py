@@ -20,6 +20,9 @@ middleware signs here, through libfido2's real assertion code.
 STATE_DIR/touch says what a touch does: "yes" (touched after the first
 keepalive), "no" (never: CTAP2_ERR_USER_ACTION_TIMEOUT after 3 s of
 keepalives), "wait" (waits for STATE_DIR/touch.release, at most 30 s).
+STATE_DIR/answer makes it a hostile token: "badsig" (the assertion's
+signature has one bit flipped), "garbage" (every CBOR answer is status 0
+and random bytes); anything else, or no file, is an honest token.
 It appends one line per event to STATE_DIR/log ("assert up=1 uv=0 ok",
 "pin wrong", ...). With PIN, clientPin is set and getPinToken checks it.
 """
@@ -134,12 +137,15 @@ class Token:
         with open(os.path.join(self.state, "log"), "a") as f:
             f.write(line + "\n")
 
-    def touch_mode(self):
+    def setting(self, name, default):
         try:
-            with open(os.path.join(self.state, "touch")) as f:
+            with open(os.path.join(self.state, name)) as f:
                 return f.read().strip()
         except OSError:
-            return "yes"
+            return default
+
+    def touch_mode(self):
+        return self.setting("touch", "yes")
 
     def cose_key(self):
         n = self.key_agreement.public_key().public_numbers()
@@ -248,6 +254,11 @@ class Token:
             key = ec.derive_private_key(int.from_bytes(secret, "big"),
                                         ec.SECP256R1())
             sig = key.sign(msg, ec.ECDSA(hashes.SHA256()))
+        if self.setting("answer", "") == "badsig":
+            sig = sig[:-1] + bytes([sig[-1] ^ 1])
+            self.log("assert up=%d uv=%d badsig" % (int(bool(up)), int(uv)))
+            return ST_OK, {1: {"id": cred, "type": "public-key"},
+                           2: auth_data, 3: sig}
         self.log("assert up=%d uv=%d ok" % (int(bool(up)), int(uv)))
         return ST_OK, {1: {"id": cred, "type": "public-key"}, 2: auth_data,
                        3: sig}
@@ -255,6 +266,9 @@ class Token:
     def cbor(self, data, keepalive):
         if not data:
             return bytes([ST_INVALID_CBOR])
+        if self.setting("answer", "") == "garbage" and data[0] == 0x02:
+            self.log("assert garbage")
+            return bytes([ST_OK]) + os.urandom(200)
         cmd, req = data[0], {}
         try:
             if len(data) > 1:
