@@ -121,7 +121,7 @@ test_token(void)
 			close(fd);
 		return;
 	}
-	log_error("test build: token %s added", name);
+	log_info("test build: token %s added", name);
 	T.tok[T.n].fd = T.fds[T.n] = fd;
 	T.n++;
 }
@@ -141,8 +141,12 @@ internal_open_tokens(const int **fds)
 		log_error("cannot list FIDO tokens: %s", fido_strerr(r));
 		n = 0;
 	}
-	for (i = 0; i < n && T.n < TOKEN_MAX_DEVICES; i++)
-		open_token(fido_dev_info_path(fido_dev_info_ptr(list, i)));
+	for (i = 0; i < n && T.n < TOKEN_MAX_DEVICES; i++) {
+		const char *path = fido_dev_info_path(fido_dev_info_ptr(list, i));
+
+		if (path != NULL)
+			open_token(path);
+	}
 	fido_dev_info_free(&list, TOKEN_MAX_DEVICES);
 #ifdef KEYWARD_TESTING
 	test_token();
