@@ -114,6 +114,12 @@
 #define TOKEN_MAX_SIG_PART         64            /* Ed25519: 64; P-256 r, s: 32 */
 #define TOKEN_MAX_REPLY            (1 + 4 + 1 + 4 + 2 * (4 + TOKEN_MAX_SIG_PART))
 #define TOKEN_MAX_DEVICES          64            /* FIDO devices looked at */
+#define TOKEN_LOCK_TRIES           20            /* a token another process
+                                                  * holds (flock) is tried this
+                                                  * often, before the sandbox */
+#define TOKEN_LOCK_WAIT_MS         100           /* the pause after try N is N
+                                                  * times this: 19 s in all, as
+                                                  * libfido2's own back end */
 
 /* Token helpers (policy/broker.c, issue 14). One keyward-sk process per
  * signature; a touch that never comes ends in a refusal. */

@@ -64,7 +64,9 @@ void sandbox_prompter(void);
 void sandbox_broker(void);
 void sandbox_reaper(void);
 void sandbox_auditor(int chan_fd, int audit_fd, int use_syslog);
-void sandbox_sk(int chan_fd);
+/* token_fds NULL: a provider library, which finds its tokens itself;
+ * else libfido2 ("internal"), talking to the n tokens opened for it. */
+void sandbox_sk(int chan_fd, const int *token_fds, size_t n);
 /* pcsc: the module may reach a PC/SC daemon (AF_UNIX sockets). */
 void sandbox_pkcs11(int chan_fd, int pcsc);
 void sandbox_peer(int chan_fd, int exe_fd);

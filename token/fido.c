@@ -1,28 +1,221 @@
 /*
- * fido.c - keyward-sk's "internal" middleware on libfido2 (fido.h). Looks
- * for FIDO tokens (USB HID) each time it is asked, picks the one that
- * knows the key handle (a silent probe when there are several, so only
- * the right token blinks), and asks it for one assertion. Trusts the
- * request only as far as ipc/token.c's decoder checked it; trusts the
- * token's answer to be a signature, which policy verifies.
+ * fido.c - keyward-sk's "internal" middleware on libfido2 (fido.h). Before
+ * the sandbox it finds the FIDO tokens (USB HID, through libudev) and
+ * opens and locks each; libfido2 then talks to them only through the I/O
+ * functions below, on those descriptors, so the sandboxed helper opens
+ * nothing and walks no /sys. When asked, it picks the token that knows the
+ * key handle (a silent probe when there are several, so only the right
+ * token blinks) and asks it for one assertion. Trusts the request only as
+ * far as ipc/token.c's decoder checked it; trusts the token's answer to
+ * be a signature, which policy verifies.
  */
 #include "ipc/limits.h"
 #include "ipc/log.h"
 #include "ipc/token.h"
 #include "token/fido.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <fido.h>
+#include <limits.h>
 #include <openssl/bn.h>
 #include <openssl/crypto.h>
 #include <openssl/ecdsa.h>
+#include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The tokens opened before the sandbox: a descriptor each (-1 once
+ * closed) and the path libfido2 knows it by. */
+struct token {
+	int fd;
+	int in_use;
+	char *path;
+};
+
+static struct {
+	struct token tok[TOKEN_MAX_DEVICES];
+	int fds[TOKEN_MAX_DEVICES];
+	size_t n;
+} T;
 
 void
 internal_init(int debug)
 {
 	fido_init(debug ? FIDO_DEBUG : 0);
 }
+
+/* One token libfido2 listed: opened read-write, checked to be a device
+ * node, and locked as libfido2's own Linux back end locks it: another
+ * process using the token (another helper waiting for a touch) is waited
+ * for, each pause TOKEN_LOCK_WAIT_MS longer than the last, then the token
+ * is left out. */
+static void
+open_token(const char *path)
+{
+	struct timespec pause;
+	struct stat st;
+	long ms;
+	int fd, tries;
+
+	if ((fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
+		log_error("token %s: %m", path);
+		return;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode)) {
+		log_error("token %s: not a device node", path);
+		close(fd);
+		return;
+	}
+	for (tries = 1; flock(fd, LOCK_EX | LOCK_NB) != 0; tries++) {
+		if (errno != EWOULDBLOCK || tries >= TOKEN_LOCK_TRIES) {
+			log_error("token %s: cannot lock it (%m)", path);
+			close(fd);
+			return;
+		}
+		ms = (long)tries * TOKEN_LOCK_WAIT_MS;
+		pause.tv_sec = ms / 1000;
+		pause.tv_nsec = (ms % 1000) * 1000000L;
+		nanosleep(&pause, NULL);
+	}
+	if ((T.tok[T.n].path = strdup(path)) == NULL) {
+		close(fd);
+		return;
+	}
+	T.tok[T.n].fd = T.fds[T.n] = fd;
+	T.n++;
+}
+
+#ifdef KEYWARD_TESTING
+/* Test builds only (make TESTING=1, never installed): with
+ * KEYWARD_TEST_SK_TOKEN=PATH, one more token, the software authenticator
+ * of tests/sk/ctaphid.py on the SOCK_SEQPACKET socket PATH (one HID
+ * report a message), known as "kwtest:PATH". Everything after the listing
+ * (CTAPHID, getInfo, the PIN protocol, the assertion) is libfido2's and
+ * runs under the filter through the I/O functions below. */
+static void
+test_token(void)
+{
+	const char *path = getenv("KEYWARD_TEST_SK_TOKEN");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char name[sizeof(sa.sun_path) + 8];
+	int fd;
+
+	if (path == NULL || T.n >= TOKEN_MAX_DEVICES ||
+	    strlen(path) >= sizeof(sa.sun_path))
+		return;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	snprintf(name, sizeof(name), "kwtest:%s", path);
+	if ((fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) < 0 ||
+	    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+	    (T.tok[T.n].path = strdup(name)) == NULL) {
+		log_error("test build: token %s: %m", name);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	log_info("test build: token %s added", name);
+	T.tok[T.n].fd = T.fds[T.n] = fd;
+	T.n++;
+}
+#endif
+
+size_t
+internal_open_tokens(const int **fds)
+{
+	fido_dev_info_t *list;
+	size_t n = 0, i;
+	int r;
+
+	*fds = T.fds;
+	if ((list = fido_dev_info_new(TOKEN_MAX_DEVICES)) == NULL)
+		return 0;
+	if ((r = fido_dev_info_manifest(list, TOKEN_MAX_DEVICES, &n)) != FIDO_OK) {
+		log_error("cannot list FIDO tokens: %s", fido_strerr(r));
+		n = 0;
+	}
+	for (i = 0; i < n && T.n < TOKEN_MAX_DEVICES; i++) {
+		const char *path = fido_dev_info_path(fido_dev_info_ptr(list, i));
+
+		if (path != NULL)
+			open_token(path);
+	}
+	fido_dev_info_free(&list, TOKEN_MAX_DEVICES);
+#ifdef KEYWARD_TESTING
+	test_token();
+#endif
+	log_debug("%zu FIDO token(s) listed, %zu opened", n, T.n);
+	return T.n;
+}
+
+/* libfido2's I/O on the opened tokens (fido_dev_set_io_functions): the
+ * same HID reports its own Linux back end reads and writes, a report ID
+ * byte first on output, whole reports in and out. */
+static void *
+io_open(const char *path)
+{
+	for (size_t i = 0; i < T.n; i++)
+		if (T.tok[i].fd >= 0 && !T.tok[i].in_use &&
+		    strcmp(T.tok[i].path, path) == 0) {
+			T.tok[i].in_use = 1;
+			return &T.tok[i];
+		}
+	return NULL;
+}
+
+static void
+io_close(void *h)
+{
+	struct token *t = h;
+
+	close(t->fd);
+	t->fd = -1;
+	t->in_use = 0;
+}
+
+static int
+io_read(void *h, unsigned char *buf, size_t len, int ms)
+{
+	struct token *t = h;
+	struct pollfd p = { .fd = t->fd, .events = POLLIN };
+	ssize_t r;
+	int n;
+
+	if (len > INT_MAX)
+		return -1;
+	do {
+		n = poll(&p, 1, ms);
+	} while (n < 0 && errno == EINTR);
+	if (n <= 0 || (p.revents & POLLIN) == 0)
+		return -1;
+	do {
+		r = read(t->fd, buf, len);
+	} while (r < 0 && errno == EINTR);
+	return r >= 0 && (size_t)r == len ? (int)r : -1;
+}
+
+static int
+io_write(void *h, const unsigned char *buf, size_t len)
+{
+	struct token *t = h;
+	ssize_t r;
+
+	if (len > INT_MAX)
+		return -1;
+	do {
+		r = write(t->fd, buf, len);
+	} while (r < 0 && errno == EINTR);
+	return r >= 0 && (size_t)r == len ? (int)r : -1;
+}
+
+static const fido_dev_io_t token_io = { io_open, io_close, io_read, io_write };
 
 /* libfido2's answer as the interface's error codes. */
 static int
@@ -89,34 +282,27 @@ static fido_dev_t *
 find_token(const char *application, const uint8_t *kh, size_t kh_len,
     int *err)
 {
-	fido_dev_info_t *list;
 	fido_dev_t *dev = NULL;
-	size_t n = 0, i;
+	size_t i;
 	int r;
 
 	*err = TOKEN_ERR_NO_DEVICE;
-	if ((list = fido_dev_info_new(TOKEN_MAX_DEVICES)) == NULL) {
-		*err = TOKEN_ERR_GENERAL;
-		return NULL;
-	}
-	if ((r = fido_dev_info_manifest(list, TOKEN_MAX_DEVICES, &n)) != FIDO_OK) {
-		log_error("cannot list FIDO tokens: %s", fido_strerr(r));
-		n = 0;
-	}
-	log_debug("%zu FIDO token(s) present", n);
-	for (i = 0; i < n; i++) {
-		const char *path = fido_dev_info_path(fido_dev_info_ptr(list, i));
+	for (i = 0; i < T.n; i++) {
+		const char *path = T.tok[i].path;
 
+		if (T.tok[i].fd < 0)
+			continue;
 		if ((dev = fido_dev_new()) == NULL) {
 			*err = TOKEN_ERR_GENERAL;
 			break;
 		}
-		if ((r = fido_dev_open(dev, path)) != FIDO_OK) {
+		if ((r = fido_dev_set_io_functions(dev, &token_io)) != FIDO_OK ||
+		    (r = fido_dev_open(dev, path)) != FIDO_OK) {
 			log_error("token %s: %s", path, fido_strerr(r));
 			fido_dev_free(&dev);
 			continue;
 		}
-		if (n == 1 || knows_handle(dev, application, kh, kh_len)) {
+		if (T.n == 1 || knows_handle(dev, application, kh, kh_len)) {
 			log_debug("using token %s", path);
 			break;
 		}
@@ -124,7 +310,6 @@ find_token(const char *application, const uint8_t *kh, size_t kh_len,
 		fido_dev_free(&dev);
 		*err = TOKEN_ERR_GENERAL;       /* tokens, none knows the key */
 	}
-	fido_dev_info_free(&list, TOKEN_MAX_DEVICES);
 	return dev;
 }
 

@@ -3,10 +3,11 @@
  * keyward starts it as "keyward-sk LOGLEVEL PROVIDER" with fd 3 a
  * SOCK_SEQPACKET socket to policy. It loads the middleware (a provider
  * library policy has already resolved and checked against -P, or libfido2
- * for "internal"), sandboxes itself, reads ONE request, asks the token for
- * one signature, writes ONE reply and exits. So it never sees another key,
- * a token that hangs dies with its process (policy's timer), and a PIN
- * never outlives the signature it was typed for.
+ * for "internal", which finds and opens the tokens now), sandboxes
+ * itself, reads ONE request, asks the token for one signature, writes ONE
+ * reply and exits. So it never sees another key, a token that hangs dies
+ * with its process (policy's timer), and a PIN never outlives the
+ * signature it was typed for.
  * Trusts: policy's request only after ipc/token.c decoded it; the
  * middleware with everything this process has (which is that request).
  */
@@ -117,18 +118,28 @@ guard_secrets(void)
 	S.sec = p;
 }
 
-/* Landlock: read the device information under /sys and /run/udev, read
- * and write the hidraw nodes present now; nothing else. The same for a
- * provider library: one that needs more fails under the sandbox. */
+/* "internal": the tokens were opened before (fido.c), so no file at all
+ * and a filter that reads and writes only them. A provider library finds
+ * its tokens itself: Landlock lets it read the device information under
+ * /sys and /run/udev, read and write the hidraw nodes present now, nothing
+ * else; one that needs more fails under the sandbox. */
 static void
 confine(void)
 {
 	static const char *const ro[] = { "/sys", "/run/udev", NULL };
 	const char *dev[MAX_HIDRAW + 1];
+	const int *fds;
 	glob_t g;
 	size_t i, n = 0;
 	int r;
 
+	if (S.sign == NULL) {
+		n = internal_open_tokens(&fds);
+		sandbox_harden();
+		sandbox_landlock("sk", NULL, NULL);
+		sandbox_sk(CHAN_FD, fds, n);
+		return;
+	}
 	memset(&g, 0, sizeof(g));
 	if ((r = glob(HIDRAW_GLOB, 0, NULL, &g)) == 0)
 		for (i = 0; i < g.gl_pathc && n < MAX_HIDRAW; i++)
@@ -141,7 +152,7 @@ confine(void)
 		fatal("Landlock is not available: the token helper's filter "
 		    "allows open, so it does not run without Landlock");
 	globfree(&g);
-	sandbox_sk(CHAN_FD);
+	sandbox_sk(CHAN_FD, NULL, 0);
 }
 
 static void

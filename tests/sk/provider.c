@@ -19,6 +19,12 @@
  *                         ECDSA without s
  *   KWSK_TEST_COUNTER=PATH  a file holding the signature counter; without
  *                         it the counter counts within the process
+ *   KWSK_TEST_LIST=1      before signing, list the FIDO tokens present with
+ *                         libfido2, as a middleware built on it does
+ *                         (libudev's walk of /sys/class/hidraw, each node
+ *                         opened for its report descriptor); the count goes
+ *                         to stderr and signing goes on whatever it is
+ *                         (FIDO_DEBUG=1: libfido2's own debug lines too)
  */
 #include <errno.h>
 #include <stddef.h>
@@ -28,6 +34,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <fido.h>
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
@@ -444,6 +451,23 @@ reported_flags(const char *pin)
 	    SK_FLAG_UV_REQD : 0);
 }
 
+/* KWSK_TEST_LIST: what a libfido2-based middleware does first. */
+static void
+list_tokens(void)
+{
+	fido_dev_info_t *list;
+	size_t n = 0;
+	int r;
+
+	fido_init(0);                   /* FIDO_DEBUG in the environment */
+	if ((list = fido_dev_info_new(16)) == NULL)
+		return;
+	r = fido_dev_info_manifest(list, 16, &n);
+	fprintf(stderr, "kwsk-test: listed %zu FIDO token(s): %s\n", n,
+	    fido_strerr(r));
+	fido_dev_info_free(&list, 16);
+}
+
 int
 sk_sign(uint32_t alg, const uint8_t *data, size_t data_len,
     const char *application, const uint8_t *key_handle, size_t key_handle_len,
@@ -464,6 +488,8 @@ sk_sign(uint32_t alg, const uint8_t *data, size_t data_len,
 		return SK_ERR_UNSUPPORTED;
 	if (!options_ok(options))
 		return SK_ERR_UNSUPPORTED;
+	if ((want = getenv("KWSK_TEST_LIST")) != NULL && strcmp(want, "1") == 0)
+		list_tokens();
 	/* Not one of ours, or made for another algorithm or application. */
 	SHA256((const uint8_t *)application, strlen(application), h);
 	if (key_handle_len != KH_LEN ||
