@@ -161,24 +161,31 @@ if [ -z "$opensc" ] || [ ! -f "$opensc" ]; then
 else
 	drive -p "$opensc" -P "$P11_PIN" -n
 	contains "$OUT" "login status 0x0 keys 0" "opensc without a reader: no token, no key"
-	contains "$ERR" "no file-system access" "opensc: Landlock leaves it no file"
+	contains "$ERR" "reads the system's files, writes its stores" \
+		"opensc: Landlock leaves it the system's files and the stores only"
 	contains "$OUT" "exit 0" "opensc: the helper lived through it in its sandbox"
 fi
 
 # --- the test-only build (make TESTING=1): a forbidden syscall kills the
-# helper, and Landlock leaves it the token directory but not /etc
+# helper (and it says which call), and Landlock leaves it the token
+# directory but not the user's other files
 TB=${KEYWARD_TESTING_BUILD:-$KEYWARD_BUILD/../build-testing}
 if [ ! -x "$TB/keyward-pkcs11" ]; then
-	skip_n 5 "no test build in $TB (make TESTING=1)"
+	skip_n 7 "no test build in $TB (make TESTING=1)"
 else
 	for call in execve mprotect; do
 		run "$DRIVE" -h "$TB/keyward-pkcs11" -l debug -p "$P11_REAL" -P "$P11_PIN" \
 			-e "KEYWARD_TEST_FORBIDDEN=pkcs11:$call"
 		contains "$OUT" "signal 31" "test build: $call kills the helper by SIGSYS"
+		contains "$ERR" "pkcs11 for $P11_REAL stopped by its filter: syscall $call (" \
+			"test build: its last line names the module and $call"
 	done
+	# a file of the user's outside every store (an ssh key would be
+	# such a file): Landlock refuses it
+	echo secret >"$T/outside"
 	run "$DRIVE" -h "$TB/keyward-pkcs11" -l debug -p "$P11_REAL" -P "$P11_PIN" \
-		-e KEYWARD_TEST_LANDLOCK=/etc/passwd
-	contains "$ERR" "open /etc/passwd: Permission denied" "test build: Landlock refuses /etc/passwd"
+		-e "KEYWARD_TEST_LANDLOCK=$T/outside"
+	contains "$ERR" "open $T/outside: Permission denied" "test build: Landlock refuses a file outside the stores"
 	contains "$OUT" "rsa-sha2-256 verified" "test build: and the helper still signs"
 	tokfile=$(find "$T/tok/tokens" -name generation | head -n 1)
 	run "$DRIVE" -h "$TB/keyward-pkcs11" -l debug -p "$P11_REAL" -P "$P11_PIN" -n \
