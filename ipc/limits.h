@@ -124,6 +124,8 @@
 #define TOKEN_TOUCH_TIMEOUT_DEFAULT 60           /* seconds (-O touch-timeout=) */
 #define TOKEN_MAX_PATH             4096          /* a provider path */
 #define TOKEN_MAX_PROVIDERS        8             /* PKCS#11 providers loaded */
+#define TOKEN_P11_FINALIZE_MS      1000          /* a stopped PKCS#11 helper's
+                                                  * time to C_Finalize */
 #define TOKEN_P11_QUEUE            16            /* requests waiting for one
                                                   * provider's helper; more:
                                                   * refused */
