@@ -90,7 +90,7 @@ p11r_pcscd() {
 	command -v unshare >/dev/null || { P11R_WHY="unshare missing"; return 1; }
 	mkdir -p "$dir" || return 1
 	unshare -m sh -c 'mount --make-rprivate / && mkdir -p /run/pcscd &&
-		mount --bind "$1" /run/pcscd && exec pcscd --foreground' sh "$dir" \
+		mount --bind "$1" /run/pcscd && exec pcscd --foreground --debug' sh "$dir" \
 		>"$dir/pcscd.log" 2>&1 &
 	pid=$!
 	EXTRA_PIDS+=("$pid")
