@@ -13,7 +13,7 @@
 . "$LIBDIR/lib-p11real.sh"
 
 MODS="opensc-pkcs11.so libykcs11.so"
-PER=6
+PER=7
 N=$((1 + 2 * PER + 2))
 mkdir -p "$T/keys"
 if ! p11r_pcscd "$T/pcsc"; then
@@ -46,8 +46,10 @@ for m in $MODS; do
 		p11r_no_filter_stop
 		ok $? "$m: keyward-pkcs11 was not stopped by its filter" || diag_file "$T/agent.log"
 		unlike "$(cat "$T/agent.log")" "keyward-pkcs11 .*(ended|killed)" "$m: nor did it die"
+		contains "$(cat "$T/agent.log")" "provider $(realpath "$mod") lists no new key (no token present" \
+			"$m: keyward's log says why, in one line"
 	else
-		skip_n 2 "keyward's log only"
+		skip_n 3 "keyward's log only"
 	fi
 done
 run ssh-add "$T/keys/plain" </dev/null

@@ -129,7 +129,7 @@ p11r_no_filter_stop() {
 #                        stopped by a filter. p11r_scenario_count NKEYS
 #                        tests (keyward-only ones skipped for others);
 #                        p11_askpass must have been called (PIN answers).
-p11r_scenario_count() { echo $((14 + 6 * $1)); }
+p11r_scenario_count() { echo $((15 + 6 * $1)); }
 p11r_scenario() {
 	local mod=$1 k pid st L; shift
 	P11_ALLOW=$(p11r_allow "$mod")
@@ -140,6 +140,12 @@ p11r_scenario() {
 	ok $? "$(basename "$mod"): ssh-add -s with a wrong PIN is refused"
 	agent_empty
 	ok $? "$(basename "$mod"): after the wrong PIN nothing is listed"
+	if is_keyward; then
+		contains "$(cat "$T/agent.log")" "refused add: PKCS#11 provider $(realpath "$mod"): wrong PIN (CKR_PIN_INCORRECT)" \
+			"$(basename "$mod"): keyward's log says why, in one line: wrong PIN"
+	else
+		skip "keyward's log only"
+	fi
 	echo "$P11_PIN" >"$T/pin"
 	p11_add "$mod"
 	ok $RC "$(basename "$mod"): ssh-add -s with the PIN (askpass) adds the token's keys"
