@@ -129,7 +129,7 @@ p11r_no_filter_stop() {
 #                        stopped by a filter. p11r_scenario_count NKEYS
 #                        tests (keyward-only ones skipped for others);
 #                        p11_askpass must have been called (PIN answers).
-p11r_scenario_count() { echo $((15 + 6 * $1)); }
+p11r_scenario_count() { echo $((16 + 6 * $1)); }
 p11r_scenario() {
 	local mod=$1 k pid st L; shift
 	P11_ALLOW=$(p11r_allow "$mod")
@@ -174,8 +174,11 @@ p11r_scenario() {
 		like "$st" $'Seccomp:\t2' "keyward-pkcs11 for $(basename "$mod") runs under its filter"
 		like "$st" $'NoNewPrivs:\t1' "... with no_new_privs"
 		like "$st" $'CapEff:\t0000000000000000' "... and no capability"
+		run "$KEYWARD_BUILD/keyward-ctl"
+		is "$(printf '%s\n' "$OUT" | grep -cxF "    provider: $(realpath "$mod")")" "$#" \
+			"keyward-ctl shows the provider of each of the $# keys"
 	else
-		skip_n 3 "keyward's helper only"
+		skip_n 4 "keyward's helper only"
 	fi
 	p11_remove "$mod"
 	ok $RC "$(basename "$mod"): ssh-add -e removes the card"
