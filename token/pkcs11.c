@@ -251,7 +251,6 @@ confine(void)
 	if (sandbox_landlock_pkcs11("pkcs11", confs, stores) != 0)
 		fatal("Landlock is not available: the token helper's filter "
 		    "allows open, so it does not run without Landlock");
-	sandbox_trap_module(S.provider);
 	sandbox_pkcs11(CHAN_FD);
 }
 
@@ -603,6 +602,10 @@ main(int argc, char **argv)
 		return 1;
 	}
 	S.provider = args.provider;
+	/* The broker's deny list is inherited: a module that trips it while
+	 * it loads (before this process's own filter) is named as well. */
+	sandbox_trap_module(S.provider);
+	sandbox_trap_install("pkcs11");
 	token_helper_setup();
 	guard_secrets();
 	find_stores();

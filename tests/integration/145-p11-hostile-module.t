@@ -19,7 +19,7 @@ DRIVE=$KEYWARD_BUILD/tests/p11_drive
 MOD=$KEYWARD_BUILD/tests/libkwp11-hostile.so
 TRAPPED="kill:kill ptrace:ptrace peek:process_vm_readv exec:execve fork:clone
 	dumpable:prctl sigsys:rt_sigaction execmem:mmap"
-N=$(( 8 * 3 + 5 + 8 ))
+N=$(( 8 * 3 + 5 + 8 + 3 ))
 if ! is_keyward; then
 	skip_n $N "keyward's sandbox: ssh-agent 9.2 runs modules unconfined"
 	done_testing
@@ -72,6 +72,17 @@ p11_add
 ok $RC "through the agent: a good module (SoftHSM2) is then added"
 p11_listed p11-p256
 ok $? "... and its key listed"
+# while it loads, before its own filter, the module is under the
+# broker's (inherited): tracing is trapped there too, and named
+kill "$AGENT_FG_PID"
+wait "$AGENT_FG_PID" 2>/dev/null
+KW_P11_ATTACK=init:ptrace p11_agent_fg
+p11_add "$MOD"
+[ "$RC" != 0 ]
+ok $? "through the agent, attacking in C_Initialize: the add is refused"
+poll_until 10 grep -q "keyward-pkcs11 for $MOD stopped by its filter" "$T/agent.log"
+contains "$(cat "$T/agent.log")" "pkcs11 for $MOD stopped by its filter: syscall ptrace (" \
+	"through the agent, attacking in C_Initialize: the broker's inherited filter stops it, named"
 p11r_alive=$(pgrep -f "$T/agent.sock" | wc -l)
 [ "$p11r_alive" -ge 3 ]
 ok $? "through the agent: monitor, policy and keyholder all still run"

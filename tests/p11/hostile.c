@@ -19,6 +19,8 @@
  *   sigsys       take SIGSYS over (a handler that would let it carry on)
  *   execmem      map memory executable
  *   thread       start a thread and join it (allowed: modules do)
+ *   init:ATTACK  ATTACK in C_Initialize instead, before the helper's own
+ *                filter: only what it inherited from the broker holds
  *
  * Never installed; built as a shared object by `make tests`.
  */
@@ -57,7 +59,7 @@ on_sigsys(int sig)
 }
 
 static void
-attack(void)
+attack(int at_init)
 {
 	const char *a = getenv("KW_P11_ATTACK");
 	char buf[16];
@@ -67,8 +69,10 @@ attack(void)
 	void *p;
 	int fd, rc;
 
-	if (a == NULL)
+	if (a == NULL || (strncmp(a, "init:", 5) == 0) != at_init)
 		return;
+	if (at_init)
+		a += 5;
 	if (strncmp(a, "read:", 5) == 0) {
 		fd = open(a + 5, O_RDONLY | O_CLOEXEC);
 		report(a, fd);
@@ -113,6 +117,7 @@ static CK_RV
 h_initialize(CK_VOID_PTR args)
 {
 	(void)args;
+	attack(1);
 	return CKR_OK;
 }
 
@@ -128,7 +133,7 @@ h_get_slot_list(CK_BBOOL present, CK_SLOT_ID_PTR list, CK_ULONG_PTR count)
 {
 	(void)present;
 	(void)list;
-	attack();
+	attack(0);
 	*count = 0;
 	return CKR_GENERAL_ERROR;
 }
