@@ -139,6 +139,8 @@
 #define TOKEN_TOUCH_TIMEOUT_DEFAULT 60           /* seconds (-O touch-timeout=) */
 #define TOKEN_MAX_PATH             4096          /* a provider path */
 #define TOKEN_MAX_PROVIDERS        8             /* PKCS#11 providers loaded */
+#define TOKEN_P11_FINALIZE_MS      1000          /* a stopped PKCS#11 helper's
+                                                  * time to C_Finalize */
 #define TOKEN_P11_QUEUE            16            /* requests waiting for one
                                                   * provider's helper; more:
                                                   * refused */
@@ -162,8 +164,12 @@
 #define P11_MAX_REPLY              (1 + 4 + 4 + P11_MAX_KEYS * \
                                     (4 + P11_MAX_KEY_BLOB + 4 + P11_MAX_LABEL + 4))
 #define P11_MAX_CONF               (64 * 1024)   /* softhsm2.conf bytes read */
-#define P11_MAX_MODULE_SCAN        (16 * 1024 * 1024) /* module bytes searched
-                                                  * for SoftHSM2's variable */
+#define P11_MAX_STORES             8             /* module stores (read-write
+                                                  * under Landlock) a helper keeps */
+
+/* The SIGSYS reporter (seccomp/trap.c): syscall numbers it names (every
+ * x86_64 and arm64 syscall is below it; above, the number alone). */
+#define SANDBOX_SYSCALL_NAMES      1024
 
 /* Caller identity (keyward-peer, ipc/peer.h): what the inspector reads
  * of one connection's peer and answers; fixed buffers, so the work of one

@@ -30,6 +30,12 @@ log_init(const char *progname, int lvl, int use_syslog)
 		openlog(progname, LOG_PID | LOG_NDELAY, LOG_AUTH);
 }
 
+const char *
+log_ident(void)
+{
+	return prog;
+}
+
 int
 log_level(void)
 {

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 struct prov *
@@ -68,14 +69,53 @@ prov_queue(struct prov *v, uint32_t req, struct slice request)
 	prov_next(v);
 }
 
-/* End a provider's helper; tell policy unless policy asked (tell 0). */
+/* Reap a helper: give it grace_ms to end on its own (C_Finalize once its
+ * channel is closed), then SIGKILL. Its wait status, or -1. */
+static int
+reap(pid_t pid, int grace_ms)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	int st = 0, waited = 0;
+	pid_t r;
+
+	for (;;) {
+		r = waitpid(pid, &st, WNOHANG);
+		if (r == pid)
+			return st;
+		if (r < 0 && errno != EINTR)
+			return -1;
+		if (waited >= grace_ms)
+			break;
+		nanosleep(&tick, NULL);
+		waited += 10;
+	}
+	kill(pid, SIGKILL);
+	while ((r = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+		;
+	return r == pid ? st : -1;
+}
+
+/* End a provider's helper; tell policy unless policy asked (tell 0). An
+ * idle helper policy stops, or one that closed its channel, has its
+ * channel closed and TOKEN_P11_FINALIZE_MS to end by itself: a module
+ * finalises as under ssh-agent (tpm2-pkcs11 without a resource manager
+ * would otherwise leave its objects loaded in the TPM, and the next
+ * login runs out of TPM memory). One stopped by its filter is said so. */
 void
 prov_end(struct prov *v, enum tk_fail why, int tell)
 {
-	kill(v->pid, SIGKILL);
-	while (waitpid(v->pid, NULL, 0) < 0 && errno == EINTR)
-		;
+	int grace = (why == TK_CANCELLED && v->busy == 0) || why == TK_DIED ?
+	    TOKEN_P11_FINALIZE_MS : 0;
+	int st;
+
 	close(v->fd);
+	st = reap(v->pid, grace);
+	if (st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS)
+		log_error("keyward-pkcs11 for %s stopped by its filter (SIGSYS; "
+		    "its last line names the syscall)", v->path);
+	else if (st != -1 && WIFSIGNALED(st) && WTERMSIG(st) != SIGKILL)
+		log_error("keyward-pkcs11 for %s was killed by signal %d",
+		    v->path, WTERMSIG(st));
 	if (v->busy != 0)
 		answer_fail(v->busy, why);
 	for (size_t i = 0; i < v->nq; i++) {

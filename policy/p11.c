@@ -41,6 +41,31 @@ p11_refuse(struct policy *P, struct pending *p, const char *event,
 	pending_free(P, p);
 }
 
+/* What a user reads for a login's CKR code (PKCS#11 2.40 §5.1). */
+static const char *
+ckr_why(uint32_t rv)
+{
+	static const struct { uint32_t rv; const char *why; } t[] = {
+		{ 0x005, "the module failed (CKR_GENERAL_ERROR)" },
+		{ 0x006, "the module failed (CKR_FUNCTION_FAILED)" },
+		{ 0x030, "the token device failed (CKR_DEVICE_ERROR)" },
+		{ 0x032, "the token was removed (CKR_DEVICE_REMOVED)" },
+		{ 0x0a0, "wrong PIN (CKR_PIN_INCORRECT)" },
+		{ 0x0a1, "the PIN is not valid for the token (CKR_PIN_INVALID)" },
+		{ 0x0a2, "the PIN has the wrong length (CKR_PIN_LEN_RANGE)" },
+		{ 0x0a3, "the PIN has expired (CKR_PIN_EXPIRED)" },
+		{ 0x0a4, "the PIN is locked (CKR_PIN_LOCKED)" },
+		{ 0x0e0, "no token (CKR_TOKEN_NOT_PRESENT)" },
+		{ 0x0e1, "the token is not recognised (CKR_TOKEN_NOT_RECOGNIZED)" },
+		{ 0x103, "the user PIN is not initialised (CKR_USER_PIN_NOT_INITIALIZED)" },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (t[i].rv == rv)
+			return t[i].why;
+	return "the login failed";
+}
+
 static void
 p11_stop(struct policy *P, const char *provider)
 {
@@ -256,19 +281,23 @@ p11_listed(struct policy *P, struct pending *p, struct slice reply, int fail)
 {
 	struct p11_keys *keys;
 	size_t added = 0;
-	char why[96];
+	char why[TOKEN_MAX_PATH + 192];
 	struct rd r;
 
 	if (fail) {
-		p11_refuse(P, p, "add", "the PKCS#11 helper could not be started "
-		    "or did not answer");
+		snprintf(why, sizeof(why), "PKCS#11 provider %s: its helper could "
+		    "not be started, ended or did not answer (a helper stopped "
+		    "by its filter names the syscall in its own line)",
+		    p->p11_provider);
+		p11_refuse(P, p, "add", why);
 		return;
 	}
 	if ((keys = calloc(1, sizeof(*keys))) == NULL)
 		fatal("out of memory");
 	rd_init(&r, reply.p, reply.len);
 	if (p11_keys_decode(&r, keys) != 0 || keys->status != P11_OK) {
-		snprintf(why, sizeof(why), "the PKCS#11 login failed (CKR 0x%lx)",
+		snprintf(why, sizeof(why), "PKCS#11 provider %s: %s (CKR 0x%lx)",
+		    p->p11_provider, ckr_why(keys->status),
 		    (unsigned long)keys->status);
 		p11_stop(P, p->p11_provider);
 		free(keys);
@@ -303,7 +332,9 @@ p11_listed(struct policy *P, struct pending *p, struct slice reply, int fail)
 		P->barrier = 0;
 	if (added == 0) {
 		p11_stop(P, p->p11_provider);
-		log_info("refused PKCS#11 add: the token lists no new key");
+		log_info("refused PKCS#11 add: provider %s lists no new key (no "
+		    "token present, or only keys the agent holds)",
+		    p->p11_provider);
 	}
 	reply_status(P, p->conn, p->req, added > 0 ? ST_OK : ST_FAIL);
 	pending_free(P, p);

@@ -176,34 +176,80 @@ sandbox_landlock_token(const char *who, const char *const *ro_dirs,
 	return 0;
 }
 
+/* What every PKCS#11 module may read: its own and the system's libraries
+ * and configuration (p11-kit's module files, OpenSC's, the resolver's
+ * /etc/hosts for a TPM reached over TCP), devices' sysfs entries, its
+ * own /proc entries. Not /home, /root, /tmp, /run or /var: the user's
+ * other keys and other programs' state are there. (pcscd's socket needs
+ * no file right: Landlock does not govern connecting to a socket.) */
+static const char *const p11_read[] = {
+	"/etc", "/usr", "/lib", "/lib64", "/lib32", "/opt", "/sys",
+	"/proc/self", NULL,
+};
+/* Devices a module may open read-write: a TPM (tpm2-pkcs11's device
+ * TCTI), randomness, /dev/null. */
+static const char *const p11_dev[] = {
+	"/dev/null", "/dev/urandom", "/dev/random", "/dev/tpmrm0", "/dev/tpm0",
+	NULL,
+};
+
 int
-sandbox_landlock_pkcs11(const char *who, const char *conf, const char *dir)
+sandbox_landlock_pkcs11(const char *who, const char *const *confs,
+    const char *const *stores)
 {
-	uint64_t rw = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
-	    LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_MAKE_REG |
-	    LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_DIR |
-	    LANDLOCK_ACCESS_FS_REMOVE_DIR;
+	uint64_t rd = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
+	uint64_t rw = rd | LANDLOCK_ACCESS_FS_WRITE_FILE |
+	    LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_REMOVE_FILE |
+	    LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_REMOVE_DIR;
+	uint64_t dev = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE;
+	struct ll_ruleset_attr attr = { 0 };
+	size_t size;
 	long abi;
 	int fd;
 
-	if ((fd = ruleset_new(who, &abi)) < 0)
+	abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
+	    LANDLOCK_CREATE_RULESET_VERSION);
+	if (abi < 1)
 		return -1;
-	if (abi >= 3)
+	/* The file system, and on ABI 6 signals and abstract sockets outside
+	 * the helper (the agent's other processes). Not TCP: a module may
+	 * reach its TPM or HSM over the network (swtpm, mssim, network
+	 * HSMs), at ports no configuration here knows. */
+	attr.handled_access_fs = fs_rights(abi);
+	size = sizeof(attr.handled_access_fs);
+	if (abi >= 6) {
+		attr.scoped = LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL;
+		size = sizeof(attr);
+	}
+	if ((fd = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0)) < 0)
+		fatal("%s: landlock_create_ruleset: %m", who);
+	if (abi >= 3) {
 		rw |= LL_FS_TRUNCATE;
+		dev |= LL_FS_TRUNCATE;
+	}
+	if (abi >= 5)
+		dev |= LL_FS_IOCTL_DEV;
+	/* What is not there (no /lib32, no TPM) gets no rule. */
+	for (const char *const *p = p11_read; *p != NULL; p++)
+		if (allow_beneath(fd, *p, rd) != 0)
+			log_debug("%s: no Landlock rule for %s: %m", who, *p);
+	for (const char *const *p = p11_dev; *p != NULL; p++)
+		if (allow_path(fd, *p, 0, dev) != 0)
+			log_debug("%s: no Landlock rule for %s: %m", who, *p);
 	/* Both were just resolved by the caller: a missing one is an error. */
-	if (conf != NULL &&
-	    allow_path(fd, conf, 0, LANDLOCK_ACCESS_FS_READ_FILE) != 0)
-		fatal("%s: landlock rule for %s: %m", who, conf);
-	if (dir != NULL && allow_beneath(fd, dir, rw) != 0)
-		fatal("%s: landlock rule for %s: %m", who, dir);
+	for (; confs != NULL && *confs != NULL; confs++)
+		if (allow_path(fd, *confs, 0, LANDLOCK_ACCESS_FS_READ_FILE) != 0)
+			fatal("%s: landlock rule for %s: %m", who, *confs);
+	for (; stores != NULL && *stores != NULL; stores++) {
+		if (allow_beneath(fd, *stores, rw) != 0)
+			fatal("%s: landlock rule for %s: %m", who, *stores);
+		log_debug("%s: reads and writes beneath %s", who, *stores);
+	}
 	if (syscall(SYS_landlock_restrict_self, fd, 0) != 0)
 		fatal("%s: landlock_restrict_self: %m", who);
 	close(fd);
-	if (dir != NULL)
-		log_debug("%s: Landlock ABI %ld: reads %s, reads and writes "
-		    "beneath %s, nothing else", who, abi, conf, dir);
-	else
-		log_debug("%s: Landlock ABI %ld: no file-system access", who, abi);
+	log_debug("%s: Landlock ABI %ld: reads the system's files, writes its "
+	    "stores, nothing else", who, abi);
 #ifdef KEYWARD_TESTING
 	probe_landlock(who);
 #endif

@@ -1,59 +1,111 @@
 /*
  * seccomp/pkcs11.c - keyward-pkcs11, the PKCS#11 token helper: requests
- * from policy on fd 3, one at a time, answered by a module loaded and
- * initialised before this filter. SoftHSM2 keeps its tokens in files
- * (Landlock: its token directory, read-write, and its configuration,
- * read-only; seccomp/landlock.c, sandbox_landlock_pkcs11); a smartcard
- * module talks to pcscd over its UNIX socket. No exec, no fork, no
- * memory made executable.
+ * from policy on fd 3, one at a time, answered by a module the user chose
+ * (-P), loaded and initialised before this filter. The module is foreign
+ * code that OpenSSH runs with no sandbox at all, and the modules people
+ * own need very different things (SoftHSM2 files and locks, tpm2-pkcs11
+ * sqlite and TCP to its TPM, OpenSC and ykcs11 pcscd's socket with
+ * sendto, non-blocking descriptors and poll; threads in some), so this
+ * filter allows by default and traps what no module needs: exec, fork,
+ * reaching another process (ptrace, another's memory or descriptors,
+ * signals outside this one), new privileges, kernel modules, namespaces
+ * and mounts, keyrings, making memory executable after the module is
+ * loaded. Landlock (seccomp/landlock.c) confines files: the system's
+ * read-only, the modules' stores read-write, nothing else.
  */
 #include "seccomp/sandbox.h"
 #include "ipc/log.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <sys/socket.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+static void
+trap(scmp_filter_ctx ctx, int nr, unsigned nargs, ...)
+{
+	struct scmp_arg_cmp args[2];
+	va_list ap;
+
+	va_start(ap, nargs);
+	for (unsigned i = 0; i < nargs && i < 2; i++)
+		args[i] = va_arg(ap, struct scmp_arg_cmp);
+	va_end(ap);
+	if (seccomp_rule_add_array(ctx, SCMP_ACT_TRAP, nr, nargs, args) != 0)
+		fatal("seccomp: cannot add the rule for syscall %d", nr);
+}
 
 void
-sandbox_pkcs11(int chan_fd, int pcsc)
+sandbox_pkcs11(int chan_fd)
 {
-	scmp_filter_ctx ctx = sandbox_filter_new();
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	scmp_datum_t self = (scmp_datum_t)getpid();
 
-	sandbox_allow_common(ctx);
-	/* pkcs11.c: policy's requests and the replies, on fd 3 */
-	sandbox_allow_fd(ctx, SCMP_SYS(recvfrom), chan_fd);
-	sandbox_allow_fd(ctx, SCMP_SYS(sendto), chan_fd);
-	/* SoftHSM2 opening its token's object files, its generation file
-	 * and its lock file (token.lock, created: O_CREAT); Landlock keeps
-	 * every open beneath its token directory */
-	sandbox_allow(ctx, SCMP_SYS(openat), 0);
-	sandbox_allow(ctx, SCMP_SYS(read), 0);
-	/* SoftHSM2 rewriting an object file (a login updates the token's
-	 * own); pcscd's socket. Read and write on any fd: the file's
-	 * number is not known in advance */
-	sandbox_allow(ctx, SCMP_SYS(write), 0);
-	/* SoftHSM2 rewinding and cutting a file it rewrites */
-	sandbox_allow(ctx, SCMP_SYS(lseek), 0);
-	sandbox_allow(ctx, SCMP_SYS(ftruncate), 0);
-	/* SoftHSM2 checks whether an object file changed since it read it
-	 * (glibc's fstat is this syscall) */
-	sandbox_allow(ctx, SCMP_SYS(newfstatat), 0);
-	/* SoftHSM2 asks how a file was opened, then takes its lock while
-	 * it reads or writes it, and releases it; no other fcntl */
-	sandbox_allow(ctx, SCMP_SYS(fcntl), 1, SCMP_A1(SCMP_CMP_EQ, F_GETFL));
-	sandbox_allow(ctx, SCMP_SYS(fcntl), 1, SCMP_A1(SCMP_CMP_EQ, F_SETLK));
-	sandbox_allow(ctx, SCMP_SYS(fcntl), 1, SCMP_A1(SCMP_CMP_EQ, F_SETLKW));
-	if (pcsc) {
-		/* libpcsclite: a stream socket to pcscd (/run/pcscd/pcscd.comm;
-		 * Landlock does not cover connecting to a path socket) */
-		sandbox_allow(ctx, SCMP_SYS(socket), 2,
-		    SCMP_A0(SCMP_CMP_EQ, AF_UNIX),
-		    SCMP_A1(SCMP_CMP_MASKED_EQ, ~(SOCK_CLOEXEC | SOCK_NONBLOCK),
-		    SOCK_STREAM));
-		sandbox_allow(ctx, SCMP_SYS(connect), 0);
-	} else if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES),
-	    SCMP_SYS(socket), 0) != 0)
-		/* SoftHSM2 logs with syslog(3): refused, not killed */
-		fatal("seccomp: cannot add the socket rule");
+	(void)chan_fd;
+	if (ctx == NULL)
+		fatal("seccomp_init failed");
+	if (seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1) != 0)
+		fatal("seccomp: cannot request thread synchronisation");
+	/* reaching a sibling, the kernel, namespaces, keyrings */
+	sandbox_deny_reach(ctx);
+	/* no program started: no exec, no fork; a thread (CLONE_THREAD) is
+	 * the module's business. clone3 passes its flags in memory a filter
+	 * cannot read: ENOSYS, and glibc falls back to clone */
+	trap(ctx, SCMP_SYS(execve), 0);
+	trap(ctx, SCMP_SYS(execveat), 0);
+	trap(ctx, SCMP_SYS(fork), 0);
+	trap(ctx, SCMP_SYS(vfork), 0);
+	trap(ctx, SCMP_SYS(clone), 1,
+	    SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
+	if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0) != 0)
+		fatal("seccomp: cannot add the clone3 rule");
+	/* signals to itself only (pthread_kill, abort); kill(0) and kill(-1)
+	 * reach others */
+	trap(ctx, SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_NE, self));
+	trap(ctx, SCMP_SYS(tgkill), 1, SCMP_A0(SCMP_CMP_NE, self));
+	trap(ctx, SCMP_SYS(tkill), 0);
+	trap(ctx, SCMP_SYS(rt_sigqueueinfo), 1, SCMP_A0(SCMP_CMP_NE, self));
+	trap(ctx, SCMP_SYS(rt_tgsigqueueinfo), 1, SCMP_A0(SCMP_CMP_NE, self));
+	trap(ctx, SCMP_SYS(pidfd_open), 0);
+	trap(ctx, SCMP_SYS(pidfd_send_signal), 0);
+	/* other processes' memory placement */
+	trap(ctx, SCMP_SYS(process_madvise), 0);
+	trap(ctx, SCMP_SYS(migrate_pages), 0);
+	trap(ctx, SCMP_SYS(move_pages), 0);
+	/* the reporter stays the SIGSYS handler */
+	trap(ctx, SCMP_SYS(rt_sigaction), 2, SCMP_A0(SCMP_CMP_EQ, SIGSYS),
+	    SCMP_A1(SCMP_CMP_NE, 0));
+	/* dumpable again would let the user's other processes read this
+	 * one's memory (PINs); a new personality could make every mapping
+	 * executable (READ_IMPLIES_EXEC) */
+	trap(ctx, SCMP_SYS(prctl), 1, SCMP_A0(SCMP_CMP_EQ, PR_SET_DUMPABLE));
+	trap(ctx, SCMP_SYS(personality), 0);
+	/* no code loaded after the module: nothing mapped executable */
+	trap(ctx, SCMP_SYS(mmap), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
+	trap(ctx, SCMP_SYS(mprotect), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
+	trap(ctx, SCMP_SYS(pkey_mprotect), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
+	/* identities (no capability makes them succeed; trapped so that a
+	 * module that tries is reported) */
+	trap(ctx, SCMP_SYS(setuid), 0);
+	trap(ctx, SCMP_SYS(setgid), 0);
+	trap(ctx, SCMP_SYS(setreuid), 0);
+	trap(ctx, SCMP_SYS(setregid), 0);
+	trap(ctx, SCMP_SYS(setresuid), 0);
+	trap(ctx, SCMP_SYS(setresgid), 0);
+	trap(ctx, SCMP_SYS(setfsuid), 0);
+	trap(ctx, SCMP_SYS(setfsgid), 0);
+	trap(ctx, SCMP_SYS(setgroups), 0);
+	/* the new mount API, beside mount and umount2 */
+	trap(ctx, SCMP_SYS(open_tree), 0);
+	trap(ctx, SCMP_SYS(move_mount), 0);
+	trap(ctx, SCMP_SYS(fsopen), 0);
+	trap(ctx, SCMP_SYS(fsmount), 0);
+	trap(ctx, SCMP_SYS(fspick), 0);
+	trap(ctx, SCMP_SYS(chroot), 0);
+	/* files by handle bypass the path walk Landlock checks */
+	trap(ctx, SCMP_SYS(open_by_handle_at), 0);
 	sandbox_load(ctx, "pkcs11");
 }

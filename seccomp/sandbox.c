@@ -61,7 +61,7 @@ sandbox_limit_fds(void)
 scmp_filter_ctx
 sandbox_filter_new(void)
 {
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_TRAP);
 
 	if (ctx == NULL)
 		fatal("seccomp_init failed");
@@ -205,6 +205,7 @@ sandbox_load(scmp_filter_ctx ctx, const char *who)
 {
 	int r;
 
+	sandbox_trap_install(who);
 	if ((r = seccomp_load(ctx)) != 0)
 		fatal("seccomp: cannot load the %s filter: %d", who, r);
 	seccomp_release(ctx);
@@ -229,7 +230,10 @@ __asan_default_options(void)
 static void
 deny(scmp_filter_ctx ctx, int nr)
 {
-	if (seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, nr, 0) != 0)
+	/* trapped: the reporter names the call, then the process dies by
+	 * SIGSYS; a program these processes exec has no handler (exec
+	 * resets it), so SIGSYS's default action kills it outright */
+	if (seccomp_rule_add(ctx, SCMP_ACT_TRAP, nr, 0) != 0)
 		fatal("seccomp: cannot add deny rule for syscall %d", nr);
 }
 

@@ -26,19 +26,29 @@ void sandbox_landlock(const char *who, const char *rm_file_dir,
 int sandbox_landlock_token(const char *who, const char *const *ro_dirs,
     const char *const *dev_files);
 
-/* Landlock for the PKCS#11 token helper: read the file conf, read and
- * write (create and remove files and directories) beneath dir, nothing
- * else; either may be NULL (then no file at all). -1, and nothing done,
- * without Landlock, as for sandbox_landlock_token. */
-int sandbox_landlock_pkcs11(const char *who, const char *conf,
-    const char *dir);
+/* Landlock for the PKCS#11 token helper: read beneath the system's
+ * directories (/etc, /usr, /lib...), read the files confs, read and write
+ * (create and remove) beneath each of stores, read-write a few device
+ * nodes (TPM, randomness); NULL-terminated lists. TCP is not confined.
+ * -1, and nothing done, without Landlock, as for sandbox_landlock_token. */
+int sandbox_landlock_pkcs11(const char *who, const char *const *confs,
+    const char *const *stores);
 
 /* Landlock for the broker: execute only exe[0..n) (seccomp/landlock.c). */
 void sandbox_landlock_exec(const char *who, const char *const *exe, size_t n);
 /* RLIMIT_NOFILE to just above the highest open fd: no new fd can exist. */
 void sandbox_limit_fds(void);
 
-/* A filter under construction: default action kills the process. */
+/* The SIGSYS reporter (seccomp/trap.c). sandbox_load installs it: a
+ * syscall the filter traps writes one line naming who (and a token
+ * helper's module) and the syscall by name, then the process dies by
+ * SIGSYS. sandbox_trap_module: a token helper's module, named in that
+ * line as "for MODULE" (made terminal-safe); call before sandbox_load. */
+void sandbox_trap_module(const char *module);
+void sandbox_trap_install(const char *who);
+
+/* A filter under construction: default action traps (SIGSYS; the
+ * reporter then names the call and the process dies by SIGSYS). */
 scmp_filter_ctx sandbox_filter_new(void);
 /* Add one rule; fatal if libseccomp refuses it. */
 void sandbox_allow(scmp_filter_ctx ctx, int nr, unsigned nargs, ...);
@@ -67,8 +77,7 @@ void sandbox_auditor(int chan_fd, int audit_fd, int use_syslog);
 /* token_fds NULL: a provider library, which finds its tokens itself;
  * else libfido2 ("internal"), talking to the n tokens opened for it. */
 void sandbox_sk(int chan_fd, const int *token_fds, size_t n);
-/* pcsc: the module may reach a PC/SC daemon (AF_UNIX sockets). */
-void sandbox_pkcs11(int chan_fd, int pcsc);
+void sandbox_pkcs11(int chan_fd);
 void sandbox_peer(int chan_fd, int exe_fd);
 void sandbox_peer_exe(int fd);
 

@@ -41,6 +41,8 @@
 #define SOFTHSM_CONF_DEFAULT "/etc/softhsm/softhsm2.conf"
 #define SOFTHSM_VAR_STEM "SOFTHSM2_CON"
 #define TOKENDIR_KEY    "directories.tokendir"
+#define TPM2_STORE_SYSTEM "/etc/tpm2_pkcs11"
+#define TPM2_STORE_HOME ".tpm2_pkcs11"
 #define HASH_MAX        64      /* SHA-512 */
 #define DIGESTINFO_MAX  19      /* the longest prefix below */
 
@@ -60,10 +62,12 @@ static struct {
 	size_t nsess;
 	struct p11list list;            /* the keys LOGIN listed */
 	struct secrets *sec;
-	/* SoftHSM2: its configuration file and its token directory, the
-	 * only paths Landlock leaves it (empty for other modules). */
-	char conf[PATH_MAX];
-	char tokendir[PATH_MAX];
+	/* What Landlock leaves writable (the modules' stores) and the
+	 * configuration files outside the system's directories. */
+	char stores[P11_MAX_STORES][PATH_MAX];
+	size_t nstores;
+	char confs[P11_MAX_STORES][PATH_MAX];
+	size_t nconfs;
 } S;
 
 static void
@@ -117,58 +121,45 @@ load_module(void)
 	    S.f->version.minor);
 }
 
-/* The environment variable naming SoftHSM2's configuration, as the
- * module itself spells it ("SOFTHSM2_CONF", or a copy's own name such as
- * the tests' second provider's SOFTHSM2_CONB): found in the module's
- * bytes. None: the module is not SoftHSM2. */
-static int
-softhsm_var(char *var, size_t size)
+/* Add a store: the realpath of dir, read-write under Landlock. */
+static void
+add_store(const char *what, const char *dir)
 {
-	static const char stem[] = SOFTHSM_VAR_STEM;
-	uint8_t *buf;
-	size_t n, len = sizeof(stem) - 1;
-	int found = 0;
-	FILE *fp;
+	char real[PATH_MAX];
 
-	if ((fp = fopen(S.provider, "re")) == NULL)
-		return 0;
-	if ((buf = malloc(P11_MAX_MODULE_SCAN)) == NULL)
-		fatal("out of memory");
-	n = fread(buf, 1, P11_MAX_MODULE_SCAN, fp);
-	fclose(fp);
-	for (size_t i = 0; !found && i + len + 2 <= n; i++)
-		if (memcmp(buf + i, stem, len) == 0 &&
-		    buf[i + len] >= 'A' && buf[i + len] <= 'Z' &&
-		    buf[i + len + 1] == '\0' && len + 2 <= size) {
-			memcpy(var, buf + i, len + 1);
-			var[len + 1] = '\0';
-			found = 1;
-		}
-	free(buf);
-	return found;
+	if (realpath(dir, real) == NULL) {
+		log_debug("%s %s: %m: not kept", what, dir);
+		return;
+	}
+	for (size_t i = 0; i < S.nstores; i++)
+		if (strcmp(S.stores[i], real) == 0)
+			return;
+	if (S.nstores == P11_MAX_STORES) {
+		log_error("%s %s: more than %d stores: not kept", what, real,
+		    P11_MAX_STORES);
+		return;
+	}
+	memcpy(S.stores[S.nstores++], real, strlen(real) + 1);
+	log_debug("%s: %s (read-write)", what, real);
 }
 
-/* SoftHSM2 reads its configuration file (the variable above, or its
- * default) and keeps its tokens in the conf's directories.tokendir: the
- * two paths it needs once sandboxed. Read here, before the sandbox, the
- * way SoftHSM does: "key = value" lines, '#' starts a comment. */
+/* A softhsm2.conf: it stays readable, and its directories.tokendir is a
+ * store. Read the way SoftHSM reads it: "key = value" lines, '#' starts
+ * a comment. */
 static void
-softhsm_paths(void)
+softhsm_conf(const char *conf)
 {
-	char var[sizeof(SOFTHSM_VAR_STEM) + 1], line[PATH_MAX + 64];
-	const char *conf;
+	char line[PATH_MAX + 64], real[PATH_MAX];
 	char *k, *v, *e;
 	size_t total = 0;
 	FILE *fp;
 
-	if (!softhsm_var(var, sizeof(var)))
+	if (realpath(conf, real) == NULL || (fp = fopen(real, "re")) == NULL) {
+		log_debug("SoftHSM2 configuration %s: %m", conf);
 		return;
-	if ((conf = getenv(var)) == NULL || *conf == '\0')
-		conf = SOFTHSM_CONF_DEFAULT;
-	if (realpath(conf, S.conf) == NULL)
-		fatal("SoftHSM2 configuration %s: %m", conf);
-	if ((fp = fopen(S.conf, "re")) == NULL)
-		fatal("SoftHSM2 configuration %s: %m", S.conf);
+	}
+	if (S.nconfs < P11_MAX_STORES)
+		memcpy(S.confs[S.nconfs++], real, strlen(real) + 1);
 	while (total < P11_MAX_CONF && fgets(line, sizeof(line), fp) != NULL) {
 		total += strlen(line);
 		if ((e = strchr(line, '#')) != NULL)
@@ -187,15 +178,45 @@ softhsm_paths(void)
 		for (e = v + strlen(v); e > v && (e[-1] == ' ' || e[-1] == '\t' ||
 		    e[-1] == '\n' || e[-1] == '\r'); )
 			*--e = '\0';
-		if (realpath(v, S.tokendir) == NULL)
-			fatal("SoftHSM2 token directory %s: %m", v);
+		add_store("SoftHSM2 token directory", v);
 	}
 	fclose(fp);
-	if (S.tokendir[0] == '\0')
-		fatal("SoftHSM2 configuration %s names no %s", S.conf,
-		    TOKENDIR_KEY);
-	log_debug("SoftHSM2 (%s): configuration %s, tokens in %s", var, S.conf,
-	    S.tokendir);
+}
+
+/* Where the modules Debian ships keep what they write, whichever module
+ * this is (p11-kit-proxy may load any of them, so the module's name says
+ * nothing): SoftHSM2's token directory, named by the configuration in
+ * $SOFTHSM2_CONF (or in any SOFTHSM2_CON? variable: the name a renamed
+ * copy reads, as the tests' second provider does), else its default
+ * configuration; tpm2-pkcs11's store, $TPM2_PKCS11_STORE, else the
+ * places it searches. Found before the sandbox, as the modules find
+ * them; what does not exist is not kept. */
+static void
+find_stores(void)
+{
+	extern char **environ;
+	const char *home = getenv("HOME"), *tpm = getenv("TPM2_PKCS11_STORE");
+	char path[PATH_MAX];
+	int conf_named = 0;
+
+	for (char **e = environ; *e != NULL; e++)
+		if (strncmp(*e, SOFTHSM_VAR_STEM, sizeof(SOFTHSM_VAR_STEM) - 1) == 0 &&
+		    (*e)[sizeof(SOFTHSM_VAR_STEM) - 1] >= 'A' &&
+		    (*e)[sizeof(SOFTHSM_VAR_STEM) - 1] <= 'Z' &&
+		    (*e)[sizeof(SOFTHSM_VAR_STEM)] == '=') {
+			softhsm_conf(*e + sizeof(SOFTHSM_VAR_STEM) + 1);
+			conf_named = 1;
+		}
+	if (!conf_named)
+		softhsm_conf(SOFTHSM_CONF_DEFAULT);
+	if (tpm != NULL && *tpm != '\0')
+		add_store("tpm2-pkcs11 store", tpm);
+	else {
+		add_store("tpm2-pkcs11 store", TPM2_STORE_SYSTEM);
+		if (home != NULL && *home == '/' && (size_t)snprintf(path,
+		    sizeof(path), "%s/%s", home, TPM2_STORE_HOME) < sizeof(path))
+			add_store("tpm2-pkcs11 store", path);
+	}
 }
 
 static void
@@ -213,19 +234,24 @@ guard_secrets(void)
 	S.sec = p;
 }
 
-/* Landlock: SoftHSM2's configuration (read) and token directory (read
- * and write), or no file at all for another module; then the filter. */
+/* Landlock: the system's libraries and configuration and the stores,
+ * nothing else (seccomp/landlock.c); then the filter. */
 static void
 confine(void)
 {
-	int softhsm = S.tokendir[0] != '\0';
+	const char *stores[P11_MAX_STORES + 1], *confs[P11_MAX_STORES + 1];
 
+	for (size_t i = 0; i < S.nstores; i++)
+		stores[i] = S.stores[i];
+	stores[S.nstores] = NULL;
+	for (size_t i = 0; i < S.nconfs; i++)
+		confs[i] = S.confs[i];
+	confs[S.nconfs] = NULL;
 	sandbox_harden();
-	if (sandbox_landlock_pkcs11("pkcs11", softhsm ? S.conf : NULL,
-	    softhsm ? S.tokendir : NULL) != 0)
+	if (sandbox_landlock_pkcs11("pkcs11", confs, stores) != 0)
 		fatal("Landlock is not available: the token helper's filter "
 		    "allows open, so it does not run without Landlock");
-	sandbox_pkcs11(CHAN_FD, !softhsm);
+	sandbox_pkcs11(CHAN_FD);
 }
 
 static void
@@ -576,9 +602,13 @@ main(int argc, char **argv)
 		return 1;
 	}
 	S.provider = args.provider;
+	/* The broker's deny list is inherited: a module that trips it while
+	 * it loads (before this process's own filter) is named as well. */
+	sandbox_trap_module(S.provider);
+	sandbox_trap_install("pkcs11");
 	token_helper_setup();
 	guard_secrets();
-	softhsm_paths();
+	find_stores();
 	load_module();
 	/* Before the first request, so no PIN and no data to sign ever
 	 * reaches this process unsandboxed (doc/threat-model.md). */

@@ -7,7 +7,9 @@
 # the listed key; a wrong PIN lists nothing; a key marked
 # CKA_ALWAYS_AUTHENTICATE signs only with the PIN given again; the helper
 # is sandboxed (Seccomp 2, NoNewPrivs 1, no capabilities) once logged in;
-# module paths it must refuse; it ends when its socket closes.
+# module paths it must refuse; it ends when its socket closes. In the test
+# build a forbidden call stops it, and its line, the broker's and policy's
+# say so in keyward's log (module and syscall named).
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-p11.sh"
 
@@ -161,29 +163,57 @@ if [ -z "$opensc" ] || [ ! -f "$opensc" ]; then
 else
 	drive -p "$opensc" -P "$P11_PIN" -n
 	contains "$OUT" "login status 0x0 keys 0" "opensc without a reader: no token, no key"
-	contains "$ERR" "no file-system access" "opensc: Landlock leaves it no file"
+	contains "$ERR" "reads the system's files, writes its stores" \
+		"opensc: Landlock leaves it the system's files and the stores only"
 	contains "$OUT" "exit 0" "opensc: the helper lived through it in its sandbox"
 fi
 
 # --- the test-only build (make TESTING=1): a forbidden syscall kills the
-# helper, and Landlock leaves it the token directory but not /etc
+# helper (and it says which call), and Landlock leaves it the token
+# directory but not the user's other files
 TB=${KEYWARD_TESTING_BUILD:-$KEYWARD_BUILD/../build-testing}
 if [ ! -x "$TB/keyward-pkcs11" ]; then
-	skip_n 5 "no test build in $TB (make TESTING=1)"
+	skip_n 12 "no test build in $TB (make TESTING=1)"
 else
 	for call in execve mprotect; do
 		run "$DRIVE" -h "$TB/keyward-pkcs11" -l debug -p "$P11_REAL" -P "$P11_PIN" \
 			-e "KEYWARD_TEST_FORBIDDEN=pkcs11:$call"
 		contains "$OUT" "signal 31" "test build: $call kills the helper by SIGSYS"
+		contains "$ERR" "pkcs11 for $P11_REAL stopped by its filter: syscall $call (" \
+			"test build: its last line names the module and $call"
 	done
+	# a file of the user's outside every store (an ssh key would be
+	# such a file): Landlock refuses it
+	echo secret >"$T/outside"
 	run "$DRIVE" -h "$TB/keyward-pkcs11" -l debug -p "$P11_REAL" -P "$P11_PIN" \
-		-e KEYWARD_TEST_LANDLOCK=/etc/passwd
-	contains "$ERR" "open /etc/passwd: Permission denied" "test build: Landlock refuses /etc/passwd"
+		-e "KEYWARD_TEST_LANDLOCK=$T/outside"
+	contains "$ERR" "open $T/outside: Permission denied" "test build: Landlock refuses a file outside the stores"
 	contains "$OUT" "rsa-sha2-256 verified" "test build: and the helper still signs"
 	tokfile=$(find "$T/tok/tokens" -name generation | head -n 1)
 	run "$DRIVE" -h "$TB/keyward-pkcs11" -l debug -p "$P11_REAL" -P "$P11_PIN" -n \
 		-e "KEYWARD_TEST_LANDLOCK=$tokfile"
 	contains "$ERR" "open $tokfile: opened" "test build: Landlock leaves the token's files readable"
+	# through the agent (test build): the helper stopped by its filter
+	# is named in keyward's log with the module and the syscall, the
+	# broker and policy say so, and the agent serves on
+	p11_askpass
+	KEYWARD_TEST_FORBIDDEN=pkcs11:execve "$TB/keyward" -D -a "$T/tb.sock" \
+		-P "$P11_ALLOW" >/dev/null 2>"$T/tb.log" </dev/null &
+	AGENT_PIDS+=("$!")
+	wait_for_socket "$T/tb.sock" 10
+	run env SSH_AUTH_SOCK="$T/tb.sock" ssh-add -s "$P11_MODULE"
+	[ "$RC" != 0 ]
+	ok $? "test build, through the agent: the add is refused"
+	poll_until 10 grep -q "keyward-pkcs11 for $P11_REAL stopped by its filter" "$T/tb.log"
+	log=$(cat "$T/tb.log")
+	contains "$log" "keyward-pkcs11: pkcs11 for $P11_REAL stopped by its filter: syscall execve (" \
+		"test build, through the agent: keyward's log names the module and the syscall"
+	contains "$log" "keyward-pkcs11 for $P11_REAL stopped by its filter (SIGSYS" \
+		"test build, through the agent: the broker reports the helper's death as a filter stop"
+	contains "$log" "refused add: PKCS#11 provider $P11_REAL: its helper could not be started, ended" \
+		"test build, through the agent: policy's one line says why the add was refused"
+	run env SSH_AUTH_SOCK="$T/tb.sock" ssh-add -l
+	is "$RC" 1 "test build, through the agent: the agent serves on (no identities)"
 fi
 
 done_testing

@@ -2,7 +2,8 @@
 # Each sandboxed process really is under a filter that kills: in the
 # test-only build (make TESTING=1 -> build-testing/, never installed) the
 # environment makes one process attempt one forbidden syscall right after
-# its filter is loaded. It must die by SIGSYS, and the agent must fail
+# its filter is loaded. It must die by SIGSYS, say which syscall it was
+# stopped at (one log line, seccomp/trap.c), and the agent must fail
 # closed: every process gone and (but for the reapers' own deaths, which
 # leave nobody to remove it) the socket removed. keyward-peer, the
 # caller-identity inspector, dies by SIGSYS just the same, but the agent
@@ -14,7 +15,9 @@ TB=${KEYWARD_TESTING_BUILD:-$(dirname "$AGENT")/../build-testing}
 PROCS="monitor policy keyholder reaper"
 CALLS="open socket execve mprotect"
 PEER_CALLS="socket execve mprotect"  # its filter allows a read-only openat
-NTESTS=$(( 4 * 4 * 3 + 3 * 2 ))
+NTESTS=$(( 4 * 4 * 4 + 3 * 3 ))
+# the syscall each attempt makes, as the reporter names it (open is openat)
+declare -A SYSNAME=([open]=openat [socket]=socket [execve]=execve [mprotect]=mprotect)
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
@@ -41,6 +44,10 @@ for proc in $PROCS; do
 				"$proc $call: killed by SIGSYS, and the monitor says so"
 			[ $? ] || diag_file "$log"
 		fi
+		# the SIGSYS reporter (seccomp/trap.c): the process's last line
+		# names it and the syscall, so the user can tell what it needed
+		contains "$(cat "$log")" "$proc stopped by its filter: syscall ${SYSNAME[$call]} (" \
+			"$proc $call: the log names the process and the syscall ${SYSNAME[$call]}"
 		left=$(pgrep -f "$TB/keyward|keyward-policy info|keyward-keyholder info" |
 			while read -r p; do grep -qs "KEYWARD_TEST_FORBIDDEN=$proc:$call" /proc/$p/environ && echo $p; done)
 		poll_until 10 test -z "$(for p in $left; do pid_alive $p && echo $p; done)"
@@ -69,6 +76,8 @@ for call in $PEER_CALLS; do
 	AGENT_PIDS+=("$pid")
 	poll_until 10 grep -q "keyward-peer was killed by signal 31" "$log"
 	ok $? "peer $call: killed by SIGSYS, and the monitor says so"
+	contains "$(cat "$log")" "peer stopped by its filter: syscall ${SYSNAME[$call]} (" \
+		"peer $call: the log names the process and the syscall ${SYSNAME[$call]}"
 	run env SSH_AUTH_SOCK="$sock" ssh-add -l
 	is "$RC" 1 "peer $call: the agent still serves (no identities)"
 	kill "$pid"

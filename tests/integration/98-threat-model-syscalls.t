@@ -85,7 +85,7 @@ deny_src=$(src_list "$SECCOMP/sandbox.c" sandbox_deny_reach)
 ok $? "the token helper's filter, seccomp/sk.c, is one of those compared"
 for f in "$SECCOMP"/*.c; do
 	proc=$(basename "$f" .c)
-	case $proc in sandbox|landlock) continue ;; esac
+	case $proc in sandbox|landlock|trap) continue ;; esac
 	src=$(src_list "$f")
 	grep -q 'sandbox_allow_common' "$f" &&
 		src=$(printf '%s\n%s\n' "$src" "$common_src" | sort -u | grep .)

@@ -1,0 +1,59 @@
+#!/bin/bash
+# Smartcard modules with a pcscd running and no card: OpenSC
+# (opensc-pkcs11.so) and Yubico's ykcs11 (libykcs11.so). A private pcscd
+# (lib-p11real.sh p11r_pcscd: its own socket, exported to the agent as
+# PCSCLITE_CSOCK_NAME, so this runs the same whether or not a system
+# pcscd runs). The module talks to pcscd inside keyward-pkcs11's sandbox
+# (connect, sendto/recv on its socket, fcntl O_NONBLOCK, poll): ssh-add
+# -s is refused cleanly (no token), pcscd saw the module's client, no
+# process is stopped by its filter, and the agent keeps serving (issue
+# 25). /usr/bin/ssh-agent is the oracle.
+. "$(dirname "$0")/lib.sh"
+. "$LIBDIR/lib-p11.sh"
+. "$LIBDIR/lib-p11real.sh"
+
+MODS="opensc-pkcs11.so libykcs11.so"
+PER=7
+N=$((1 + 2 * PER + 2))
+mkdir -p "$T/keys"
+if ! p11r_pcscd "$T/pcsc"; then
+	skip_n "$N" "$P11R_WHY"
+	done_testing
+fi
+gen_key plain ed25519 >/dev/null || bail "ssh-keygen failed"
+p11_askpass
+P11_ALLOW=""
+for m in $MODS; do
+	mod=$(p11r_module "$m") && P11_ALLOW="$P11_ALLOW${P11_ALLOW:+,}$(p11r_allow "$mod")"
+done
+[ -n "$P11_ALLOW" ] || P11_ALLOW=/nonexistent/*
+p11_agent_fg
+for m in $MODS; do
+	if ! mod=$(p11r_module "$m"); then
+		skip_n $PER "$P11R_WHY"
+		continue
+	fi
+	lines=$(wc -l <"$T/pcsc/pcscd.log")
+	p11_add "$mod"
+	[ "$RC" != 0 ]
+	ok $? "$m: no card: ssh-add -s is refused"
+	contains "$ERR" "Could not add card" "$m: ssh-add says it could not add the card"
+	poll_until 5 test "$(wc -l <"$T/pcsc/pcscd.log")" -gt "$lines"
+	ok $? "$m: the module talked to the private pcscd"
+	run ssh-add -l
+	is "$RC" 1 "$m: the agent still serves (no identities)"
+	if is_keyward; then
+		p11r_no_filter_stop
+		ok $? "$m: keyward-pkcs11 was not stopped by its filter" || diag_file "$T/agent.log"
+		unlike "$(cat "$T/agent.log")" "keyward-pkcs11 .*(ended|killed)" "$m: nor did it die"
+		contains "$(cat "$T/agent.log")" "provider $(realpath "$mod") lists no new key (no token present" \
+			"$m: keyward's log says why, in one line"
+	else
+		skip_n 3 "keyward's log only"
+	fi
+done
+run ssh-add "$T/keys/plain" </dev/null
+ok $RC "after both modules: a key file is added"
+agent_has "$T/keys/plain.pub"
+ok $? "and listed"
+done_testing

@@ -1,0 +1,200 @@
+# shellcheck shell=bash
+# tests/integration/lib-p11real.sh - the PKCS#11 modules Debian ships, for
+# the 144-p11-real-*.t tests (issue 25): tpm2-pkcs11 on a software TPM,
+# p11-kit-proxy, OpenSC and ykcs11 with a private pcscd. Source it after
+# lib.sh and lib-p11.sh (p11_askpass, P11_PIN). Each function skips
+# (never passes) what it cannot set up: it returns 1 with $P11R_WHY set.
+#
+#   p11r_module NAME     the path of an installed module (a symlink a user
+#                        would give ssh-add -s), or "" and $P11R_WHY
+#   p11r_allow PATH      the -P pattern allowing PATH's realpath
+#   p11r_port            a free TCP port on 127.0.0.1
+#   p11r_swtpm DIR       swtpm on loopback (state in DIR), a tpm2-pkcs11
+#                        store in DIR/store (tpm2_ptool init), a token
+#                        "kwtpm" (SO PIN 12345678, user PIN $P11_PIN) with
+#                        an ECDSA P-256 key "tpm-p256" and an RSA-2048 key
+#                        "tpm-rsa2048" made on the TPM; exports
+#                        TPM2_PKCS11_STORE and TPM2_PKCS11_TCTI
+#                        (swtpm:port=N) for the agent
+#   p11r_pcscd DIR       a private pcscd whose socket is DIR/pcscd.comm: in
+#                        a private mount namespace DIR is bound over
+#                        /run/pcscd (pcscd's socket path is fixed), so the
+#                        socket is there whether or not a system pcscd
+#                        runs; exports PCSCLITE_CSOCK_NAME (libpcsclite's
+#                        own variable) for the agent and the modules
+#   p11r_pubs MODULE PREFIX  each public key of the module's tokens
+#                        (ssh-keygen -D), as $T/keys/PREFIX<n>.pub; sets
+#                        P11R_PUBS (the names)
+#   p11r_no_filter_stop  the agent's log ($T/agent.log) holds no line of a
+#                        process stopped by its filter and no SIGSYS death
+
+P11R_WHY=""
+
+p11r_module() {
+	local m
+	for m in "/usr/lib/x86_64-linux-gnu/pkcs11/$1" "/usr/lib/x86_64-linux-gnu/$1" \
+		"/usr/lib/$1" "/usr/lib/pkcs11/$1"; do
+		if [ -e "$m" ]; then printf '%s' "$m"; return 0; fi
+	done
+	P11R_WHY="$1 is not installed"
+	return 1
+}
+
+p11r_allow() { printf '%s/*' "$(dirname "$(realpath "$1")")"; }
+
+p11r_port() {
+	local p tries=0
+	while [ $tries -lt 50 ]; do
+		p=$((20000 + RANDOM % 20000))
+		_port_in_use "$p" || _port_in_use $((p + 1)) || { echo "$p"; return 0; }
+		tries=$((tries + 1))
+	done
+	return 1
+}
+
+p11r_swtpm() {
+	local dir=$1 port mod i
+	for c in swtpm tpm2_ptool tpm2_flushcontext pkcs11-tool; do
+		command -v "$c" >/dev/null || { P11R_WHY="$c missing (swtpm swtpm-tools tpm2-tools libtpm2-pkcs11-tools opensc)"; return 1; }
+	done
+	mod=$(p11r_module libtpm2_pkcs11.so) || return 1
+	mkdir -p "$dir/state" "$dir/store" && chmod 700 "$dir" "$dir/store" || return 1
+	port=$(p11r_port) || { P11R_WHY="no free port"; return 1; }
+	swtpm socket --tpm2 --tpmstate "dir=$dir/state" \
+		--server "type=tcp,port=$port,bindaddr=127.0.0.1" \
+		--ctrl "type=tcp,port=$((port + 1)),bindaddr=127.0.0.1" \
+		--flags startup-clear >"$dir/swtpm.log" 2>&1 &
+	EXTRA_PIDS+=("$!")
+	poll_until 10 _port_in_use "$port" || { diag_file "$dir/swtpm.log"; P11R_WHY="swtpm did not start"; return 1; }
+	export TPM2_PKCS11_STORE=$dir/store TPM2_PKCS11_TCTI=swtpm:port=$port
+	export TPM2TOOLS_TCTI=$TPM2_PKCS11_TCTI
+	{
+		tpm2_ptool init &&
+		# tpm2-tools leaves its transient objects loaded (no resource
+		# manager on swtpm): flushed, or the next command runs out
+		tpm2_flushcontext -t &&
+		pkcs11-tool --module "$mod" --init-token --label kwtpm --so-pin 12345678 &&
+		pkcs11-tool --module "$mod" --token-label kwtpm --login --login-type so \
+			--so-pin 12345678 --init-pin --pin "$P11_PIN" &&
+		pkcs11-tool --module "$mod" --token-label kwtpm --login --pin "$P11_PIN" \
+			--keypairgen --key-type EC:prime256v1 --label tpm-p256 --id 01 &&
+		pkcs11-tool --module "$mod" --token-label kwtpm --login --pin "$P11_PIN" \
+			--keypairgen --key-type rsa:2048 --label tpm-rsa2048 --id 02
+	} >"$dir/init.log" 2>&1 || { diag_file "$dir/init.log"; P11R_WHY="cannot make the TPM token"; return 1; }
+	return 0
+}
+
+p11r_pcscd() {
+	local dir=$1 pid
+	command -v pcscd >/dev/null || { P11R_WHY="pcscd missing (apt-get install pcscd)"; return 1; }
+	command -v unshare >/dev/null || { P11R_WHY="unshare missing"; return 1; }
+	mkdir -p "$dir" || return 1
+	unshare -m sh -c 'mount --make-rprivate / && mkdir -p /run/pcscd &&
+		mount --bind "$1" /run/pcscd && exec pcscd --foreground --debug' sh "$dir" \
+		>"$dir/pcscd.log" 2>&1 &
+	pid=$!
+	EXTRA_PIDS+=("$pid")
+	poll_until 10 test -S "$dir/pcscd.comm" ||
+		{ diag_file "$dir/pcscd.log"; P11R_WHY="private pcscd did not start (mount namespace?)"; return 1; }
+	export PCSCLITE_CSOCK_NAME=$dir/pcscd.comm
+}
+
+p11r_pubs() {
+	local mod=$1 prefix=$2 i=0 line
+	P11R_PUBS=""
+	while read -r line; do
+		[ -n "$line" ] || continue
+		i=$((i + 1))
+		printf '%s %s%d\n' "$(printf '%s' "$line" | cut -d' ' -f1,2)" "$prefix" "$i" \
+			>"$T/keys/$prefix$i.pub"
+		P11R_PUBS="$P11R_PUBS $prefix$i"
+	done < <(ssh-keygen -D "$mod" 2>/dev/null)
+	[ -n "$P11R_PUBS" ]
+}
+
+p11r_no_filter_stop() {
+	! grep -qE "stopped by its filter|killed by signal 31" "$T/agent.log" 2>/dev/null
+}
+
+#   p11r_scenario MODULE NAME...
+#                        the agent under test, in the foreground with
+#                        -P p11r_allow(MODULE), driven as a user would:
+#                        ssh-add -s with a wrong PIN (refused, nothing
+#                        listed), with the right one (added), -l and -L
+#                        list each NAME (keys from p11r_pubs), ssh-keygen
+#                        -Y sign with each verifies, a login to sshd
+#                        "hostA" (started by the caller) with each, -e
+#                        (nothing listed), -s again (listed again); for
+#                        keyward its helper is sandboxed and nothing was
+#                        stopped by a filter. p11r_scenario_count NKEYS
+#                        tests (keyward-only ones skipped for others);
+#                        p11_askpass must have been called (PIN answers).
+p11r_scenario_count() { echo $((16 + 6 * $1)); }
+p11r_scenario() {
+	local mod=$1 k pid st L; shift
+	P11_ALLOW=$(p11r_allow "$mod")
+	p11_agent_fg
+	echo 0000 >"$T/pin"
+	p11_add "$mod"
+	[ "$RC" != 0 ]
+	ok $? "$(basename "$mod"): ssh-add -s with a wrong PIN is refused"
+	agent_empty
+	ok $? "$(basename "$mod"): after the wrong PIN nothing is listed"
+	if is_keyward; then
+		contains "$(cat "$T/agent.log")" "refused add: PKCS#11 provider $(realpath "$mod"): wrong PIN (CKR_PIN_INCORRECT)" \
+			"$(basename "$mod"): keyward's log says why, in one line: wrong PIN"
+	else
+		skip "keyward's log only"
+	fi
+	echo "$P11_PIN" >"$T/pin"
+	p11_add "$mod"
+	ok $RC "$(basename "$mod"): ssh-add -s with the PIN (askpass) adds the token's keys"
+	contains "$ERR" "Card added: $mod" "$(basename "$mod"): ssh-add says the card was added"
+	run ssh-add -L
+	L=$OUT
+	for k in "$@"; do
+		contains "$L" "$(cut -d' ' -f1,2 "$(p11_pub "$k")")" "$k: ssh-add -L prints its public key"
+		p11_listed "$k"
+		ok $? "$k: ssh-add -l lists it"
+		printf 'signed by %s\n' "$k" >"$T/msg.$k"
+		rm -f "$T/msg.$k.sig"
+		run ssh-keygen -Y sign -f "$(p11_pub "$k")" -n file "$T/msg.$k"
+		ok $RC "$k: ssh-keygen -Y sign through the agent"
+		printf 'kw@test %s\n' "$(cut -d' ' -f1,2 "$(p11_pub "$k")")" >"$T/allowed.$k"
+		run ssh-keygen -Y verify -f "$T/allowed.$k" -I kw@test -n file -s "$T/msg.$k.sig" <"$T/msg.$k"
+		ok $RC "$k: the signature verifies"
+		run ssh_as hostA "$(p11_pub "$k")" -- 'echo logged-in'
+		is "$RC:$OUT" "0:logged-in" "$k: login to sshd through the agent"
+		sshd_accepted hostA "$(p11_pub "$k")"
+		ok $? "$k: sshd accepted that key"
+	done
+	if is_keyward; then
+		pid=$(pgrep -f "keyward-pkcs11 .*$(realpath "$mod")" | head -n 1)
+		st=$(cat "/proc/${pid:-x}/status" 2>/dev/null)
+		like "$st" $'Seccomp:\t2' "keyward-pkcs11 for $(basename "$mod") runs under its filter"
+		like "$st" $'NoNewPrivs:\t1' "... with no_new_privs"
+		like "$st" $'CapEff:\t0000000000000000' "... and no capability"
+		run "$KEYWARD_BUILD/keyward-ctl"
+		is "$(printf '%s\n' "$OUT" | grep -cxF "    provider: $(realpath "$mod")")" "$#" \
+			"keyward-ctl shows the provider of each of the $# keys"
+	else
+		skip_n 4 "keyward's helper only"
+	fi
+	p11_remove "$mod"
+	ok $RC "$(basename "$mod"): ssh-add -e removes the card"
+	agent_empty
+	ok $? "$(basename "$mod"): nothing listed after -e"
+	p11_add "$mod"
+	ok $RC "$(basename "$mod"): ssh-add -s again adds it again"
+	st=0
+	for k in "$@"; do p11_listed "$k" || st=1; done
+	ok $st "$(basename "$mod"): every key listed again"
+	if is_keyward; then
+		p11r_no_filter_stop
+		ok $? "no process of the agent was stopped by its filter" || diag_file "$T/agent.log"
+	else
+		skip "keyward's log only"
+	fi
+	p11_remove "$mod"
+	ok $RC "$(basename "$mod"): ssh-add -e at the end"
+}
