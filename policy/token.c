@@ -23,6 +23,7 @@
 #include "policy/audit.h"
 #include "policy/describe.h"
 #include "policy/dispatch.h"
+#include "policy/scope.h"
 #include "policy/token.h"
 
 #include <stdio.h>
@@ -153,9 +154,10 @@ ask_pin(struct policy *P, struct pending *p, const struct identity *id)
 	const struct conn *c = conn_find(P, p->conn);
 
 	text_term_str(comment, sizeof(comment), id->comment);
-	if (c != NULL)
+	if (c != NULL) {
 		caller_describe(&c->caller, c->pid, who, sizeof(who));
-	else
+		scope_append(P->rules, c->sock, who, sizeof(who));
+	} else
 		snprintf(who, sizeof(who), "a client that has gone");
 	/* The question last, where askpass puts the answer. */
 	snprintf(text, sizeof(text), "Requested by %s.\nEnter PIN for %s key "

@@ -245,6 +245,7 @@ m_open(struct tb *t, uint32_t conn, uint32_t uid, uint32_t pid)
 	m_begin(t, MSG_OPEN, req_new(), conn);
 	tb_u32(t, uid);
 	tb_u32(t, pid);
+	tb_u32(t, 0);           /* the main socket */
 }
 
 static void
