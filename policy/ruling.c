@@ -255,6 +255,19 @@ h_policy_load(struct ctx *c)
 		ctx_reply(c, ST_EXT_FAIL);
 		return 0;
 	}
+	if (c->conn != NULL && !rules_same_sockets(P->rules, rs)) {
+		/* the monitor made its sockets before its sandbox closed and
+		 * can make no more, nor tell the ones it has apart anew */
+		log_info("connection %u: policy load refused: its socket "
+		    "declarations differ from those keyward started with "
+		    "(sockets are made at start: restart keyward to change "
+		    "them)", c->h.conn);
+		audit_simple(P, "policy", "refuse", "the sockets would change",
+		    c->conn, NULL);
+		rules_free(rs);
+		ctx_reply(c, ST_EXT_FAIL);
+		return 0;
+	}
 	rules_free(P->rules);
 	P->rules = rs;
 	rules_forget(P);
