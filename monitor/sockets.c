@@ -155,7 +155,11 @@ from_systemd(struct named_sockets *ns, int nfds, int *main_fd)
 		size_t k;
 		if (i >= nfds)
 			break;
-		if (strcmp(w, "main") == 0) {
+		/* main: so named, or a unit that names none (systemd then
+		 * names its sockets after the unit: keyward.socket) */
+		size_t wl = strlen(w);
+		if (strcmp(w, "main") == 0 ||
+		    (wl > 7 && strcmp(w + wl - 7, ".socket") == 0)) {
 			mains++;
 			*main_fd = 3 + i;
 			continue;

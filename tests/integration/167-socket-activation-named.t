@@ -1,8 +1,10 @@
 #!/bin/bash
 # Socket activation with named sockets (keyward(5) "socket", keyward(1)
 # SOCKET ACTIVATION): systemd-socket-activate plays a socket unit with
-# three ListenStream= lines and FileDescriptorName=main, deploy, ci
-# (--fdname=main:deploy:ci, which becomes LISTEN_FDNAMES). keyward -D -O
+# three sockets, the installed keyward.socket and two with
+# FileDescriptorName=deploy and ci
+# (--fdname=keyward.socket:deploy:ci, which becomes LISTEN_FDNAMES: the
+# first as systemd names the sockets of a unit without one). keyward -D -O
 # policy=FILE maps each fd to its declared socket: keys added on main,
 # the deploy socket lists and signs with the deploy key alone and
 # refuses management, ci (declared manage) takes a key of its own. A
@@ -43,8 +45,10 @@ activate() {
 	for s in "$@"; do wait_for_socket "$s" 10 || return 1; done
 }
 
-activate main:deploy:ci "$MAIN" "$DEPLOY" "$CI"
-ok $? "the supervisor listens on three sockets"
+# the main socket as systemd names a unit's sockets when it sets no
+# FileDescriptorName= (the installed keyward.socket)
+activate keyward.socket:deploy:ci "$MAIN" "$DEPLOY" "$CI"
+ok $? "the supervisor listens on three sockets (keyward.socket, deploy, ci)"
 SSH_AUTH_SOCK=$MAIN run ssh-add "$T/keys/personal" "$T/keys/deploy-web"
 is "$RC" 0 "two keys added through the main socket (keyward starts on it)"
 SSH_AUTH_SOCK=$MAIN run ssh-add -l

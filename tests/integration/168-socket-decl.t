@@ -10,7 +10,7 @@
 # sockets is refused with why, and the agent refuses it too.
 . "$(dirname "$0")/lib.sh"
 
-NTESTS=45
+NTESTS=49
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward: named sockets"
 	done_testing
@@ -128,4 +128,21 @@ poll_until 5 not test -e "$MAIN"
 
 run "$AGENT" -a "$MAIN" -O "policy=$T/ok.rules" sh -c 'echo "$KEYWARD_SOCK_CI"; ssh-add -l >/dev/null 2>&1; echo $?'
 is "$OUT" "$MAIN.ci"$'\n'"1" "a command sees KEYWARD_SOCK_CI and the agent"
+
+# keyward(5)'s example under SOCKETS is a file keyward reads, and so is
+# keyward(1)'s under SOCKET ACTIVATION (its rules part)
+awk '/^\.SH / { on = ($0 == ".SH SOCKETS"); next }
+	on && /^\.EX/ { ex = 1; next } on && /^\.EE/ { ex = 0; take = 0; next }
+	on && ex && /^# ~\/.config\/keyward\/policy/ { take = 1 }
+	on && ex && take { gsub(/\\-/, "-"); print }' "$REPO/doc/keyward.5" >"$T/ex5.rules"
+awk '/^\.SH / { on = ($0 == ".SH SOCKET ACTIVATION"); next }
+	on && /^# ~\/.config\/keyward\/policy/ { take = 1; next }
+	on && /^\.EE/ { take = 0 }
+	on && take { gsub(/\\-/, "-"); print }' "$REPO/doc/keyward.1" >"$T/ex1.rules"
+for f in ex5 ex1; do
+	grep -q '^socket deploy' "$T/$f.rules"
+	ok $? "the $f example was found: $(head -c 70 "$T/$f.rules" | tr '\n' '|')"
+	run "$KEYWARD_BUILD/tests/rules_check" "$T/$f.rules"
+	is "$RC:$ERR" "0:" "the $f example is read"
+done
 done_testing
