@@ -10,7 +10,7 @@
 # sockets is refused with why, and the agent refuses it too.
 . "$(dirname "$0")/lib.sh"
 
-NTESTS=49
+NTESTS=50
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward: named sockets"
 	done_testing
@@ -87,6 +87,20 @@ eval "$OUT" >/dev/null
 AGENT_PIDS+=("$SSH_AGENT_PID")
 SSH_AUTH_SOCK=$S/stale.sock run ssh-add -l
 is "$RC" 1 "the stale path is keyward's now (it answers: no identities)"
+
+# the peer-uid check holds on a named socket as on the main one
+if id nobody >/dev/null 2>&1; then
+	chmod 711 "$T" "$S"
+	cp "$RAWCLIENT" "$T/rawclient.pl"
+	chmod 755 "$T/rawclient.pl"
+	chmod 666 "$S/stale.sock"
+	run runuser -u nobody -- env -i PATH=/usr/bin:/bin perl "$T/rawclient.pl" "$S/stale.sock" 0b
+	is "$RC:$OUT" "0:EOF" "another uid on an opened-up named socket: closed without a reply"
+	chmod 600 "$S/stale.sock"
+	chmod 700 "$S"
+else
+	skip "no user nobody"
+fi
 
 # --- policy load may change the rules, not the sockets
 printf 'socket deploy-web %s\nsocket ci manage\ndeny key comment nothing\n' "$S/stale.sock" >"$T/same.rules"
