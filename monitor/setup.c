@@ -86,7 +86,7 @@ sanitise_fds(int nkeep)
 
 	while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= 2)
 		;
-	if (fd > 2 && fd >= 3 + nkeep)
+	if (fd > 2)
 		close(fd);
 	close_range(3 + (unsigned)nkeep, ~0U, 0);
 }

@@ -102,10 +102,12 @@ check(const struct named_sockets *ns, struct named_socket *s,
 		if (strcmp(o->path, s->path) == 0)
 			return say(ns, s, "%s is socket %s's too", s->path, o->name);
 	snprintf(dir, sizeof(dir), "%s", s->path);
-	slash = strrchr(dir, '/');      /* the parser wants it absolute */
-	if (slash == dir)
+	/* absolute, as the parser wants, unless beside a relative -a */
+	if ((slash = strrchr(dir, '/')) == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
 		slash[1] = '\0';
-	else if (slash != NULL)
+	else
 		*slash = '\0';
 	if (stat(dir, &st) != 0)
 		return say(ns, s, "its directory %s: %s", dir, strerror(errno));
