@@ -378,6 +378,7 @@ policy_show_request(struct wb *w)
 static int
 same_sockets(const char *sock, const char *path, const struct ruleset *rs)
 {
+	char shown[TEXT_TERM_MAX];
 	struct ruleset *now = NULL;
 	struct rules_err err;
 	struct slice text;
@@ -407,10 +408,11 @@ same_sockets(const char *sock, const char *path, const struct ruleset *rs)
 	rules_free(now);
 	if (same)
 		return 0;
+	text_term_str(shown, sizeof(shown), path);
 	fprintf(stderr, "keyward-ctl: %s declares other sockets than the agent "
 	    "listens on: sockets are made when keyward starts, so a policy "
 	    "load cannot add, remove or change one (restart keyward with "
-	    "-O policy= to do that)\n", path);
+	    "-O policy= to do that)\n", shown);
 	return -1;
 }
 

@@ -54,7 +54,7 @@ is "$(offered_b | tr '\n' ' ')" "$(printf '%s\n' "$PFP" "$DFP" | sort | tr '\n' 
 	"hopB was offered both keys (the personal one first, refused)"
 
 if ! is_keyward; then
-	skip_n 49 "not keyward: named sockets"
+	skip_n 52 "not keyward: named sockets"
 	done_testing
 fi
 
@@ -180,8 +180,18 @@ run "$KEYWARD_BUILD/keyward-ctl" connections
 contains "$OUT" "    socket: deploy" "and the text listing says so"
 kill "$HOLD" 2>/dev/null
 
-# a key with confirm: the prompt names the socket
+# the key's own destination constraints still apply on the scoped socket:
+# added for logins to hopA alone, it is not offered from hopA onwards
 unhide_key deploy-web
+run ssh-add -H "$T/known_hosts" -h hopA "$T/keys/deploy-web"
+is "$RC" 0 "deploy key added again, for hopA alone (ssh-add -h hopA)"
+: >"$(sshd_log hopB)"
+run ssh_as hopA "$T/keys/deploy-web.pub" -o "ForwardAgent=$DEPLOY" -- "$ON_A"
+is "$(printf '%s\n' "$OUT" | head -2 | tr '\n' ' ')" "The agent has no identities. rc=1 " \
+	"through the deploy socket, hopA lists nothing: the key's constraint says hopA is its last hop"
+is "$(offered_b)" "" "and hopB was offered no key"
+
+# a key with confirm: the prompt names the socket
 run ssh-add -c "$T/keys/deploy-web"
 hide_key deploy-web
 is "$RC" 0 "deploy key added again, with confirm"
