@@ -10,7 +10,7 @@
 # sockets is refused with why, and the agent refuses it too.
 . "$(dirname "$0")/lib.sh"
 
-NTESTS=50
+NTESTS=53
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward: named sockets"
 	done_testing
@@ -142,6 +142,21 @@ poll_until 5 not test -e "$MAIN"
 
 run "$AGENT" -a "$MAIN" -O "policy=$T/ok.rules" sh -c 'echo "$KEYWARD_SOCK_CI"; ssh-add -l >/dev/null 2>&1; echo $?'
 is "$OUT" "$MAIN.ci"$'\n'"1" "a command sees KEYWARD_SOCK_CI and the agent"
+
+# -T: a bare name lands in the private directory, which goes with it
+printf 'socket ci manage\n' >"$T/t.rules"
+run "$AGENT" -s -T -O "policy=$T/t.rules"
+is "$RC" 0 "keyward -s -T starts with a bare-name socket"
+CIS=$(printf '%s\n' "$OUT" | sed -n 's/^KEYWARD_SOCK_CI=\([^;]*\);.*/\1/p')
+MS=$(printf '%s\n' "$OUT" | sed -n 's/^SSH_AUTH_SOCK=\([^;]*\);.*/\1/p')
+PID=$(printf '%s\n' "$OUT" | sed -n 's/^SSH_AGENT_PID=\([0-9]*\);.*/\1/p')
+AGENT_PIDS+=("$PID")
+[ -n "$MS" ] && [ "$CIS" = "$MS.ci" ] && [ -S "$CIS" ]
+ok $? "the ci socket is beside the main one in the -T directory ($CIS)"
+kill "$PID"
+wait_gone "$PID" 10
+poll_until 5 not test -e "$(dirname "$MS")"
+ok $? "the -T directory is gone with both sockets"
 
 # keyward(5)'s example under SOCKETS is a file keyward reads, and so is
 # keyward(1)'s under SOCKET ACTIVATION (its rules part)
