@@ -77,6 +77,11 @@ conns_print_text(FILE *f, const struct conns_list *l)
 			text_str(f, c->hops[j].fp, "?");
 			fputs(c->hops[j].forwarding ? " forwarding\n" : "\n", f);
 		}
+		if (c->socket.len != 4 || memcmp(c->socket.p, "main", 4) != 0) {
+			fputs("    socket: ", f);
+			text_str(f, c->socket, "?");
+			fputc('\n', f);
+		}
 	}
 	if (l->total > l->n)
 		fprintf(f, "(%" PRIu32 " more not listed: the answer would be too "
@@ -111,6 +116,7 @@ conns_print_json(FILE *f, const struct conns_list *l)
 			jstr(&w, ",\"exe\":", c->exe);
 			jstr(&w, ",\"cmdline\":", c->cmdline);
 		}
+		jstr(&w, ",\"socket\":", c->socket);
 		wb_bytes(&w, ",\"ancestors\":[", 14);
 		for (size_t j = 0; j < c->nanc; j++) {
 			snprintf(num, sizeof(num), "%s{\"pid\":%" PRIu32,

@@ -371,6 +371,51 @@ policy_show_request(struct wb *w)
 	wb_cstring(w, POLICY_SUB_SHOW);
 }
 
+/* The sockets are made when keyward starts (keyward(5)): a file that
+ * declares others than the rules in force is refused here, with why,
+ * before the agent refuses it without a word. 0 same (or the agent
+ * would not show its rules: it judges alone), -1 with a message. */
+static int
+same_sockets(const char *sock, const char *path, const struct ruleset *rs)
+{
+	char shown[TEXT_TERM_MAX];
+	struct ruleset *now = NULL;
+	struct rules_err err;
+	struct slice text;
+	const char *why;
+	uint8_t *reply;
+	size_t len, i;
+	struct rd r;
+	int same;
+
+	if (ask(sock, policy_show_request, &reply, &len) != EX_LISTED)
+		return 0;
+	if (ext_reply_open((struct slice){ reply, len }, POLICY_EXTENSION, 0, &r,
+	    &why) != INSPECT_LISTED || rd_string(&r, &text) != 0 ||
+	    rd_done(&r) != 0 || rules_parse("the agent's rules",
+	    (const char *)text.p, text.len, &now, &err) != 0) {
+		free(reply);
+		return 0;
+	}
+	free(reply);
+	same = now->nsock == rs->nsock;
+	for (i = 0; same && i < rs->nsock; i++) {
+		const struct rule_socket *a = &now->sock[i], *b = &rs->sock[i];
+		same = strcmp(a->name, b->name) == 0 && a->manage == b->manage &&
+		    (a->path == NULL ? b->path == NULL :
+		    b->path != NULL && strcmp(a->path, b->path) == 0);
+	}
+	rules_free(now);
+	if (same)
+		return 0;
+	text_term_str(shown, sizeof(shown), path);
+	fprintf(stderr, "keyward-ctl: %s declares other sockets than the agent "
+	    "listens on: sockets are made when keyward starts, so a policy "
+	    "load cannot add, remove or change one (restart keyward with "
+	    "-O policy= to do that)\n", shown);
+	return -1;
+}
+
 /* The agent gives no reason for a refusal on the wire, so the file is
  * parsed here first, with keyward's own parser: a mistake is reported
  * with its file, line and column before anything is sent. */
@@ -399,6 +444,11 @@ policy_load(const char *sock, const char *path)
 		return EX_BAD;
 	}
 	nrules = rs->n;
+	if (same_sockets(sock, path, rs) != 0) {
+		rules_free(rs);
+		free(text);
+		return EX_BAD;
+	}
 	rules_free(rs);
 	wb_init(&req);
 	wb_u8(&req, SSH_AGENTC_EXTENSION);

@@ -14,7 +14,7 @@
 /* The fewest bytes one element can take on the wire. */
 #define MIN_ANC_BYTES   (4 + 4 + 4)                     /* pid, exe, argv0 */
 #define MIN_HOP_BYTES   (4 + 4 + 1)                     /* fp, host, fwd */
-#define MIN_CONN_BYTES  (4 * 4 + 4 + 4 + 4 + 1 + 4)     /* id .. nhops */
+#define MIN_CONN_BYTES  (4 * 4 + 4 + 4 + 4 + 1 + 4 + 5) /* id .. socket */
 
 /* ---------------------------------------------------------------- encode */
 
@@ -36,7 +36,8 @@ conns_encode_one(struct wb *w, const struct conns_conn *c)
 {
 	if (c->status > PEER_STATUS_MAX || c->nanc > PEER_MAX_ANCESTORS ||
 	    c->nhops > AGENT_MAX_BINDINGS || !text_ok(c->exe, PEER_MAX_EXE) ||
-	    !text_ok(c->cmdline, PEER_MAX_CMDLINE)) {
+	    !text_ok(c->cmdline, PEER_MAX_CMDLINE) ||
+	    !text_ok(c->socket, SOCKET_NAME_MAX) || c->socket.len == 0) {
 		w->err = 1;
 		return;
 	}
@@ -69,6 +70,7 @@ conns_encode_one(struct wb *w, const struct conns_conn *c)
 		wb_slice(w, c->hops[i].host);
 		wb_u8(w, c->hops[i].forwarding != 0);
 	}
+	wb_slice(w, c->socket);
 }
 
 /* ---------------------------------------------------------------- decode */
@@ -151,6 +153,8 @@ decode_conn(struct rd *r, struct conns_conn *c, const char **why)
 	/* what the agent keeps: hops only after a session-bind */
 	if (c->nhops > 0 && !c->bind_attempted)
 		return bad(why, "hops without a session-bind");
+	if (get_text(r, &c->socket, SOCKET_NAME_MAX) != 0 || c->socket.len == 0)
+		return bad(why, "bad socket name");
 	return 0;
 }
 

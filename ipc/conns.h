@@ -18,7 +18,9 @@
  *     bool bind_attempted;
  *     uint32 nhops (<= AGENT_MAX_BINDINGS); nhops times {
  *       string fingerprint (of the host key); string host (empty: no
- *       loaded key's destination constraints name it); bool forwarding } }
+ *       loaded key's destination constraints name it); bool forwarding };
+ *     string socket (the name of the socket it came in on: "main" or one
+ *       the rules declare, 1 to SOCKET_NAME_MAX bytes) }
  * The body is what MSG_R_CONNS carries from policy to the monitor. Text
  * holds no NUL, bools are 0 or 1, lengths are within the limits of
  * ipc/limits.h: one encoding per listing, so decode and encode are
@@ -51,6 +53,7 @@ struct conns_conn {
 	int bind_attempted;
 	struct conns_hop *hops;
 	size_t nhops;
+	struct slice socket;            /* its socket's name */
 };
 
 /* Decoded, slices point into the body, which must outlive the list. */

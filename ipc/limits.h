@@ -231,6 +231,13 @@
                                                   * its lists together */
 #define RULES_MAX_PATTERN          255           /* bytes of one pattern */
 #define RULES_MAX_REMEMBER         86400         /* confirm remember= seconds */
+#define SOCKETS_MAX                8             /* named sockets (keyward(5)
+                                                  * "socket"), besides the main
+                                                  * one; each is one fd of the
+                                                  * monitor's connection budget */
+#define SOCKET_NAME_MAX            32            /* bytes of a socket's name */
+#define SOCKET_PATH_MAX            107           /* bytes of its path: sun_path
+                                                  * less the NUL */
 #define RULES_ERR_MAX              512           /* one error message */
 #define RULES_MAX_REMEMBERED       256           /* remembered confirmations; the
                                                   * oldest is forgotten first */

@@ -35,12 +35,14 @@ msg_open_encode(struct wb *w, const struct msg_open *m)
 {
 	wb_u32(w, m->uid);
 	wb_u32(w, m->pid);
+	wb_u32(w, m->sock);
 }
 
 int
 msg_open_decode(struct rd *r, struct msg_open *m)
 {
-	return rd_u32(r, &m->uid) || rd_u32(r, &m->pid) || rd_done(r);
+	return rd_u32(r, &m->uid) || rd_u32(r, &m->pid) ||
+	    rd_u32(r, &m->sock) || rd_done(r);
 }
 
 void

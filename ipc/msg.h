@@ -103,7 +103,9 @@ struct constraints {
 	struct slice provider;  /* sk-provider@openssh.com (§6.5): text */
 };
 
-struct msg_open { uint32_t uid, pid; };
+/* sock: the socket it came in on, 0 the main one, i the i-th the
+ * rules declare (policy/scope.h). */
+struct msg_open { uint32_t uid, pid, sock; };
 struct msg_sign { struct slice key, data; uint32_t flags; };
 struct msg_add { struct slice key, comment; struct constraints c; };
 struct msg_blob { struct slice blob; };

@@ -158,7 +158,7 @@ clients_full(void)
 }
 
 void
-clients_accept(uint64_t now)
+clients_accept(uint64_t now, int listen_fd, uint32_t sock)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
@@ -170,7 +170,7 @@ clients_accept(uint64_t now)
 		M.evictable = 0;
 		return;
 	}
-	if ((fd = accept4(M.listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) < 0)
+	if ((fd = accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) < 0)
 		return;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
 		log_error("getsockopt(SO_PEERCRED): %m");
@@ -197,11 +197,13 @@ clients_accept(uint64_t now)
 	M.clients[M.nclients++] = c;
 	m.uid = cred.uid;
 	m.pid = (uint32_t)cred.pid;
+	m.sock = sock;
 	msg_begin(&M.ipc, MSG_OPEN, 0, c->id);
 	msg_open_encode(&M.ipc, &m);
 	monitor_send(&M.ipc);
-	log_debug("connection %u from uid %u pid %d", c->id, (unsigned)cred.uid,
-	    (int)cred.pid);
+	log_debug("connection %u from uid %u pid %d on socket %s", c->id,
+	    (unsigned)cred.uid, (int)cred.pid,
+	    sock == 0 ? "main" : M.named.s[sock - 1].name);
 	ask_start(c, pidfd, gone, now);
 }
 

@@ -179,7 +179,7 @@ monitor_loop(void)
 	uint64_t last_check = 0, now;
 	int timeout, full, t;
 
-	if ((pfd = calloc(M.maxclients + 5, sizeof(*pfd))) == NULL)
+	if ((pfd = calloc(M.maxclients + 5 + SOCKETS_MAX, sizeof(*pfd))) == NULL)
 		fatal("out of memory");
 	while (!M.quit) {
 		now = mono_ms();
@@ -205,6 +205,10 @@ monitor_loop(void)
 		pfd[n++] = (struct pollfd){ !full || M.evictable ? M.listen_fd : -1,
 		    POLLIN, 0 };
 		pfd[n++] = (struct pollfd){ M.peer_fd, ask_events(), 0 };
+		/* the named sockets (keyward(5)), as the main one */
+		for (i = 0; i < M.named.n; i++)
+			pfd[n++] = (struct pollfd){ !full || M.evictable ?
+			    M.named.s[i].fd : -1, POLLIN, 0 };
 		fixed = n;
 		for (i = 0; i < M.nclients; i++) {
 			struct client *c = M.clients[i];
@@ -267,7 +271,10 @@ monitor_loop(void)
 		}
 		clients_sweep();
 		if (pfd[3].revents & POLLIN)
-			clients_accept(now);
+			clients_accept(now, M.listen_fd, 0);
+		for (i = 0; i < M.named.n; i++)
+			if (pfd[5 + i].revents & POLLIN)
+				clients_accept(now, M.named.s[i].fd, (uint32_t)i + 1);
 	}
 	free(pfd);
 }

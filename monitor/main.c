@@ -12,6 +12,7 @@ main(int argc, char **argv)
 {
 	char path[4096];
 	const char *made_dir = NULL;
+	int listen_fds[1 + SOCKETS_MAX];
 	int r;
 
 	if ((r = setup_options(argc, argv)) >= 0 ||
@@ -23,7 +24,11 @@ main(int argc, char **argv)
 
 	sandbox_harden();
 	sandbox_landlock("monitor", NULL, NULL);        /* it needs no file at all */
-	sandbox_monitor(M.listen_fd, M.opt.fg == FG_NONE, M.peer_fd);
+	listen_fds[0] = M.listen_fd;
+	for (size_t i = 0; i < M.named.n; i++)
+		listen_fds[1 + i] = M.named.s[i].fd;
+	sandbox_monitor(listen_fds, 1 + M.named.n, M.opt.fg == FG_NONE,
+	    M.peer_fd);
 	monitor_loop();
 
 	monitor_shutdown();

@@ -11,6 +11,7 @@
 #include "monitor/askq.h"
 #include "monitor/client.h"
 #include "monitor/options.h"
+#include "monitor/sockets.h"
 #include "monitor/spawn.h"
 
 #include <stdint.h>
@@ -27,7 +28,8 @@ struct flight {
 
 struct monitor {
 	struct options opt;
-	int listen_fd, activated, sig_fd;
+	int listen_fd, activated, sig_fd;      /* activated: systemd's fd count */
+	struct named_sockets named;     /* keyward(5) "socket" lines */
 	struct chan policy;
 	struct children kids;
 	struct client **clients;
@@ -66,7 +68,8 @@ void monitor_send(struct wb *w);        /* to policy; fatal if it is gone */
 uint64_t mono_ms(void);
 
 /* clients.c */
-void clients_accept(uint64_t now);
+/* A client on listening socket sock (0 main, i the i-th named one). */
+void clients_accept(uint64_t now, int fd, uint32_t sock);
 void clients_scan(uint64_t now);        /* stalls, idle ones: once a second */
 size_t clients_dispatch(void);          /* requests taken this round */
 void clients_flush(struct client *c, uint64_t now);

@@ -1,10 +1,11 @@
 /*
- * reaper.c - the reapers remove the socket (and the -T directory) when
- * the monitor is gone, however it went. There are SPAWN_REAPERS of them,
+ * reaper.c - the reapers remove the socket (the named ones of keyward(5)
+ * too, and the -T directory) when the monitor is gone, however it went. There are SPAWN_REAPERS of them,
  * each watching the monitor alone: if one is killed the monitor shuts
  * down and another still removes the socket, since the monitor itself
  * may not (its Landlock rules name no file).
  */
+#include "ipc/limits.h"
 #include "ipc/log.h"
 #include "ipc/spawn.h"
 #include "monitor/spawn.h"
@@ -38,34 +39,43 @@ parent_dir(const char *path, char *out, size_t n)
  * monitor's end of a pipe to close, then removes what the monitor made.
  * It checks the inode first so it never removes a socket another agent
  * created at the same path after this one died. */
+struct reaper_start {
+	const char *path[1 + SOCKETS_MAX];      /* main, then the named */
+	struct stat made[1 + SOCKETS_MAX];
+	size_t n;
+	const char *dir;
+};
+
 static void
-reap(int fd, const char *path, const char *dir, const struct stat *made)
+reap(int fd, const struct reaper_start *r)
 {
+	static char sockdir[1 + SOCKETS_MAX][PATH_MAX];
+	const char *dirs[2 + SOCKETS_MAX] = { NULL };
 	struct stat now;
-	char sockdir[PATH_MAX], parent[PATH_MAX];
+	char parent[PATH_MAX];
 	char b;
 
-	/* It may remove the socket, and the -T directory; nothing else. */
-	parent_dir(path, sockdir, sizeof(sockdir));
-	if (dir != NULL)
-		parent_dir(dir, parent, sizeof(parent));
+	/* It may remove the sockets, and the -T directory; nothing else. */
+	for (size_t i = 0; i < r->n; i++) {
+		parent_dir(r->path[i], sockdir[i], sizeof(sockdir[i]));
+		dirs[i] = sockdir[i];
+	}
+	if (r->dir != NULL)
+		parent_dir(r->dir, parent, sizeof(parent));
 	sandbox_harden();
-	sandbox_landlock("reaper", sockdir, dir != NULL ? parent : NULL);
+	sandbox_landlock_rm("reaper", dirs, r->dir != NULL ? parent : NULL);
 	sandbox_reaper();
 	while (read(fd, &b, 1) != 0 && errno == EINTR)
 		;
-	if (lstat(path, &now) == 0 && now.st_ino == made->st_ino &&
-	    now.st_dev == made->st_dev)
-		unlink(path);
-	if (dir != NULL)
-		rmdir(dir);
+	for (size_t i = 0; i < r->n; i++)
+		if (lstat(r->path[i], &now) == 0 &&
+		    now.st_ino == r->made[i].st_ino &&
+		    now.st_dev == r->made[i].st_dev)
+			unlink(r->path[i]);
+	if (r->dir != NULL)
+		rmdir(r->dir);
 	_exit(0);
 }
-
-struct reaper_start {
-	const char *path, *dir;
-	struct stat made;
-};
 
 /* In the fork: its own process group, so a ^C to the monitor's group
  * with -d does not end the reaper before the monitor has gone. */
@@ -77,17 +87,24 @@ reaper_run(void *arg)
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
-	reap(3, r->path, r->dir, &r->made);
+	reap(3, r);
 }
 
 void
-spawn_reapers(struct children *c, const char *path, const char *dir)
+spawn_reapers(struct children *c, const char *path, const char *dir,
+    const char *const *named, size_t nnamed)
 {
-	struct reaper_start r = { path, dir, { 0 } };
+	static struct reaper_start r;
 	int p[2];
 
-	if (lstat(path, &r.made) != 0)
-		fatal("stat %s: %m", path);
+	memset(&r, 0, sizeof(r));
+	r.dir = dir;
+	r.path[r.n++] = path;
+	for (size_t i = 0; i < nnamed && i < SOCKETS_MAX; i++)
+		r.path[r.n++] = named[i];
+	for (size_t i = 0; i < r.n; i++)
+		if (lstat(r.path[i], &r.made[i]) != 0)
+			fatal("stat %s: %m", r.path[i]);
 	for (int i = 0; i < SPAWN_REAPERS; i++) {
 		if (pipe2(p, O_CLOEXEC) != 0)
 			fatal("pipe: %m");

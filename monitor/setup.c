@@ -44,6 +44,7 @@ print_env(const char *path, pid_t pid, int with_pid)
 		if (with_pid)
 			printf("SSH_AGENT_PID=%ld; export SSH_AGENT_PID;\n", (long)pid);
 	}
+	sockets_print(&M.named, M.opt.shell);
 	printf("echo Agent pid %ld;\n", (long)pid);
 	fflush(stdout);
 }
@@ -77,8 +78,9 @@ kill_agent(void)
 	return 0;
 }
 
+/* Close every fd from 3 but the nkeep systemd passed. */
 static void
-sanitise_fds(int keep3)
+sanitise_fds(int nkeep)
 {
 	int fd;
 
@@ -86,7 +88,7 @@ sanitise_fds(int keep3)
 		;
 	if (fd > 2)
 		close(fd);
-	close_range(keep3 ? 4 : 3, ~0U, 0);
+	close_range(3 + (unsigned)nkeep, ~0U, 0);
 }
 
 static int
@@ -97,13 +99,20 @@ activation(void)
 	if (M.opt.fg == FG_NONE || M.opt.bind_address != NULL ||
 	    M.opt.command != NULL || lpid == NULL || lfds == NULL)
 		return 0;
-	if (strcmp(lfds, "1") != 0)
-		fatal("socket activation: LISTEN_FDS=%s, expected 1", lfds);
-	if (fcntl(3, F_GETFD) < 0)
-		fatal("socket activation: fd 3 is not open");
+	/* More than one: the named sockets of keyward(5), told apart by
+	 * LISTEN_FDNAMES (sockets.c). */
+	char *end;
+	long n = strtol(lfds, &end, 10);
+	if (*end != '\0' || n < 1 || n > 1 + SOCKETS_MAX ||
+	    (n > 1 && getenv("LISTEN_FDNAMES") == NULL))
+		fatal("socket activation: LISTEN_FDS=%s, expected 1 (or up to %d "
+		    "with LISTEN_FDNAMES)", lfds, 1 + SOCKETS_MAX);
+	for (int fd = 3; fd < 3 + n; fd++)
+		if (fcntl(fd, F_GETFD) < 0)
+			fatal("socket activation: fd %d is not open", fd);
 	if (strtol(lpid, NULL, 10) != (long)getpid())
 		fatal("socket activation: LISTEN_PID=%s is not our pid", lpid);
-	return 1;
+	return (int)n;
 }
 
 static void
@@ -190,7 +199,8 @@ setup_options(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (getrlimit(RLIMIT_NOFILE, &nofile) != 0 || nofile.rlim_cur < MONITOR_MIN_NOFILE)
 		fatal("%s: file descriptor limit is too low", argv[0]);
-	M.maxclients = nofile.rlim_cur - MONITOR_FD_RESERVE;
+	/* each named socket is an fd of the connection budget */
+	M.maxclients = nofile.rlim_cur - MONITOR_FD_RESERVE - M.named.n;
 	return -1;
 }
 
@@ -238,7 +248,9 @@ read_rules(void)
 		fprintf(stderr, "keyward: %s\n", err.msg);
 		return -1;
 	}
-	log_debug("policy %s: %zu rules", M.opt.policy_file, rs->n);
+	log_debug("policy %s: %zu rules, %zu sockets", M.opt.policy_file, rs->n,
+	    rs->nsock);
+	sockets_declare(&M.named, rs, M.opt.policy_file);
 	rules_free(rs);
 	return 0;
 }
@@ -250,8 +262,9 @@ setup_socket(char *path, size_t n, const char **made_dir)
 	char tag[64], agentdir[4096];
 
 	if (M.activated) {
-		M.listen_fd = 3;
-		fcntl(3, F_SETFD, FD_CLOEXEC);
+		if (sockets_make(&M.named, NULL, M.activated, &M.listen_fd) != 0)
+			return 255;
+		fcntl(M.listen_fd, F_SETFD, FD_CLOEXEC);
 		snprintf(path, n, "the activated socket");
 		return -1;
 	}
@@ -279,6 +292,14 @@ setup_socket(char *path, size_t n, const char **made_dir)
 			rmdir(*made_dir);
 		return M.opt.tempdir || M.opt.bind_address ? 1 : 255;
 	}
+	/* the named sockets, all or none: without them, no main one */
+	if (sockets_make(&M.named, path, 0, NULL) != 0) {
+		unlink(path);
+		close(M.listen_fd);
+		if (*made_dir != NULL)
+			rmdir(*made_dir);
+		return 1;
+	}
 	return -1;
 }
 
@@ -298,11 +319,14 @@ setup_detach(const char *path)
 		fatal("fork: %m");
 	if (pid > 0) {
 		close(M.listen_fd);
+		for (size_t i = 0; i < M.named.n; i++)
+			close(M.named.s[i].fd);
 		if (M.opt.command == NULL) {
 			print_env(path, pid, 1);
 			return 0;
 		}
 		setenv("SSH_AUTH_SOCK", path, 1);
+		sockets_setenv(&M.named);
 		snprintf(pidstr, sizeof(pidstr), "%ld", (long)pid);
 		setenv("SSH_AGENT_PID", pidstr, 1);
 		execvp(M.opt.command[0], M.opt.command);
@@ -345,8 +369,12 @@ setup_children(const char *path, const char *made_dir)
 		fatal("prctl(PR_SET_CHILD_SUBREAPER): %m");
 	for (int i = 0; i < SPAWN_REAPERS; i++)
 		M.kids.reaper_fd[i] = -1;
-	if (!M.activated)
-		spawn_reapers(&M.kids, path, made_dir);
+	if (!M.activated) {
+		const char *named[SOCKETS_MAX];
+		for (size_t i = 0; i < M.named.n; i++)
+			named[i] = M.named.s[i].path;
+		spawn_reapers(&M.kids, path, made_dir, named, M.named.n);
+	}
 	pargs.debug = M.opt.fg == FG_DEBUG;
 	pargs.fp_hash = M.opt.fp_hash;
 	pargs.default_lifetime = M.opt.default_lifetime;
@@ -380,4 +408,7 @@ setup_children(const char *path, const char *made_dir)
 	wb_init(&M.ipc);
 	wb_init(&M.reply);
 	log_info("keyward %s listening on %s", KEYWARD_VERSION, path);
+	for (size_t i = 0; i < M.named.n; i++)
+		log_info("and on socket %s: %s", M.named.s[i].name,
+		    M.named.s[i].path);
 }

@@ -9,6 +9,7 @@
 
 #include "ipc/args.h"
 
+#include <stddef.h>
 #include <sys/types.h>
 
 #define SPAWN_REAPERS 2      /* the socket goes even if one is killed */
@@ -31,8 +32,9 @@ int host_tag(char *out, size_t n);
 void spawn_children(struct children *c, int relay_log,
     const struct policy_args *a, int audit_fd);
 /* reaper.c: fork the reapers for path (and dir, if the monitor made it,
- * else NULL). */
-void spawn_reapers(struct children *c, const char *path, const char *dir);
+ * else NULL) and the nnamed named sockets' paths (keyward(5)). */
+void spawn_reapers(struct children *c, const char *path, const char *dir,
+    const char *const *named, size_t nnamed);
 /* Which of ours pid was, now reaped (its pid cleared); NULL if none. */
 const char *spawn_reaped(struct children *c, pid_t pid);
 int spawn_reapers_left(const struct children *c);

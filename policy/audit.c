@@ -9,6 +9,7 @@
 #include "ipc/log.h"
 #include "ipc/text.h"
 #include "policy/audit.h"
+#include "policy/scope.h"
 #include "policy/describe.h"
 #include "policy/userauth.h"
 
@@ -157,6 +158,8 @@ audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req)
 		num(&w, "peer_pid", r->conn->pid);
 		key(&w, "peer");
 		caller_json(&w, &r->conn->caller, r->conn->pid, r->conn->uid);
+		key(&w, "socket");
+		text_json_str(&w, scope_name(P->rules, r->conn->sock));
 	} else {
 		key(&w, "conn");
 		wb_bytes(&w, "null", 4);

@@ -17,11 +17,15 @@ h_open(struct ctx *c)
 	if (msg_open_decode(&c->r, &m) != 0 || c->h.conn == 0 ||
 	    conn_find(c->P, c->h.conn) != NULL)
 		return -1;
+	/* a socket the rules do not declare is the monitor's error */
+	if (m.sock > (c->P->rules != NULL ? c->P->rules->nsock : 0))
+		return -1;
 	if ((n = calloc(1, sizeof(*n))) == NULL)
 		fatal("out of memory");
 	n->id = c->h.conn;
 	n->uid = m.uid;
 	n->pid = m.pid;
+	n->sock = m.sock;
 	n->caller.status = PEER_UNAVAILABLE;
 	c->P->opened = 1;
 	n->next = c->P->conns;

@@ -7,6 +7,7 @@
 #include "ipc/text.h"
 #include "policy/describe.h"
 #include "policy/policy.h"
+#include "policy/scope.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -84,9 +85,10 @@ describe_request(const struct policy *P, const struct identity *id,
 		    b->b[b->n - 1].forwarding || b->n > 1 ?
 		    "\nThe request comes through a forwarded agent." : "");
 	if (o < n) {
-		if (c != NULL)
+		if (c != NULL) {
 			caller_describe(&c->caller, c->pid, who, sizeof(who));
-		else
+			scope_append(P->rules, c->sock, who, sizeof(who));
+		} else
 			snprintf(who, sizeof(who), "(gone)");
 		o += (size_t)snprintf(out + o, n - o, "\nRequested by %s.", who);
 	}

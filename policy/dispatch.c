@@ -11,6 +11,7 @@
 #include "policy/audit.h"
 #include "policy/dispatch.h"
 #include "policy/ruling.h"
+#include "policy/scope.h"
 #include "policy/token.h"
 
 #include <stdio.h>
@@ -63,6 +64,48 @@ static const struct {
 };
 
 #define NROWS(t) (sizeof(t) / sizeof((t)[0]))
+
+/* Management: served on the main socket and on a named one declared
+ * "manage", refused on the other named ones (policy/scope.h). */
+static const struct {
+	uint8_t type;
+	const char *name;       /* for the log and the audit trail */
+	uint8_t refusal;        /* an agent request's, or an extension's */
+} management[] = {
+	{ MSG_ADD,         "add",         ST_FAIL },
+	{ MSG_P11_ADD,     "add",         ST_FAIL },
+	{ MSG_REMOVE,      "remove",      ST_FAIL },
+	{ MSG_P11_REMOVE,  "remove",      ST_FAIL },
+	{ MSG_REMOVE_ALL,  "remove-all",  ST_FAIL },
+	{ MSG_LOCK,        "lock",        ST_FAIL },
+	{ MSG_UNLOCK,      "unlock",      ST_FAIL },
+	{ MSG_POLICY_LOAD, "policy",      ST_EXT_FAIL },
+	{ MSG_POLICY_SHOW, "policy-show", ST_EXT_FAIL },
+	{ MSG_CONNS,       "connections", ST_EXT_FAIL },
+	{ MSG_INSPECT,     "inspect",     ST_EXT_FAIL },
+};
+
+/* 1 (and the refusal sent) if c's request is management on a socket
+ * that does not serve it. */
+static int
+refuse_unmanaged(struct ctx *c)
+{
+	size_t i;
+
+	if (c->conn == NULL || scope_may_manage(c->P->rules, c->conn->sock))
+		return 0;
+	for (i = 0; i < NROWS(management) && management[i].type != c->h.type; i++)
+		;
+	if (i == NROWS(management))
+		return 0;
+	log_info("connection %u: %s refused: the %s socket lists and signs "
+	    "only (declare it \"manage\" to allow more)", c->h.conn,
+	    management[i].name, scope_name(c->P->rules, c->conn->sock));
+	audit_simple(c->P, management[i].name, "refuse",
+	    "a socket that lists and signs only", c->conn, NULL);
+	ctx_reply(c, management[i].refusal);
+	return 1;
+}
 
 void
 send_to(struct chan *c, struct wb *w, const char *peer)
@@ -195,6 +238,8 @@ policy_from_monitor(struct policy *P, const uint8_t *p, size_t n)
 		ctx_reply(&c, ST_FAIL);
 		return;
 	}
+	if (refuse_unmanaged(&c))
+		return;
 	if (P->lock.locked && !(f & F_LOCKED) && c.h.conn != 0) {
 		refuse_locked(&c, from_monitor[i].locked, from_monitor[i].event);
 		return;

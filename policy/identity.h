@@ -31,6 +31,8 @@ struct identity {
 	uint32_t p11_key;               /* its index in the helper's listing */
 	char fp[96];                    /* fingerprint in the -E hash, for logs */
 	size_t cost;                    /* charged against AGENT_MAX_HELD_BYTES */
+	uint32_t sock;                  /* added through this socket: its
+	                                 * scope (policy/scope.h); 0 main */
 };
 
 struct idtable {

@@ -13,6 +13,7 @@
 #include "ipc/inspect.h"
 #include "ipc/log.h"
 #include "policy/dispatch.h"
+#include "policy/scope.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,6 +173,7 @@ list_conn(const struct policy *P, const struct conn *cn, time_t now,
 		.anc = anc, .nanc = ca->exe != NULL ? ca->nanc : 0,
 		.bind_attempted = cn->bind.attempted || cn->bind.n > 0,
 		.hops = hops, .nhops = cn->bind.n,
+		.socket = text_of(scope_name(P->rules, cn->sock)),
 	};
 
 	for (size_t i = 0; i < o.nanc; i++) {

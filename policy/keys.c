@@ -9,6 +9,7 @@
 #include "policy/audit.h"
 #include "policy/describe.h"
 #include "policy/dispatch.h"
+#include "policy/scope.h"
 #include "policy/token.h"
 
 #include <stdio.h>
@@ -24,6 +25,21 @@ static int
 visible(const struct identity *id, const struct conn *c, struct verdict *v)
 {
 	return path_permitted(&id->dest, &c->bind, NULL, time(NULL), v);
+}
+
+/* Is it listed on the connection's socket (policy/scope.h)? */
+static int
+in_scope(const struct policy *P, const struct identity *id,
+    const struct conn *c)
+{
+	char fp[FP_TEXT_MAX];
+
+	if (c == NULL || c->sock == 0)
+		return 1;
+	if (fingerprint((struct slice){ id->blob, id->blob_len }, "sha256",
+	    fp, sizeof(fp)) != 0)
+		fatal("cannot fingerprint a key held");
+	return scope_may_list(P->rules, c->sock, fp, id->comment, id->sock);
 }
 
 static void
@@ -120,6 +136,8 @@ h_list(struct ctx *c)
 			    id->comment, v.rule, v.hop + 1, path);
 			continue;
 		}
+		if (!in_scope(P, id, c->conn))
+			continue;       /* the socket's scope: not logged */
 		/* Clients refuse answers over 256 KiB; send what they accept. */
 		if (e.len + need + 16 > AGENT_MAX_FRAME) {
 			if (P->cut_told != P->ids.n)
@@ -252,6 +270,7 @@ h_add(struct ctx *c)
 		refuse_add(c, why, NULL);
 		return 0;
 	}
+	id->sock = c->conn->sock;       /* its scope (policy/scope.h) */
 	p = pending_new(P, P_ADD, c->h.conn, c->h.req);
 	p->add = id;
 	p->key_id = id->key_id = ++P->next_key_id;
@@ -392,7 +411,8 @@ h_remove(struct ctx *c)
 	if (msg_blob_decode(&c->r, &m) != 0)
 		return -1;
 	id = identity_by_blob(P, m.blob);
-	if (id == NULL || !visible(id, c->conn, &v)) {
+	if (id == NULL || !visible(id, c->conn, &v) ||
+	    !in_scope(P, id, c->conn)) {
 		ctx_reply(c, ST_FAIL);
 		return 0;
 	}
@@ -409,6 +429,17 @@ h_remove_all(struct ctx *c)
 
 	if (msg_empty_decode(&c->r) != 0)
 		return -1;
+	if (c->conn != NULL && c->conn->sock != 0) {
+		/* a "manage" socket's: the keys it lists, no more */
+		for (size_t i = P->ids.n; i-- > 0;) {
+			struct identity *id = P->ids.order[i];
+			if (in_scope(P, id, c->conn))
+				drop_identity(P, id, "removed", c->conn);
+		}
+		keys_expiry_changed(P);
+		ctx_reply(c, ST_OK);
+		return 0;
+	}
 	p11_remove_all(P);
 	while (P->ids.n > 0) {
 		struct identity *id = P->ids.order[P->ids.n - 1];

@@ -22,6 +22,7 @@ struct conn {
 	struct conn *next;
 	uint32_t id;
 	uint32_t uid, pid;
+	uint32_t sock;          /* the socket it came in on (policy/scope.h) */
 	struct bindings bind;   /* session-bind chain (spec §7.3) */
 	struct caller caller;   /* who the peer is (MSG_PEER), caller.h */
 	/* The identity table and bindings the last list here saw when it

@@ -49,6 +49,8 @@ rules_match(const struct rule *r, const struct rules_query *q)
 		return 0;
 	if (!list_match(&r->comment, q->comment))
 		return 0;
+	if (!list_match(&r->socket, q->socket))
+		return 0;
 	if (!list_match(&r->caller, q->exe))
 		return 0;
 	if (r->ancestor.n > 0) {
@@ -223,6 +225,7 @@ rules_format_rule(const struct rule *r, struct wb *w)
 		put(w, r->fingerprint);
 	}
 	put_list(w, "key comment", &r->comment);
+	put_list(w, "socket", &r->socket);
 	put_list(w, "caller", &r->caller);
 	put_list(w, "ancestor", &r->ancestor);
 	if (r->origin == RULE_ORIGIN_LOCAL)
@@ -254,6 +257,18 @@ rules_format(const struct ruleset *rs, struct wb *w)
 {
 	size_t i;
 
+	for (i = 0; rs != NULL && i < rs->nsock; i++) {
+		const struct rule_socket *d = &rs->sock[i];
+		put(w, "socket ");
+		put(w, d->name);
+		if (d->path != NULL) {
+			put(w, " ");
+			put_word(w, d->path);
+		}
+		if (d->manage)
+			put(w, " manage");
+		put(w, "\n");
+	}
 	for (i = 0; rs != NULL && i < rs->n; i++) {
 		rules_format_rule(&rs->r[i], w);
 		put(w, "\n");
@@ -294,7 +309,23 @@ rule_eq(const struct rule *a, const struct rule *b)
 	    list_eq(&a->ancestor, &b->ancestor) &&
 	    a->origin == b->origin && list_eq(&a->via, &b->via) &&
 	    a->purpose == b->purpose && list_eq(&a->user, &b->user) &&
-	    list_eq(&a->host, &b->host) && list_eq(&a->ns, &b->ns);
+	    list_eq(&a->host, &b->host) && list_eq(&a->ns, &b->ns) &&
+	    list_eq(&a->socket, &b->socket);
+}
+
+int
+rules_same_sockets(const struct ruleset *a, const struct ruleset *b)
+{
+	size_t na = a != NULL ? a->nsock : 0, nb = b != NULL ? b->nsock : 0;
+
+	if (na != nb)
+		return 0;
+	for (size_t i = 0; i < na; i++)
+		if (strcmp(a->sock[i].name, b->sock[i].name) != 0 ||
+		    !str_eq(a->sock[i].path, b->sock[i].path) ||
+		    a->sock[i].manage != b->sock[i].manage)
+			return 0;
+	return 1;
 }
 
 int
@@ -302,7 +333,7 @@ rules_equal(const struct ruleset *a, const struct ruleset *b)
 {
 	size_t i;
 
-	if (a->n != b->n)
+	if (a->n != b->n || !rules_same_sockets(a, b))
 		return 0;
 	for (i = 0; i < a->n; i++)
 		if (!rule_eq(&a->r[i], &b->r[i]))

@@ -8,12 +8,15 @@
  * separated by blanks; a word may be "double quoted", with \" and \\ the
  * only escapes, to hold blanks or '#'):
  *
+ *   line    = rule | socket
+ *   socket  = "socket" NAME [ PATH ] [ "manage" ]
  *   rule    = action *clause
  *   action  = "allow" | "deny" | "confirm" [ "remember=" DURATION ]
  *   clause  = "key" ( FINGERPRINT | "comment" LIST )
  *           | "caller" LIST                  executable of the peer
  *           | "ancestor" LIST                executable of any ancestor
  *           | "origin" ( "local" | "forwarded" [ "via" LIST ] )
+ *           | "socket" LIST                  the socket it came in on
  *           | "purpose" ( "any" | "other"
  *                       | "login" [ "user" LIST ] [ "host" LIST ]
  *                       | "sshsig" [ "namespace" LIST ] )
@@ -22,8 +25,17 @@
  *              with '*' (any run) and '?' (one byte): OpenSSH's
  *              pattern lists; a negated match excludes, some positive
  *              pattern must match
+ *   NAME     = 1 to SOCKET_NAME_MAX of [a-z0-9_-], starting with a
+ *              letter; "main" is the main socket's and is not declared
+ *   PATH     = an absolute path of at most SOCKET_PATH_MAX bytes; none:
+ *              the main socket's path and "." NAME (beside it)
  *   DURATION = ssh-add -t syntax: 600, 10m, 1h30m (s m h d w), at most
  *              RULES_MAX_REMEMBER seconds
+ *
+ * A socket is declared before a rule names it (a name in a "socket"
+ * clause without '*' or '?' must be declared, or "main"); at most
+ * SOCKETS_MAX are, no name or path twice. Semantics of the sockets:
+ * policy/scope.h.
  *
  * Each clause at most once a rule; "user" and "host" in either order.
  * Semantics: the first rule whose every clause matches decides; no
@@ -92,12 +104,25 @@ struct rule {
 	struct rule_list user;  /* purpose login only */
 	struct rule_list host;  /* purpose login only */
 	struct rule_list ns;    /* purpose sshsig only */
+	struct rule_list socket;        /* socket names; n 0: any socket */
 	size_t line;            /* in the file, for the log */
+};
+
+/* A "socket" declaration: where the monitor listens besides its main
+ * socket, and whether management requests are served there. */
+struct rule_socket {
+	char *name;
+	char *path;             /* NULL: beside the main socket */
+	int manage;
+	size_t line, col;       /* of the declaration; col: of its path
+	                         * (of its name when it has none) */
 };
 
 struct ruleset {
 	struct rule *r;
 	size_t n;
+	struct rule_socket sock[SOCKETS_MAX];
+	size_t nsock;
 };
 
 /* What rules_decide needs of one request. NULL strings are unknown (""). */
@@ -115,6 +140,7 @@ struct rules_query {
 	const char *user;               /* login: the user */
 	const char *host;               /* login: the server's host name */
 	const char *ns;                 /* sshsig: the namespace */
+	const char *socket;             /* the socket's name ("main") */
 };
 
 /* Where the first error is ("name:line:column: message" in msg). Line
@@ -147,6 +173,10 @@ int rules_format(const struct ruleset *rs, struct wb *out);
 void rules_format_rule(const struct rule *r, struct wb *out);
 /* 1 if a and b are the same rules in the same order (lines aside). */
 int rules_equal(const struct ruleset *a, const struct ruleset *b);
+
+/* 1 if a and b declare the same sockets, in the same order (either may
+ * be NULL: none). */
+int rules_same_sockets(const struct ruleset *a, const struct ruleset *b);
 
 const char *rules_action_name(enum rule_action a);
 

@@ -30,6 +30,7 @@ struct parser {
 	size_t ntok, at;
 	char buf[2 * RULES_MAX_LINE + 2];
 	size_t npat;            /* patterns of the rule being read */
+	struct ruleset *rs;     /* what is parsed so far: its sockets */
 };
 
 /* A token's text as an error shows it: printable ASCII only, cut. */
@@ -278,6 +279,7 @@ enum seen {
 	SEEN_ANCESTOR = 1 << 2,
 	SEEN_ORIGIN = 1 << 3,
 	SEEN_PURPOSE = 1 << 4,
+	SEEN_SOCKET = 1 << 5,
 };
 
 static int
@@ -366,6 +368,121 @@ clause_purpose(struct parser *P, const struct tok *kw, struct rule *r)
 	return 0;
 }
 
+/* ------------------------------------------------------------ sockets */
+
+static const struct rule_socket *
+socket_find(const struct ruleset *rs, const char *name)
+{
+	for (size_t i = 0; i < rs->nsock; i++)
+		if (strcmp(rs->sock[i].name, name) == 0)
+			return &rs->sock[i];
+	return NULL;
+}
+
+/* A socket clause names declared sockets (or main); a pattern with a
+ * wildcard may match none. */
+static int
+clause_socket(struct parser *P, const struct tok *kw, struct rule *r)
+{
+	const struct tok *t = peek(P);
+	char s[SHOWN];
+
+	if (list(P, "socket", &r->socket) == -1)
+		return -1;
+	for (size_t i = 0; i < r->socket.n; i++) {
+		const char *n = r->socket.pat[i];
+		if (strpbrk(n, "*?") != NULL || strcmp(n, "main") == 0 ||
+		    socket_find(P->rs, n) != NULL)
+			continue;
+		shown(s, sizeof(s), n);
+		return fail(P, t->col, "socket \"%s\" is not declared (a line "
+		    "\"socket %s PATH\" above this one declares it)", s, s);
+	}
+	return 0;
+}
+
+static int
+name_ok(const char *s)
+{
+	size_t i;
+
+	if (!islower((unsigned char)s[0]))
+		return 0;
+	for (i = 0; s[i] != '\0'; i++)
+		if (!islower((unsigned char)s[i]) && !isdigit((unsigned char)s[i]) &&
+		    s[i] != '-' && s[i] != '_')
+			return 0;
+	return i <= SOCKET_NAME_MAX;
+}
+
+/* socket NAME [PATH] [manage] */
+static int
+declaration(struct parser *P)
+{
+	struct ruleset *rs = P->rs;
+	struct rule_socket *d;
+	const struct tok *name = next(P), *path = NULL, *t;
+	char s[SHOWN];
+	int manage = 0;
+
+	if (name == NULL)
+		return fail(P, P->eol_col, "\"socket\" needs a name, and a path");
+	shown(s, sizeof(s), name->s);
+	if (!name_ok(name->s))
+		return fail(P, name->col, "bad socket name \"%s\" (a lower-case "
+		    "letter, then letters, digits, '-' or '_'; at most %d)", s,
+		    SOCKET_NAME_MAX);
+	if (strcmp(name->s, "main") == 0)
+		return fail(P, name->col, "\"main\" is the main socket's name; it "
+		    "is not declared");
+	if (socket_find(rs, name->s) != NULL)
+		return fail(P, name->col, "socket \"%s\" declared twice", s);
+	t = next(P);
+	if (t != NULL && !is_kw(t, "manage")) {
+		path = t;
+		t = next(P);
+	}
+	if (is_kw(t, "manage")) {
+		manage = 1;
+		t = next(P);
+	}
+	if (t != NULL) {
+		shown(s, sizeof(s), t->s);
+		return fail(P, t->col, "unexpected \"%s\" after the socket's "
+		    "path (only \"manage\")", s);
+	}
+	if (path != NULL) {
+		shown(s, sizeof(s), path->s);
+		if (path->s[0] != '/')
+			return fail(P, path->col, "socket path \"%s\" is not "
+			    "absolute", s);
+		if (strlen(path->s) > SOCKET_PATH_MAX)
+			return fail(P, path->col, "socket path longer than %d "
+			    "bytes", SOCKET_PATH_MAX);
+		for (size_t i = 0; i < rs->nsock; i++)
+			if (rs->sock[i].path != NULL &&
+			    strcmp(rs->sock[i].path, path->s) == 0)
+				return fail(P, path->col, "socket path \"%s\" "
+				    "declared twice (line %zu)", s,
+				    rs->sock[i].line);
+	}
+	if (rs->nsock == SOCKETS_MAX)
+		return fail(P, name->col, "more than %d sockets", SOCKETS_MAX);
+	d = &rs->sock[rs->nsock];
+	memset(d, 0, sizeof(*d));
+	d->line = P->line;
+	d->col = path != NULL ? path->col : name->col;
+	d->manage = manage;
+	if ((d->name = strdup(name->s)) == NULL ||
+	    (path != NULL && (d->path = strdup(path->s)) == NULL)) {
+		free(d->name);
+		d->name = NULL;
+		return fail(P, name->col, "out of memory");
+	}
+	rs->nsock++;
+	return 0;
+}
+
 static const struct {
 	const char *kw;
 	enum seen bit;
@@ -376,6 +493,7 @@ static const struct {
 	{ "ancestor", SEEN_ANCESTOR, NULL },
 	{ "origin", SEEN_ORIGIN, clause_origin },
 	{ "purpose", SEEN_PURPOSE, clause_purpose },
+	{ "socket", SEEN_SOCKET, clause_socket },
 };
 
 static int
@@ -457,6 +575,7 @@ rules_parse(const char *name, const char *text, size_t len,
 	P->name = name != NULL ? name : "(rules)";
 	P->err = err;
 	P->line = 1;
+	P->rs = rs;
 	if (len > RULES_MAX_FILE) {
 		fail(P, 1, "file larger than %d bytes", RULES_MAX_FILE);
 		goto out;
@@ -479,6 +598,12 @@ rules_parse(const char *name, const char *text, size_t len,
 			goto out;
 		if (P->ntok == 0)
 			continue;
+		if (is_kw(&P->tok[0], "socket")) {
+			P->at = 1;
+			if (declaration(P) == -1)
+				goto out;
+			continue;
+		}
 		if (rs->n == RULES_MAX_RULES) {
 			fail(P, P->tok[0].col, "more than %d rules",
 			    RULES_MAX_RULES);
@@ -538,6 +663,11 @@ rules_free(struct ruleset *rs)
 		list_free(&r->user);
 		list_free(&r->host);
 		list_free(&r->ns);
+		list_free(&r->socket);
+	}
+	for (i = 0; i < rs->nsock; i++) {
+		free(rs->sock[i].name);
+		free(rs->sock[i].path);
 	}
 	free(rs->r);
 	free(rs);

@@ -11,6 +11,7 @@
 #include "policy/describe.h"
 #include "policy/dispatch.h"
 #include "policy/ruling.h"
+#include "policy/scope.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -79,7 +80,7 @@ ruling_judge(struct policy *P, const struct identity *id,
 	memset(out, 0, sizeof(*out));
 	out->action = RULE_ALLOW;
 	wb_init(&out->memo);
-	if (P->rules == NULL || P->rules->n == 0)
+	if ((P->rules == NULL || P->rules->n == 0) && c->sock == 0)
 		return;
 	if ((qb = calloc(1, sizeof(*qb))) == NULL)
 		fatal("out of memory");
@@ -88,6 +89,7 @@ ruling_judge(struct policy *P, const struct identity *id,
 		fatal("cannot fingerprint a key held");
 	q.fingerprint = qb->fp;
 	q.comment = id->comment;
+	q.socket = scope_name(P->rules, c->sock);
 	q.exe = c->caller.exe;
 	for (i = 0; i < c->caller.nanc; i++)
 		qb->anc[i] = c->caller.anc[i].exe;
@@ -132,7 +134,8 @@ ruling_judge(struct policy *P, const struct identity *id,
 	if (which != NULL) {
 		out->line = which->line;
 		out->remember = which->remember;
-	}
+	} else
+		out->action = scope_default(c->sock, id->sock);
 	if (out->action == RULE_CONFIRM && out->remember > 0) {
 		/* A yes holds for this key, this program, this purpose and
 		 * this destination (login: user and server; SSHSIG: the
@@ -143,6 +146,7 @@ ruling_judge(struct policy *P, const struct identity *id,
 		memo_add(&out->memo, q.user != NULL ? q.user : "");
 		memo_add(&out->memo, q.host != NULL ? q.host : "");
 		memo_add(&out->memo, q.ns != NULL ? q.ns : "");
+		memo_add(&out->memo, q.socket);
 		if (out->memo.err)
 			fatal("out of memory");
 		ruling_recall(P, out);
@@ -248,6 +252,19 @@ h_policy_load(struct ctx *c)
 		log_info("connection %u: policy load refused: %s", c->h.conn,
 		    err.msg);
 		audit_simple(P, "policy", "refuse", err.msg, c->conn, NULL);
+		ctx_reply(c, ST_EXT_FAIL);
+		return 0;
+	}
+	if (c->conn != NULL && !rules_same_sockets(P->rules, rs)) {
+		/* the monitor made its sockets before its sandbox closed and
+		 * can make no more, nor tell the ones it has apart anew */
+		log_info("connection %u: policy load refused: its socket "
+		    "declarations differ from those keyward started with "
+		    "(sockets are made at start: restart keyward to change "
+		    "them)", c->h.conn);
+		audit_simple(P, "policy", "refuse", "the sockets would change",
+		    c->conn, NULL);
+		rules_free(rs);
 		ctx_reply(c, ST_EXT_FAIL);
 		return 0;
 	}

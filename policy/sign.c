@@ -9,6 +9,7 @@
 #include "policy/audit.h"
 #include "policy/describe.h"
 #include "policy/dispatch.h"
+#include "policy/scope.h"
 #include "policy/token.h"
 
 #include <stdio.h>
@@ -16,14 +17,17 @@
 #include <string.h>
 #include <time.h>
 
-/* Who asked, for a refusal's log line. */
+/* Who asked, for a refusal's log line and a prompt: the caller, and
+ * the socket when it is a named one ("through the deploy socket"). */
 static const char *
-asker(const struct conn *c, char *out, size_t n)
+asker(const struct policy *P, const struct conn *c, char *out, size_t n)
 {
 	if (c == NULL)
 		snprintf(out, n, "(gone)");
-	else
+	else {
 		caller_describe(&c->caller, c->pid, out, n);
+		scope_append(P->rules, c->sock, out, n);
+	}
 	return out;
 }
 
@@ -38,7 +42,7 @@ log_refusal(const struct policy *P, const struct identity *id,
 	    "(failed at hop %zu of path %s); asked by %s",
 	    key_kind_name(id->kind), id->fp, id->comment,
 	    user != NULL ? user : "(any)", rule, hop + 1, path,
-	    asker(c, who, sizeof(who)));
+	    asker(P, c, who, sizeof(who)));
 }
 
 /* Refuse, with a log line (unless the caller wrote a better one) and
@@ -55,7 +59,7 @@ refuse(struct policy *P, struct pending *p, const char *why,
 		if (log_it)
 			log_info("refused signature%s%s: %s; asked by %s",
 			    id != NULL ? " with " : "", id != NULL ? id->fp : "", why,
-			    asker(r.conn, who, sizeof(who)));
+			    asker(P, r.conn, who, sizeof(who)));
 		audit_emit(P, &r, 0);
 	}
 	reply_status(P, p->conn, p->req, ST_FAIL);
@@ -327,9 +331,14 @@ h_sign(struct ctx *c)
 	 * still refuse it or ask, never more (ruling.h). */
 	ruling_judge(P, id, c->conn, m.data, &p->rule);
 	if (p->rule.action == RULE_DENY) {
-		char why[64];
-		snprintf(why, sizeof(why), "denied by rule at line %zu",
-		    p->rule.line);
+		char why[96];
+		if (p->rule.line == 0)
+			snprintf(why, sizeof(why), "not in the %s socket's scope "
+			    "(no rule allows it there)",
+			    scope_name(P->rules, c->conn->sock));
+		else
+			snprintf(why, sizeof(why), "denied by rule at line %zu",
+			    p->rule.line);
 		refuse(P, p, why, id, 1);
 		return 0;
 	}

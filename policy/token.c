@@ -23,6 +23,7 @@
 #include "policy/audit.h"
 #include "policy/describe.h"
 #include "policy/dispatch.h"
+#include "policy/scope.h"
 #include "policy/token.h"
 
 #include <stdio.h>

@@ -118,6 +118,15 @@ ruleset_new(const char *who, long *abip)
 void
 sandbox_landlock(const char *who, const char *rm_file_dir, const char *rm_dir_parent)
 {
+	const char *dirs[2] = { rm_file_dir, NULL };
+
+	sandbox_landlock_rm(who, dirs, rm_dir_parent);
+}
+
+void
+sandbox_landlock_rm(const char *who, const char *const *rm_file_dirs,
+    const char *rm_dir_parent)
+{
 	long abi;
 	int fd;
 
@@ -127,10 +136,12 @@ sandbox_landlock(const char *who, const char *rm_file_dir, const char *rm_dir_pa
 		return;
 	}
 	/* The only file-system rights anyone keeps: the reaper may remove the
-	 * socket, and the -T directory from its parent. */
-	if (rm_file_dir != NULL &&
-	    allow_beneath(fd, rm_file_dir, LANDLOCK_ACCESS_FS_REMOVE_FILE) != 0)
-		fatal("%s: landlock rule for %s: %m", who, rm_file_dir);
+	 * sockets (the main one and the named ones of keyward(5)), and the -T
+	 * directory from its parent. */
+	for (; rm_file_dirs != NULL && *rm_file_dirs != NULL; rm_file_dirs++)
+		if (allow_beneath(fd, *rm_file_dirs,
+		    LANDLOCK_ACCESS_FS_REMOVE_FILE) != 0)
+			fatal("%s: landlock rule for %s: %m", who, *rm_file_dirs);
 	if (rm_dir_parent != NULL &&
 	    allow_beneath(fd, rm_dir_parent, LANDLOCK_ACCESS_FS_REMOVE_DIR) != 0)
 		fatal("%s: landlock rule for %s: %m", who, rm_dir_parent);
@@ -138,7 +149,8 @@ sandbox_landlock(const char *who, const char *rm_file_dir, const char *rm_dir_pa
 		fatal("%s: landlock_restrict_self: %m", who);
 	close(fd);
 	log_debug("%s: Landlock ABI %ld: no file-system access%s", who, abi,
-	    rm_file_dir != NULL ? " but removing the socket" : "");
+	    rm_file_dirs != NULL && rm_file_dirs[0] != NULL ?
+	    " but removing the socket" : "");
 #ifdef KEYWARD_TESTING
 	probe_landlock(who);
 #endif

@@ -13,7 +13,8 @@
 #endif
 
 void
-sandbox_monitor(int listen_fd, int use_syslog, int peer_fd)
+sandbox_monitor(const int *listen_fds, size_t nlisten, int use_syslog,
+    int peer_fd)
 {
 	scmp_filter_ctx ctx = sandbox_filter_new();
 
@@ -25,9 +26,11 @@ sandbox_monitor(int listen_fd, int use_syslog, int peer_fd)
 	/* ipc/chan.c: datagrams to and from policy */
 	sandbox_allow(ctx, SCMP_SYS(sendto), 0);
 	sandbox_allow(ctx, SCMP_SYS(recvfrom), 0);
-	/* main.c accept_client: new clients, on the listening socket only */
-	sandbox_allow(ctx, SCMP_SYS(accept4), 1,
-	    SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)listen_fd));
+	/* clients.c clients_accept: new clients, on the listening sockets
+	 * only (the main one and the named ones of keyward(5)) */
+	for (size_t i = 0; i < nlisten; i++)
+		sandbox_allow(ctx, SCMP_SYS(accept4), 1,
+		    SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)listen_fds[i]));
 	/* main.c accept_client: SO_PEERCRED of each client, nothing else */
 	sandbox_allow(ctx, SCMP_SYS(getsockopt), 2,
 	    SCMP_A1(SCMP_CMP_EQ, SOL_SOCKET), SCMP_A2(SCMP_CMP_EQ, SO_PEERCRED));

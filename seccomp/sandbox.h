@@ -23,6 +23,11 @@ void sandbox_landlock(const char *who, const char *rm_file_dir,
  * nothing else; NULL-terminated lists. -1, and nothing done, when the
  * kernel has no Landlock: the caller refuses to run (its filter allows
  * open, so Landlock is all that confines its file-system access). */
+/* The same with several directories a file may be removed from (the
+ * reaper: the main socket's and the named sockets' of keyward(5)),
+ * NULL-terminated. */
+void sandbox_landlock_rm(const char *who, const char *const *rm_file_dirs,
+    const char *rm_dir_parent);
 int sandbox_landlock_token(const char *who, const char *const *ro_dirs,
     const char *const *dev_files);
 
@@ -67,7 +72,8 @@ void sandbox_deny_reach_only(const char *who);
 void sandbox_load(scmp_filter_ctx ctx, const char *who);
 
 /* The per-process filters. */
-void sandbox_monitor(int listen_fd, int use_syslog, int peer_fd);
+void sandbox_monitor(const int *listen_fds, size_t nlisten, int use_syslog,
+    int peer_fd);
 void sandbox_policy(const int *chan_fds, int n);
 void sandbox_keyholder(int chan_fd);
 void sandbox_prompter(void);

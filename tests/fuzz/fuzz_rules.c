@@ -6,7 +6,9 @@
  *  exists, a column from 1 to one past that line's end, or RULES_MAX_LINE
  *  + 1 for a line that is too long), and its message starts with
  *  "fuzz:LINE:COLUMN: ";
- *  accepted: at most RULES_MAX_RULES rules; rules_format's text parses
+ *  accepted: at most RULES_MAX_RULES rules and SOCKETS_MAX sockets,
+ *  each with a good name, and a path that is absolute or none;
+ *  rules_format's text parses
  *  again to equal rules (rules_equal), formats to the same bytes, and
  *  both sets give the same decision and the same rule for a few queries
  *  made from the input's own bytes.
@@ -91,6 +93,7 @@ check_decisions(const uint8_t *data, size_t size, const struct ruleset *a,
 		q.user = s[2];
 		q.host = (k & 1) ? s[3] : NULL;
 		q.ns = s[(k + 2) % 4];
+		q.socket = (k & 2) ? s[(k + 3) % 4] : "main";
 		CHECK(rules_decide(a, &q, &wa) == rules_decide(b, &q, &wb));
 		CHECK((wa == NULL) == (wb == NULL));
 		if (wa != NULL)
@@ -110,7 +113,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_error(data, size, &err);
 		return 0;
 	}
-	CHECK(rs != NULL && rs->n <= RULES_MAX_RULES);
+	CHECK(rs != NULL && rs->n <= RULES_MAX_RULES && rs->nsock <= SOCKETS_MAX);
+	for (size_t i = 0; i < rs->nsock; i++) {
+		const char *n = rs->sock[i].name, *p = rs->sock[i].path;
+		CHECK(n != NULL && n[0] >= 'a' && n[0] <= 'z');
+		CHECK(strlen(n) <= SOCKET_NAME_MAX && strcmp(n, "main") != 0);
+		CHECK(strspn(n, "abcdefghijklmnopqrstuvwxyz0123456789-_") ==
+		    strlen(n));
+		CHECK(p == NULL || (p[0] == '/' && strlen(p) <= SOCKET_PATH_MAX));
+		for (size_t j = 0; j < i; j++)
+			CHECK(strcmp(rs->sock[j].name, n) != 0);
+	}
 	wb_init(&out);
 	wb_init(&out2);
 	CHECK(rules_format(rs, &out) == 0);

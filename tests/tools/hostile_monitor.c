@@ -245,6 +245,7 @@ m_open(struct tb *t, uint32_t conn, uint32_t uid, uint32_t pid)
 	m_begin(t, MSG_OPEN, req_new(), conn);
 	tb_u32(t, uid);
 	tb_u32(t, pid);
+	tb_u32(t, 0);           /* the main socket */
 }
 
 static void
@@ -794,6 +795,20 @@ t_open_twice(void)
 	(void)run(&t, W_NONE);
 	ok(list_keys(0, NULL, NULL) < 0, "OPEN of connection 0 is refused: LIST "
 	    "on 0 still fails");
+
+	/* The socket a connection came in on is a number the rules give
+	 * meaning to (policy/scope.h): one they do not declare opens
+	 * nothing, and least of all the main socket's rights. */
+	c = next_conn++;
+	m_begin(&t, MSG_OPEN, req_new(), c);
+	tb_u32(&t, 1000);
+	tb_u32(&t, 4242);
+	tb_u32(&t, 1);          /* no rules here: no socket 1 */
+	o = run(&t, W_NONE);
+	ok(o == O_NONE, "OPEN on an undeclared socket: not answered (%s)",
+	    outcome_name(o));
+	ok(list_keys(c, NULL, NULL) < 0, "OPEN on an undeclared socket: the "
+	    "connection does not exist (LIST fails)");
 	wb_free(&ua);
 }
 

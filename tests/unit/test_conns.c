@@ -54,6 +54,7 @@ tb_conn(struct tb *t, const struct conns_conn *c, struct raw raw)
 		tb_slice_str(t, c->hops[i].host);
 		tb_u8(t, raw.fwd >= 0 ? (uint8_t)raw.fwd : (uint8_t)c->hops[i].forwarding);
 	}
+	tb_slice_str(t, c->socket);
 }
 
 static void
@@ -77,19 +78,20 @@ static struct conns_hop scylla_hops[] = {
 };
 static struct conns_conn c_perseus = {
 	7, 1000, 4242, PEER_OK, S("/usr/bin/ssh"), S("ssh -A perseus"),
-	perseus_anc, 2, 0, NULL, 0,
+	perseus_anc, 2, 0, NULL, 0, S("main"),
 };
 static struct conns_conn c_hops = {
 	8, 1000, 4343, PEER_UNAVAILABLE, S(""), S(""), NULL, 0, 1, scylla_hops, 2,
+	S("deploy"),
 };
 static struct conns_conn c_bad_bind = {
-	9, 0, 1, PEER_GONE, S(""), S(""), NULL, 0, 1, NULL, 0,
+	9, 0, 1, PEER_GONE, S(""), S(""), NULL, 0, 1, NULL, 0, S("main"),
 };
 /* A caller that names itself with escapes, bidi controls, invalid
  * UTF-8: all of it text to carry as it came (only a NUL is refused). */
 static struct conns_conn c_hostile = {
 	10, 1000, 5000, PEER_NOPIDFD, S("/tmp/\x1b]0;pwned\x07\xff"),
-	S("evil \xe2\x80\xae--help \"\\"), NULL, 0, 0, NULL, 0,
+	S("evil \xe2\x80\xae--help \"\\"), NULL, 0, 0, NULL, 0, S("main"),
 };
 
 static struct conns_conn one_perseus[] = { { 0 } };
@@ -98,7 +100,8 @@ static struct conns_conn all4[4];
 
 /* The largest connection the agent could list: every limit reached. */
 static uint8_t big_exe[PEER_MAX_EXE], big_cmd[PEER_MAX_CMDLINE],
-    big_argv0[PEER_MAX_ARGV0], big_fp[FP_TEXT_MAX], big_host[AGENT_MAX_HOSTNAME];
+    big_argv0[PEER_MAX_ARGV0], big_fp[FP_TEXT_MAX], big_host[AGENT_MAX_HOSTNAME],
+    big_sock[SOCKET_NAME_MAX];
 static struct conns_anc big_anc[PEER_MAX_ANCESTORS];
 static struct conns_hop big_hops[AGENT_MAX_BINDINGS];
 static struct conns_conn c_big;
@@ -111,6 +114,7 @@ setup(void)
 	memset(big_argv0, 'a', sizeof(big_argv0));
 	memset(big_fp, 'f', sizeof(big_fp));
 	memset(big_host, 'h', sizeof(big_host));
+	memset(big_sock, 's', sizeof(big_sock));
 	for (size_t i = 0; i < PEER_MAX_ANCESTORS; i++)
 		big_anc[i] = (struct conns_anc){ (uint32_t)(i + 2),
 		    { big_exe, sizeof(big_exe) }, { big_argv0, sizeof(big_argv0) } };
@@ -120,7 +124,8 @@ setup(void)
 	c_big = (struct conns_conn){ 0xffffffffU, 0xffffffffU, PEER_MAX_PID,
 	    PEER_STATUS_MAX, { big_exe, sizeof(big_exe) },
 	    { big_cmd, sizeof(big_cmd) }, big_anc, PEER_MAX_ANCESTORS, 1,
-	    big_hops, AGENT_MAX_BINDINGS };
+	    big_hops, AGENT_MAX_BINDINGS,
+	    { big_sock, sizeof(big_sock) } };
 	one_perseus[0] = c_perseus;
 	two[0] = c_perseus;
 	two[1] = c_hops;
@@ -166,7 +171,8 @@ conn_eq(const struct conns_conn *x, const struct conns_conn *y)
 	if (x->id != y->id || x->uid != y->uid || x->pid != y->pid ||
 	    x->status != y->status || !slice_eq(x->exe, y->exe) ||
 	    !slice_eq(x->cmdline, y->cmdline) || x->nanc != y->nanc ||
-	    x->bind_attempted != y->bind_attempted || x->nhops != y->nhops)
+	    x->bind_attempted != y->bind_attempted || x->nhops != y->nhops ||
+	    !slice_eq(x->socket, y->socket))
 		return 0;
 	for (size_t i = 0; i < x->nanc; i++)
 		if (x->anc[i].pid != y->anc[i].pid ||
@@ -260,7 +266,7 @@ enum bad_how {
 	B_EXE_NUL, B_EXE_LAST_NUL, B_EXE_LONG, B_CMD_LONG, B_ANC_MANY,
 	B_ARGV0_LONG, B_ANC_EXE_NUL, B_BIND_2, B_FWD_2, B_HOPS_MANY,
 	B_HOPS_NO_BIND, B_FP_LONG, B_HOST_LONG, B_HOST_NUL, B_ANC_COUNT_MAX,
-	B_HOPS_COUNT_OVER, B_EMPTY,
+	B_HOPS_COUNT_OVER, B_EMPTY, B_SOCK_EMPTY, B_SOCK_LONG, B_SOCK_NUL,
 };
 
 static const struct {
@@ -293,6 +299,9 @@ static const struct {
 	{ "fingerprint of FP_TEXT_MAX + 1 bytes", B_FP_LONG, "bad session-bind hop" },
 	{ "host of AGENT_MAX_HOSTNAME + 1 bytes", B_HOST_LONG, "bad session-bind hop" },
 	{ "host with a NUL", B_HOST_NUL, "bad session-bind hop" },
+	{ "socket name empty", B_SOCK_EMPTY, "bad socket name" },
+	{ "socket name of SOCKET_NAME_MAX + 1 bytes", B_SOCK_LONG, "bad socket name" },
+	{ "socket name with a NUL", B_SOCK_NUL, "bad socket name" },
 	{ "no bytes at all", B_EMPTY, "truncated reply" },
 };
 
@@ -371,6 +380,9 @@ build_bad(struct tb *t, enum bad_how how)
 		hops[0].host = (struct slice)S("scy\0lla");
 		c.bind_attempted = 1; c.hops = hops; c.nhops = 1;
 		break;
+	case B_SOCK_EMPTY: c.socket = (struct slice)S(""); break;
+	case B_SOCK_LONG: c.socket = (struct slice){ longer, SOCKET_NAME_MAX + 1 }; break;
+	case B_SOCK_NUL: c.socket = (struct slice)S("dep\0loy"); break;
 	case B_ANC_COUNT_MAX:
 	case B_HOPS_COUNT_OVER:
 		break;
@@ -382,7 +394,10 @@ build_bad(struct tb *t, enum bad_how how)
 		memset(t->w.p + at, 0xff, 4);
 	}
 	if (how == B_HOPS_COUNT_OVER) {
-		/* the last four bytes: the hop count of a connection without hops */
+		/* the last bytes: the hop count of a connection without hops,
+		 * then its socket's name (perseus: "main", 4 + 4 bytes), which
+		 * goes: the count is then larger than what follows */
+		t->w.len -= 8;
 		t->w.p[t->w.len - 1] = 3;
 		t->w.p[t->w.len - 5] = 1;       /* and its session-bind flag */
 	}

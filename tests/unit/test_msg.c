@@ -68,7 +68,7 @@ test_header(void)
 
 /* ------------------------------------------------- one row per message */
 
-static struct msg_open open_in = { 1000, 4242 };
+static struct msg_open open_in = { 1000, 4242, 3 };
 static struct msg_sign sign_in;
 static struct msg_add add_in;
 static struct msg_blob blob_in;
@@ -89,7 +89,8 @@ d_open(const uint8_t *p, size_t n, void *arg)
 	rd_init(&r, p, n);
 	if (msg_open_decode(&r, &m) != 0)
 		return -1;
-	return arg == NULL || (m.uid == open_in.uid && m.pid == open_in.pid) ? 0 : -2;
+	return arg == NULL || (m.uid == open_in.uid && m.pid == open_in.pid &&
+	    m.sock == open_in.sock) ? 0 : -2;
 }
 
 static int
@@ -339,7 +340,7 @@ static const struct {
 	void (*enc)(struct tb *);
 	decode_fn dec;
 } rows[] = {
-	{ "MSG_OPEN (uid, pid)", enc_open, d_open },
+	{ "MSG_OPEN (uid, pid, socket)", enc_open, d_open },
 	{ "MSG_SIGN (key, data, flags)", enc_sign, d_sign },
 	{ "MSG_ADD (key, comment, lifetime, confirm, destinations)", enc_add, d_add },
 	{ "MSG_BIND (host key, session id, signature, forwarding)", enc_bind, d_bind },
