@@ -93,8 +93,10 @@ confirm_text(const struct policy *P, const struct identity *id,
 			    "to %s.", text, strrchr(path, '>') ? strrchr(path, '>') + 2 :
 			    path);
 		else
-			o += (size_t)snprintf(out + o, n - o, "\nThe data is a login "
-			    "as user \"%s\", not verified: %s.", text, pu.unverified);
+			o += (size_t)snprintf(out + o, n - o, "\nThe data claims a "
+			    "login as user \"%s\", not verified: %s. Rules take it "
+			    "as a login by an unknown user to an unknown host.", text,
+			    pu.unverified);
 	} else if (o < n && pu.kind == PURPOSE_SSHSIG) {
 		text_term(text, sizeof(text), pu.ns.p, pu.ns.len);
 		o += (size_t)snprintf(out + o, n - o, "\nAn SSHSIG signature "
@@ -107,7 +109,11 @@ confirm_text(const struct policy *P, const struct identity *id,
 		o += (size_t)snprintf(out + o, n - o, "\nPath: %s.%s", path,
 		    b->b[b->n - 1].forwarding || b->n > 1 ?
 		    "\nThe request comes through a forwarded agent." : "");
-	if (o < n)
+	if (o < n && bindings_forwarded(b))
+		o += (size_t)snprintf(out + o, n - o, "\nRelayed by %s, for a "
+		    "program on the forwarded host that keyward cannot name.",
+		    asker(c, who, sizeof(who)));
+	else if (o < n)
 		o += (size_t)snprintf(out + o, n - o, "\nRequested by %s.",
 		    asker(c, who, sizeof(who)));
 	if (o < n && rule->action == RULE_CONFIRM)

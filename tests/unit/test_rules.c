@@ -380,7 +380,7 @@ static const struct dec_row dec[] = {
 	{ "git: no ancestors known", EX_GIT, FPX, "perseus", KEYGEN, NULL, 0, NULL, NULL, SSHSIG, NULL, NULL, "git", RULE_DENY, 2, 0 },
 	/* only /usr/bin/ssh may use the prod key, confirmed, remembered 10 min */
 	{ "prod: ssh logs in", EX_PROD, FPX, "prod-2026", SSH, "/bin/bash", 0, NULL, NULL, LOGIN, "deploy", "charybdis", NULL, RULE_CONFIRM, 1, 600 },
-	{ "prod: ssh, forwarded", EX_PROD, FPX, "prod-2026", SSH, "/bin/bash", 1, "perseus", NULL, LOGIN, "deploy", "charybdis", NULL, RULE_CONFIRM, 1, 600 },
+	{ "prod: ssh relaying for a forwarded server", EX_PROD, FPX, "prod-2026", SSH, "/bin/bash", 1, "perseus", NULL, LOGIN, "deploy", "charybdis", NULL, RULE_DENY, 2, 0 },
 	{ "prod: python3 (paramiko)", EX_PROD, FPX, "prod-2026", PY, "/bin/bash", 0, NULL, NULL, LOGIN, "deploy", "charybdis", NULL, RULE_DENY, 2, 0 },
 	{ "prod: an unreadable caller", EX_PROD, FPX, "prod-2026", NULL, NULL, 0, NULL, NULL, LOGIN, "deploy", "charybdis", NULL, RULE_DENY, 2, 0 },
 	{ "prod: ssh under another name", EX_PROD, FPX, "prod-2026", "/tmp/ssh", "/bin/bash", 0, NULL, NULL, LOGIN, "deploy", "charybdis", NULL, RULE_DENY, 2, 0 },
@@ -416,7 +416,8 @@ static const struct dec_row dec[] = {
 	{ "via: one other hop is enough", VIA, NULL, NULL, SSH, NULL, 1, "bastion", "evil", LOGIN, NULL, NULL, NULL, RULE_DENY, 1, 0 },
 	{ "via: an unnamed hop is \"\"", VIA, NULL, NULL, SSH, NULL, 1, NULL, NULL, LOGIN, NULL, NULL, NULL, RULE_DENY, 1, 0 },
 	{ "via: local is not forwarded", VIA, NULL, NULL, SSH, NULL, 0, NULL, NULL, LOGIN, NULL, NULL, NULL, RULE_ALLOW, 0, 0 },
-	{ "via allow: some hop matches", VIA_ALLOW, NULL, NULL, SSH, NULL, 1, "evil", "bastion", LOGIN, NULL, NULL, NULL, RULE_ALLOW, 1, 0 },
+	{ "via allow: the first hop matches", VIA_ALLOW, NULL, NULL, SSH, NULL, 1, "bastion", "evil", LOGIN, NULL, NULL, NULL, RULE_ALLOW, 1, 0 },
+	{ "via allow: a later hop (the server's claim) is not enough", VIA_ALLOW, NULL, NULL, SSH, NULL, 1, "evil", "bastion", LOGIN, NULL, NULL, NULL, RULE_DENY, 2, 0 },
 	{ "via allow: no hop matches", VIA_ALLOW, NULL, NULL, SSH, NULL, 1, "evil", NULL, LOGIN, NULL, NULL, NULL, RULE_DENY, 2, 0 },
 	{ "via allow: local", VIA_ALLOW, NULL, NULL, SSH, NULL, 0, NULL, NULL, LOGIN, NULL, NULL, NULL, RULE_DENY, 2, 0 },
 	/* purposes */
@@ -452,8 +453,10 @@ test_decide(void)
 			.forwarded = d->forwarded, .hops = hops,
 			.nhops = d->hop2 != NULL ? 2 :
 			    d->forwarded ? 1 : 0,
+			.first_hop = d->hop1 != NULL,
 			.purpose = d->purpose, .user = d->user,
 			.host = d->host, .ns = d->ns,
+			.verified = d->user != NULL || d->host != NULL,
 		};
 		enum rule_action got;
 
