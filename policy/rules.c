@@ -72,26 +72,37 @@ m_key(const struct rule *r, const struct rules_query *q)
 }
 
 /* The program on the socket of a forwarded request is the user's ssh,
- * relaying for whoever asked on the server: it names nobody. */
+ * relaying for whoever asked on the server: it names nobody, so it never
+ * lets a request through. A deny may still rest on it ("deny ... ancestor
+ * /usr/bin/git" refuses what git's ssh relays too): its match cannot
+ * tell, its mismatch is a no. */
+static enum rule_tri
+relayed(int match, const struct rules_query *q)
+{
+	if (!match)
+		return RULE_NO;
+	return q->forwarded ? RULE_UNKNOWN : RULE_YES;
+}
+
 static enum rule_tri
 m_caller(const struct rule *r, const struct rules_query *q)
 {
-	return list_tri(&r->caller, q->exe, !q->forwarded);
+	if (r->caller.n == 0)
+		return RULE_YES;
+	return relayed(list_match(&r->caller, q->exe), q);
 }
 
 static enum rule_tri
 m_ancestor(const struct rule *r, const struct rules_query *q)
 {
 	size_t i;
+	int got = 0;
 
 	if (r->ancestor.n == 0)
 		return RULE_YES;
-	if (q->forwarded)
-		return RULE_UNKNOWN;
-	for (i = 0; i < q->nancestors; i++)
-		if (list_match(&r->ancestor, q->ancestors[i]))
-			return RULE_YES;
-	return RULE_NO;
+	for (i = 0; i < q->nancestors && !got; i++)
+		got = list_match(&r->ancestor, q->ancestors[i]);
+	return relayed(got, q);
 }
 
 /* "via": yes on the first binding, which the user's ssh made before the

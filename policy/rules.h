@@ -40,8 +40,9 @@
  * on anything. So each clause says yes, no or "cannot tell" (enum
  * rule_tri), and a rule matches when every clause says yes -- or, for a
  * deny, when none says no:
- *  - caller and ancestor cannot tell for a forwarded request: the
- *    program on the socket is the user's own ssh relaying for the server;
+ *  - caller and ancestor of a forwarded request describe the relay, the
+ *    user's own ssh, not who asked on the server: a match there cannot
+ *    tell (a deny holds, an allow does not), a mismatch is a no;
  *  - "via LIST" says yes when the connection's first binding, the one
  *    the user's ssh made, names a host LIST matches; when only a later
  *    hop (the server's claim) matches, or the first binding names no
@@ -118,7 +119,7 @@ struct rules_query {
 	const char *fingerprint;        /* "SHA256:..." of the key */
 	const char *comment;            /* the key's comment */
 	const char *exe;                /* the peer's executable (forwarded:
-	                                 * the relay's, never matched) */
+	                                 * the relay's, for deny rules only) */
 	const char *const *ancestors;   /* their executables, parent first */
 	size_t nancestors;
 	int forwarded;                  /* through a forwarded agent, or a
