@@ -344,7 +344,7 @@ struct dec_row {
 /* keyward(5), EXAMPLES: the three worked examples, word for word
  * (tests/integration/95-manpage.t checks that each line is here). */
 #define EX_GIT \
-	"allow key SHA256:5tMhpU5r5oppAvvffFidD8vI+HzXjbQ/cvHMEYjeiYk ancestor /usr/bin/git purpose sshsig namespace git\n" \
+	"allow key SHA256:5tMhpU5r5oppAvvffFidD8vI+HzXjbQ/cvHMEYjeiYk ancestor /usr/bin/git origin local purpose sshsig namespace git\n" \
 	"deny  key SHA256:5tMhpU5r5oppAvvffFidD8vI+HzXjbQ/cvHMEYjeiYk\n"
 #define EX_PROD \
 	"confirm remember=10m key comment prod* caller /usr/bin/ssh\n" \
@@ -377,6 +377,8 @@ static const struct dec_row dec[] = {
 	{ "git: a login with X", EX_GIT, FPX, "perseus", SSH, "/bin/bash", 0, NULL, NULL, LOGIN, "root", "scylla", NULL, RULE_DENY, 2, 0 },
 	{ "git: other data under git", EX_GIT, FPX, "perseus", KEYGEN, GIT, 0, NULL, NULL, OTHER, NULL, NULL, NULL, RULE_DENY, 2, 0 },
 	{ "git: key Y is not concerned", EX_GIT, FPY, "scylla", KEYGEN, "/bin/bash", 0, NULL, NULL, SSHSIG, NULL, NULL, "file", RULE_ALLOW, 0, 0 },
+	{ "git: a forwarded server through git's ssh", EX_GIT, FPX, "perseus", SSH, GIT, 1, "githost", NULL, SSHSIG, NULL, NULL, "git", RULE_DENY, 2, 0 },
+	{ "git: the same without origin local", "allow key " FPX " ancestor /usr/bin/git purpose sshsig namespace git\ndeny key " FPX "\n", FPX, "perseus", SSH, GIT, 1, "githost", NULL, SSHSIG, NULL, NULL, "git", RULE_DENY, 2, 0 },
 	{ "git: no ancestors known", EX_GIT, FPX, "perseus", KEYGEN, NULL, 0, NULL, NULL, SSHSIG, NULL, NULL, "git", RULE_DENY, 2, 0 },
 	/* only /usr/bin/ssh may use the prod key, confirmed, remembered 10 min */
 	{ "prod: ssh logs in", EX_PROD, FPX, "prod-2026", SSH, "/bin/bash", 0, NULL, NULL, LOGIN, "deploy", "charybdis", NULL, RULE_CONFIRM, 1, 600 },
@@ -386,6 +388,7 @@ static const struct dec_row dec[] = {
 	{ "prod: ssh under another name", EX_PROD, FPX, "prod-2026", "/tmp/ssh", "/bin/bash", 0, NULL, NULL, LOGIN, "deploy", "charybdis", NULL, RULE_DENY, 2, 0 },
 	{ "prod: another key", EX_PROD, FPY, "scylla", PY, NULL, 0, NULL, NULL, LOGIN, "deploy", "charybdis", NULL, RULE_ALLOW, 0, 0 },
 	{ "prod: a key without comment", EX_PROD, FPY, NULL, PY, NULL, 0, NULL, NULL, LOGIN, "deploy", "charybdis", NULL, RULE_ALLOW, 0, 0 },
+	{ "prod: a forwarded unverified login", EX_PROD, FPX, "prod-2026", SSH, "/bin/bash", 1, "perseus", NULL, LOGIN, NULL, NULL, NULL, RULE_DENY, 2, 0 },
 	/* key Y is never used through a forwarded agent */
 	{ "fwd: Y forwarded", EX_FWD, FPY, "scylla", SSH, NULL, 1, "perseus", NULL, LOGIN, "root", "charybdis", NULL, RULE_DENY, 1, 0 },
 	{ "fwd: Y forwarded, no hop name", EX_FWD, FPY, "scylla", SSH, NULL, 1, NULL, NULL, LOGIN, "root", "charybdis", NULL, RULE_DENY, 1, 0 },
