@@ -169,7 +169,7 @@ static enum rule_tri (*const clauses[])(const struct rule *,
 	m_key, m_caller, m_ancestor, m_origin, m_purpose,
 };
 
-int
+enum rule_tri
 rules_match(const struct rule *r, const struct rules_query *q)
 {
 	enum rule_tri all = RULE_YES;
@@ -177,29 +177,51 @@ rules_match(const struct rule *r, const struct rules_query *q)
 
 	for (i = 0; i < sizeof(clauses) / sizeof(clauses[0]); i++)
 		if ((all = tri_and(all, clauses[i](r, q))) == RULE_NO)
-			return 0;
-	/* What the server may choose decides only a refusal. */
-	return all == RULE_YES || r->action == RULE_DENY;
+			break;
+	return all;
 }
 
+/* RULE_DENY is stricter than RULE_CONFIRM, which is stricter than
+ * RULE_ALLOW (the enum's order). */
+static int
+stricter(enum rule_action a, enum rule_action b)
+{
+	return a > b;
+}
+
+/* The first rule that matches decides. A rule that may match or not, as
+ * the server chose, decides only where it is stricter than what the
+ * rules after it say: a deny then refuses, a confirm asks where the rest
+ * would allow, an allow never lets anything through. */
 enum rule_action
 rules_decide(const struct ruleset *rs, const struct rules_query *q,
     const struct rule **which)
 {
+	enum rule_action got = RULE_ALLOW, maybe = RULE_ALLOW;
+	const struct rule *by = NULL, *maybe_by = NULL;
 	size_t i;
 
-	if (which != NULL)
-		*which = NULL;
-	if (rs == NULL)
-		return RULE_ALLOW;
-	for (i = 0; i < rs->n; i++) {
-		if (rules_match(&rs->r[i], q)) {
-			if (which != NULL)
-				*which = &rs->r[i];
-			return rs->r[i].action;
+	for (i = 0; rs != NULL && i < rs->n; i++) {
+		enum rule_tri t = rules_match(&rs->r[i], q);
+
+		if (t == RULE_YES) {
+			got = rs->r[i].action;
+			by = &rs->r[i];
+			break;
+		}
+		if (t == RULE_UNKNOWN && (maybe_by == NULL ||
+		    stricter(rs->r[i].action, maybe))) {
+			maybe = rs->r[i].action;
+			maybe_by = &rs->r[i];
 		}
 	}
-	return RULE_ALLOW;
+	if (maybe_by != NULL && stricter(maybe, got)) {
+		got = maybe;
+		by = maybe_by;
+	}
+	if (which != NULL)
+		*which = by;
+	return got;
 }
 
 const char *

@@ -38,8 +38,10 @@
  * confirm (a prompt where a later rule would deny) and a remembered yes
  * rest only on facts a forwarded server cannot choose; a deny may rest
  * on anything. So each clause says yes, no or "cannot tell" (enum
- * rule_tri), and a rule matches when every clause says yes -- or, for a
- * deny, when none says no:
+ * rule_tri). The first rule whose every clause says yes decides; a rule
+ * that cannot tell counts only where it is stricter (deny > confirm >
+ * allow) than what the rules after it decide -- over every way the
+ * server might have chosen, the strictest answer:
  *  - caller and ancestor of a forwarded request describe the relay, the
  *    user's own ssh, not who asked on the server: a match there cannot
  *    tell (a deny holds, an allow does not), a mismatch is a no;
@@ -166,8 +168,9 @@ void rules_free(struct ruleset *rs);
  * or RULE_ALLOW with *which NULL when none does. rs NULL: no rules. */
 enum rule_action rules_decide(const struct ruleset *rs,
     const struct rules_query *q, const struct rule **which);
-/* 1 if r decides q: every clause says yes, or for a deny none says no. */
-int rules_match(const struct rule *r, const struct rules_query *q);
+/* What r's clauses together say of q: no if one says no, else cannot
+ * tell if one cannot, else yes. */
+enum rule_tri rules_match(const struct rule *r, const struct rules_query *q);
 
 /* The rules, one a line, in the canonical form rules_parse reads back to
  * an equal set (rules_equal). 0, or -1 when out could not grow. */

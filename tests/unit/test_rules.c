@@ -481,8 +481,9 @@ test_decide(void)
 	}
 }
 
-/* A forwarded request whose path the caller could not name at all is
- * one unnamed hop: "*" matches it, a host name does not. */
+/* A forwarded request whose path the caller could not name at all may
+ * have come through any host: a deny on a host holds, a confirm on one
+ * asks where the rest would allow, an allow does not let it through. */
 static void
 test_no_hops(void)
 {
@@ -496,13 +497,19 @@ test_no_hops(void)
 	if (rules_parse("t.rules", text, strlen(text), &rs, &err) != 0)
 		abort();
 	is_int(rules_decide(rs, &q, NULL), RULE_DENY,
-	    "forwarded without hops: one unnamed hop, \"*\" matches");
+	    "forwarded without hops: a deny via hosts holds");
 	rules_free(rs);
 	text = "confirm origin forwarded via bastion\n";
 	if (rules_parse("t.rules", text, strlen(text), &rs, &err) != 0)
 		abort();
-	is_int(rules_decide(rs, &q, NULL), RULE_ALLOW,
-	    "forwarded without hops: a host name does not match");
+	is_int(rules_decide(rs, &q, NULL), RULE_CONFIRM,
+	    "forwarded without hops: a confirm via bastion asks (else: allowed)");
+	rules_free(rs);
+	text = "allow origin forwarded via bastion\ndeny\n";
+	if (rules_parse("t.rules", text, strlen(text), &rs, &err) != 0)
+		abort();
+	is_int(rules_decide(rs, &q, NULL), RULE_DENY,
+	    "forwarded without hops: an allow via bastion does not let it through");
 	rules_free(rs);
 }
 

@@ -313,9 +313,12 @@ main(void)
 		is_int(judge("git", NULL, NULL), RULE_DENY,
 		    "a deny on ancestor still holds on the relay's ancestors");
 		load("deny caller /usr/bin/python3\nconfirm caller /usr/bin/ssh\n");
-		is_int(judge("git", NULL, &line), RULE_ALLOW,
-		    "forwarded: a deny on another caller does not hold, "
-		    "a confirm on the relay does not either");
+		is_int(judge("git", NULL, &line), RULE_CONFIRM,
+		    "forwarded: a deny on another caller does not hold; a "
+		    "confirm on the relay asks, where the rest would allow");
+		load("confirm caller /usr/bin/ssh\ndeny\n");
+		is_int(judge("git", NULL, &line), RULE_DENY,
+		    "forwarded: a confirm on the relay never stands in for a deny");
 		load("deny caller *,!/usr/bin/ssh\n");
 		is_int(judge("git", NULL, NULL), RULE_ALLOW,
 		    "forwarded: \"every program but ssh\" is judged on the relay");
