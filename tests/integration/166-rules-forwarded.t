@@ -183,10 +183,11 @@ signed p-bind "hostile binds prod"
 refused p-login "remember=: hostile's verified login to prod as $ME after the user's local yes (asked, and the user says no)"
 asked 1 "... asked, not remembered"
 if is_keyward; then
-	contains "$(last_prompt)" "Relayed by /usr/bin/ssh" "the prompt says ssh relays it"
+	contains "$(last_prompt)" "Relayed by ssh -A -F" "the prompt says the user's ssh relays it"
+	contains "$(last_prompt)" "for a program on the forwarded host that keyward cannot name" "... for a program it cannot name"
 	contains "$(last_prompt)" "forwarded agent" "and that it comes through a forwarded agent"
 else
-	skip_n 2 "not keyward: prompt"
+	skip_n 3 "not keyward: prompt"
 fi
 
 # purpose other: a yes for bastion's data is not hostile's, nor other data
@@ -236,8 +237,8 @@ load "confirm purpose login user $ME" "deny purpose login"
 echo yes >"$T/askpass.mode"
 SEEN=$(prompts)
 attack hostile "u=login:$(PUB y):$ME:sid-other"
-refused u "confirm login user $ME: an unverified login is by an unknown user (refused unasked)"
-asked 0 "... not asked"
+refused u "confirm login user $ME: an unverified login is by an unknown user: refused by the deny"
+asked 1 "... one prompt: the user's own ssh login to hostile as $ME, none for the server's login"
 
 # ---------------------------------------------------------------- item 4
 ZFP=$(fp "$(PUB z)")
@@ -271,15 +272,23 @@ load "deny    origin forwarded via *,!$BASTIONFP" "deny    caller /usr/bin/pytho
 	"confirm purpose login user root"
 attack hostile "w1=bind:$HK_BASTION:sid-b:fwd" "w2=sshsig:$(PUB z):file"
 refused w2 "whole file: hostile claiming bastion after its own binding"
-echo no >"$T/askpass.mode"
+echo local >"$T/askpass.mode"   # yes to the user's own root logins, no to forwarded
 SEEN=$(prompts)
 attack bastion $(everything wp prod)
 for n in wp-ns-file wp-other wp-plain wp-afterbind; do
 	refused "$n" "whole file: bastion's $n with the prod key"
 done
-asked 0 "... refused unasked"
+asked 1 "... refused unasked (one prompt: the user's own root login to bastion)"
+SEEN=$(prompts)
 attack bastion "wz=sshsig:$(PUB z):file" "wr=hlogin:$(PUB z):root:sid-prod:$T/prod/host_ed25519.pub"
 signed wz "whole file: bastion's SSHSIG with z (not a python caller: the relay is ssh)"
 refused wr "whole file: bastion's unverified root login (confirm, the user says no)"
+asked 2 "... asked: the user's own root login to bastion and the server's unverified login"
+if is_keyward; then
+	contains "$(last_prompt)" "Rules take it as a login by an unknown user to an unknown host" \
+		"the prompt says the login is taken as by an unknown user to an unknown host"
+else
+	skip "not keyward: prompt"
+fi
 
 done_testing
