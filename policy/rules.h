@@ -121,7 +121,7 @@ struct rules_query {
 	const char *fingerprint;        /* "SHA256:..." of the key */
 	const char *comment;            /* the key's comment */
 	const char *exe;                /* the peer's executable (forwarded:
-	                                 * the relay's, for deny rules only) */
+	                                 * the relay's: its match cannot tell) */
 	const char *const *ancestors;   /* their executables, parent first */
 	size_t nancestors;
 	int forwarded;                  /* through a forwarded agent, or a
@@ -165,7 +165,8 @@ int rules_parse(const char *name, const char *text, size_t len,
 void rules_free(struct ruleset *rs);
 
 /* The action of the first rule that matches q (and that rule in *which),
- * or RULE_ALLOW with *which NULL when none does. rs NULL: no rules. */
+ * or RULE_ALLOW with *which NULL when none does -- unless a rule before it
+ * that cannot tell is stricter: then that rule's. rs NULL: no rules. */
 enum rule_action rules_decide(const struct ruleset *rs,
     const struct rules_query *q, const struct rule **which);
 /* What r's clauses together say of q: no if one says no, else cannot
