@@ -23,6 +23,10 @@
  * has at most 253 bytes. */
 #define AGENT_MAX_HOSTNAME         255           /* a hop's host name */
 #define AGENT_MAX_PRINCIPAL_MATCH  255           /* longer principals never match */
+/* wmatch matches a pattern up to this long without allocating (every
+ * pattern above, RULES_MAX_PATTERN included, is shorter), so a matcher
+ * never has an allocation failure to read as "no match". */
+#define WMATCH_MAX_STACK_PATTERN   1024
 /* FIDO keys (§4.4, §4.7). Not limits of the reference: they keep what the
  * keyholder seals and opens in its 256 KiB secure heap (SHIELD_HEAP_SIZE)
  * to a few KiB a key, as for the other types. A CTAP credential id (the

@@ -11,6 +11,7 @@
 #include "policy/audit.h"
 #include "policy/scope.h"
 #include "policy/describe.h"
+#include "policy/ruling.h"
 #include "policy/userauth.h"
 
 #include <openssl/evp.h>
@@ -138,6 +139,7 @@ audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req)
 	struct tm tm;
 	char ts[40];
 	struct wb w;
+	int forwarded;
 
 	if (!P->audit_on)
 		return 0;
@@ -156,8 +158,17 @@ audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req)
 		num(&w, "conn", r->conn->id);
 		num(&w, "peer_uid", r->conn->uid);
 		num(&w, "peer_pid", r->conn->pid);
-		key(&w, "peer");
+		/* A forwarded request's program on the socket is the user's
+		 * ssh relaying it: named as the relay, never as who asked. */
+		forwarded = bindings_forwarded(&r->conn->bind);
+		key(&w, "origin");
+		text_json_str(&w, forwarded ? "forwarded" : "local");
+		key(&w, forwarded ? "relay" : "peer");
 		caller_json(&w, &r->conn->caller, r->conn->pid, r->conn->uid);
+		if (forwarded) {
+			key(&w, "peer");
+			wb_bytes(&w, "null", 4);
+		}
 		key(&w, "socket");
 		text_json_str(&w, scope_name(P->rules, r->conn->sock));
 	} else {

@@ -7,6 +7,7 @@
 #include "ipc/text.h"
 #include "policy/describe.h"
 #include "policy/policy.h"
+#include "policy/ruling.h"
 #include "policy/scope.h"
 
 #include <stdio.h>
@@ -70,8 +71,10 @@ describe_request(const struct policy *P, const struct identity *id,
 			    "to %s.", text, strrchr(path, '>') ? strrchr(path, '>') + 2 :
 			    path);
 		else
-			o += (size_t)snprintf(out + o, n - o, "\nThe data is a login "
-			    "as user \"%s\", not verified: %s.", text, pu.unverified);
+			o += (size_t)snprintf(out + o, n - o, "\nThe data claims a "
+			    "login as user \"%s\", not verified: %s. Rules take it "
+			    "as a login by an unknown user to an unknown host.", text,
+			    pu.unverified);
 	} else if (o < n && pu.kind == PURPOSE_SSHSIG) {
 		text_term(text, sizeof(text), pu.ns.p, pu.ns.len);
 		o += (size_t)snprintf(out + o, n - o, "\nAn SSHSIG signature "
@@ -90,7 +93,13 @@ describe_request(const struct policy *P, const struct identity *id,
 			scope_append(P->rules, c->sock, who, sizeof(who));
 		} else
 			snprintf(who, sizeof(who), "(gone)");
-		o += (size_t)snprintf(out + o, n - o, "\nRequested by %s.", who);
+		if (bindings_forwarded(b))
+			o += (size_t)snprintf(out + o, n - o, "\nRelayed by %s, for "
+			    "a program on the forwarded host that keyward cannot "
+			    "name.", who);
+		else
+			o += (size_t)snprintf(out + o, n - o, "\nRequested by %s.",
+			    who);
 	}
 	return o;
 }

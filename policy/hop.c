@@ -4,6 +4,7 @@
  * destination sets it walks are built in destset.c.
  */
 #include "policy/hop.h"
+#include "ipc/log.h"
 #include "ipc/sshkey.h"
 #include "policy/userauth.h"
 
@@ -15,14 +16,22 @@
 int
 wmatch(const char *s, const char *p)
 {
+	unsigned char small[2 * (WMATCH_MAX_STACK_PATTERN + 1)];
 	size_t plen = strlen(p), j;
 	unsigned char *cur, *next;
 	int ok;
 
 	/* A set of pattern positions, advanced one subject byte at a time:
-	 * O(|s|·|p|), no backtracking (the reference's 10.4 fix). */
-	if ((cur = calloc(2, plen + 1)) == NULL)
-		return 0;
+	 * O(|s|·|p|), no backtracking (the reference's 10.4 fix). Every
+	 * pattern keyward matches is bounded below WMATCH_MAX_STACK_PATTERN,
+	 * so no allocation can fail here; a longer one (a caller's bug) is
+	 * still matched, and out of memory ends the process rather than
+	 * read as "no match", which would let a deny rule allow. */
+	if (plen <= WMATCH_MAX_STACK_PATTERN)
+		cur = small;
+	else if ((cur = calloc(2, plen + 1)) == NULL)
+		fatal("out of memory matching a pattern");
+	memset(cur, 0, 2 * (plen + 1));
 	next = cur + plen + 1;
 	cur[0] = 1;
 	for (j = 0; j < plen && p[j] == '*'; j++)
@@ -44,7 +53,8 @@ wmatch(const char *s, const char *p)
 		memcpy(cur, next, plen + 1);
 	}
 	ok = cur[plen];
-	free(cur);
+	if (cur != small)
+		free(cur);
 	return ok;
 }
 
@@ -99,7 +109,7 @@ host_cert_ok(const struct pubkey *c, const char *host, time_t now)
 		if (p.len > AGENT_MAX_PRINCIPAL_MATCH)
 			continue;       /* bounds wmatch's work; no real name is this long */
 		if ((pat = slice_strdup(p)) == NULL)
-			return 0;
+			fatal("out of memory matching a principal");
 		ok = wmatch(host, pat);
 		free(pat);
 	}

@@ -38,90 +38,199 @@ list_match(const struct rule_list *l, const char *s)
 	return got;
 }
 
-int
-rules_match(const struct rule *r, const struct rules_query *q)
+static enum rule_tri
+tri(int yes)
 {
-	size_t i;
-	int got;
-
-	if (r->fingerprint != NULL && (q->fingerprint == NULL ||
-	    strcmp(r->fingerprint, q->fingerprint) != 0))
-		return 0;
-	if (!list_match(&r->comment, q->comment))
-		return 0;
-	if (!list_match(&r->socket, q->socket))
-		return 0;
-	if (!list_match(&r->caller, q->exe))
-		return 0;
-	if (r->ancestor.n > 0) {
-		for (got = 0, i = 0; i < q->nancestors && !got; i++)
-			got = list_match(&r->ancestor, q->ancestors[i]);
-		if (!got)
-			return 0;
-	}
-	switch (r->origin) {
-	case RULE_ORIGIN_ANY:
-		break;
-	case RULE_ORIGIN_LOCAL:
-		if (q->forwarded)
-			return 0;
-		break;
-	case RULE_ORIGIN_FORWARDED:
-		if (!q->forwarded)
-			return 0;
-		if (r->via.n > 0) {
-			/* Some hop matches: "deny ... via *,!bastion" refuses
-			 * any path with a host that is not a bastion. A
-			 * forwarded request without hops came through one
-			 * whose name is unknown. */
-			got = q->nhops == 0 && list_match(&r->via, NULL);
-			for (i = 0; i < q->nhops && !got; i++)
-				got = list_match(&r->via, q->hops[i]);
-			if (!got)
-				return 0;
-		}
-		break;
-	}
-	switch (r->purpose) {
-	case RULE_PURPOSE_ANY:
-		break;
-	case RULE_PURPOSE_LOGIN:
-		if (q->purpose != RULE_PURPOSE_LOGIN ||
-		    !list_match(&r->user, q->user) ||
-		    !list_match(&r->host, q->host))
-			return 0;
-		break;
-	case RULE_PURPOSE_SSHSIG:
-		if (q->purpose != RULE_PURPOSE_SSHSIG ||
-		    !list_match(&r->ns, q->ns))
-			return 0;
-		break;
-	case RULE_PURPOSE_OTHER:
-		if (q->purpose != RULE_PURPOSE_OTHER)
-			return 0;
-		break;
-	}
-	return 1;
+	return yes ? RULE_YES : RULE_NO;
 }
 
+/* Both a and b: no beats cannot-tell beats yes. */
+static enum rule_tri
+tri_and(enum rule_tri a, enum rule_tri b)
+{
+	if (a == RULE_NO || b == RULE_NO)
+		return RULE_NO;
+	return a == RULE_UNKNOWN || b == RULE_UNKNOWN ? RULE_UNKNOWN : RULE_YES;
+}
+
+/* A list about a value keyward may not know: absent, it holds. */
+static enum rule_tri
+list_tri(const struct rule_list *l, const char *s, int known_value)
+{
+	if (l->n == 0)
+		return RULE_YES;
+	return known_value ? tri(list_match(l, s)) : RULE_UNKNOWN;
+}
+
+static enum rule_tri
+m_key(const struct rule *r, const struct rules_query *q)
+{
+	if (r->fingerprint != NULL && (q->fingerprint == NULL ||
+	    strcmp(r->fingerprint, q->fingerprint) != 0))
+		return RULE_NO;
+	return tri(list_match(&r->comment, q->comment));
+}
+
+/* The program on the socket of a forwarded request is the user's ssh,
+ * relaying for whoever asked on the server: it names nobody, so it never
+ * lets a request through. A deny may still rest on it ("deny ... ancestor
+ * /usr/bin/git" refuses what git's ssh relays too): its match cannot
+ * tell, its mismatch is a no. */
+static enum rule_tri
+relayed(int match, const struct rules_query *q)
+{
+	if (!match)
+		return RULE_NO;
+	return q->forwarded ? RULE_UNKNOWN : RULE_YES;
+}
+
+static enum rule_tri
+m_caller(const struct rule *r, const struct rules_query *q)
+{
+	if (r->caller.n == 0)
+		return RULE_YES;
+	return relayed(list_match(&r->caller, q->exe), q);
+}
+
+static enum rule_tri
+m_ancestor(const struct rule *r, const struct rules_query *q)
+{
+	size_t i;
+	int got = 0;
+
+	if (r->ancestor.n == 0)
+		return RULE_YES;
+	for (i = 0; i < q->nancestors && !got; i++)
+		got = list_match(&r->ancestor, q->ancestors[i]);
+	return relayed(got, q);
+}
+
+/* "via": yes on the first binding, which the user's ssh made before the
+ * server's first byte; a later hop the server may claim, so its match
+ * cannot tell; a forwarded request whose first hop is not known cannot
+ * tell either. */
+static enum rule_tri
+m_via(const struct rule *r, const struct rules_query *q)
+{
+	size_t i;
+
+	if (r->via.n == 0)
+		return RULE_YES;
+	if (q->first_hop && q->nhops > 0 && list_match(&r->via, q->hops[0]))
+		return RULE_YES;
+	for (i = q->first_hop ? 1 : 0; i < q->nhops; i++)
+		if (list_match(&r->via, q->hops[i]))
+			return RULE_UNKNOWN;
+	return q->first_hop && q->nhops > 0 ? RULE_NO : RULE_UNKNOWN;
+}
+
+static enum rule_tri
+m_origin(const struct rule *r, const struct rules_query *q)
+{
+	switch (r->origin) {
+	case RULE_ORIGIN_ANY:
+		return RULE_YES;
+	case RULE_ORIGIN_LOCAL:
+		return tri(!q->forwarded);
+	case RULE_ORIGIN_FORWARDED:
+		if (!q->forwarded)
+			return RULE_NO;
+		return m_via(r, q);
+	}
+	return RULE_NO;
+}
+
+/* The socket the request came in on: the user chose it (ForwardAgent
+ * names it), the server cannot. */
+static enum rule_tri
+m_socket(const struct rule *r, const struct rules_query *q)
+{
+	return tri(list_match(&r->socket, q->socket));
+}
+
+/* A login's user and host are known when policy verified the login
+ * against the bindings; else the data only claims them. */
+static enum rule_tri
+m_purpose(const struct rule *r, const struct rules_query *q)
+{
+	switch (r->purpose) {
+	case RULE_PURPOSE_ANY:
+		return RULE_YES;
+	case RULE_PURPOSE_LOGIN:
+		if (q->purpose != RULE_PURPOSE_LOGIN)
+			return RULE_NO;
+		return tri_and(list_tri(&r->user, q->user, q->verified),
+		    list_tri(&r->host, q->host, q->verified));
+	case RULE_PURPOSE_SSHSIG:
+		if (q->purpose != RULE_PURPOSE_SSHSIG)
+			return RULE_NO;
+		return tri(list_match(&r->ns, q->ns));
+	case RULE_PURPOSE_OTHER:
+		return tri(q->purpose == RULE_PURPOSE_OTHER);
+	}
+	return RULE_NO;
+}
+
+/* Every clause of the language, in the order of rules.h's grammar. */
+static enum rule_tri (*const clauses[])(const struct rule *,
+    const struct rules_query *) = {
+	m_key, m_socket, m_caller, m_ancestor, m_origin, m_purpose,
+};
+
+enum rule_tri
+rules_match(const struct rule *r, const struct rules_query *q)
+{
+	enum rule_tri all = RULE_YES;
+	size_t i;
+
+	for (i = 0; i < sizeof(clauses) / sizeof(clauses[0]); i++)
+		if ((all = tri_and(all, clauses[i](r, q))) == RULE_NO)
+			break;
+	return all;
+}
+
+/* RULE_DENY is stricter than RULE_CONFIRM, which is stricter than
+ * RULE_ALLOW (the enum's order). */
+static int
+stricter(enum rule_action a, enum rule_action b)
+{
+	return a > b;
+}
+
+/* The first rule that matches decides. A rule that may match or not, as
+ * the server chose, decides only where it is stricter than what the
+ * rules after it say: a deny then refuses, a confirm asks where the rest
+ * would allow, an allow never lets anything through. */
 enum rule_action
 rules_decide(const struct ruleset *rs, const struct rules_query *q,
     const struct rule **which)
 {
+	enum rule_action got = q->fallback != 0 ? q->fallback : RULE_ALLOW;
+	enum rule_action maybe = RULE_ALLOW;
+	const struct rule *by = NULL, *maybe_by = NULL;
 	size_t i;
 
-	if (which != NULL)
-		*which = NULL;
-	if (rs == NULL)
-		return RULE_ALLOW;
-	for (i = 0; i < rs->n; i++) {
-		if (rules_match(&rs->r[i], q)) {
-			if (which != NULL)
-				*which = &rs->r[i];
-			return rs->r[i].action;
+	for (i = 0; rs != NULL && i < rs->n; i++) {
+		enum rule_tri t = rules_match(&rs->r[i], q);
+
+		if (t == RULE_YES) {
+			got = rs->r[i].action;
+			by = &rs->r[i];
+			break;
+		}
+		if (t == RULE_UNKNOWN && (maybe_by == NULL ||
+		    stricter(rs->r[i].action, maybe))) {
+			maybe = rs->r[i].action;
+			maybe_by = &rs->r[i];
 		}
 	}
-	return RULE_ALLOW;
+	if (maybe_by != NULL && stricter(maybe, got)) {
+		got = maybe;
+		by = maybe_by;
+	}
+	if (which != NULL)
+		*which = by;
+	return got;
 }
 
 const char *

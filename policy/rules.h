@@ -43,13 +43,29 @@
  * deny. When no rule matches the answer is allow (RULE_ALLOW with *which
  * NULL): without a rules file keyward behaves as before.
  * Unknown values are the empty string: a peer whose executable could not
- * be read is caller "", a hop without a name is "", a login without a
- * user is user "" -- "*" matches them, "/usr/bin/ssh" does not.
- * "via LIST" matches when the request was forwarded and some hop of its
- * path has a host name LIST matches (a forwarded request without hops
- * counts as one unnamed hop): "deny origin forwarded via *,!bastion"
- * refuses every path with a host other than bastion. Matching is
- * case-sensitive.
+ * be read is caller "", a hop without a name is "" -- "*" matches them,
+ * "/usr/bin/ssh" does not. Matching is case-sensitive.
+ *
+ * The principle (doc/keyward.5, "FORWARDED REQUESTS"): an allow, a
+ * confirm (a prompt where a later rule would deny) and a remembered yes
+ * rest only on facts a forwarded server cannot choose; a deny may rest
+ * on anything. So each clause says yes, no or "cannot tell" (enum
+ * rule_tri). The first rule whose every clause says yes decides; a rule
+ * that cannot tell counts only where it is stricter (deny > confirm >
+ * allow) than what the rules after it decide -- over every way the
+ * server might have chosen, the strictest answer:
+ *  - caller and ancestor of a forwarded request describe the relay, the
+ *    user's own ssh, not who asked on the server: a match there cannot
+ *    tell (a deny holds, an allow does not), a mismatch is a no;
+ *  - "via LIST" says yes when the connection's first binding, the one
+ *    the user's ssh made, names a host LIST matches; when only a later
+ *    hop (the server's claim) matches, or the first binding names no
+ *    host, it cannot tell: "deny origin forwarded via *,!bastion"
+ *    refuses every path with a host other than bastion, and "allow ...
+ *    via bastion" holds for what bastion's own session asks;
+ *  - "user" and "host" cannot tell for a login policy could not verify
+ *    against the connection's bindings (struct rules_query.verified).
+ * A new clause is one more function in rules.c's table.
  *
  * Rules only ever restrict. rules_decide knows nothing of a key's own
  * constraints (confirm, lifetime, destinations): the caller checks those
@@ -129,18 +145,33 @@ struct ruleset {
 struct rules_query {
 	const char *fingerprint;        /* "SHA256:..." of the key */
 	const char *comment;            /* the key's comment */
-	const char *exe;                /* the peer's executable */
+	const char *exe;                /* the peer's executable (forwarded:
+	                                 * the relay's: its match cannot tell) */
 	const char *const *ancestors;   /* their executables, parent first */
 	size_t nancestors;
-	int forwarded;                  /* a session-bind with forwarding */
-	const char *const *hops;        /* host names of the path, in order
-	                                 * (NULL entries: unnamed) */
+	int forwarded;                  /* through a forwarded agent, or a
+	                                 * failed session-bind (cannot tell) */
+	const char *const *hops;        /* host names of the forwarding hops,
+	                                 * in order; NULL entries unnamed */
 	size_t nhops;
+	int first_hop;                  /* hops[0] is the connection's first
+	                                 * binding, made by the user's ssh (the
+	                                 * others are the server's claims) */
 	enum rule_purpose purpose;      /* LOGIN, SSHSIG or OTHER */
+	int verified;                   /* login: user and host verified
+	                                 * against the bindings */
 	const char *user;               /* login: the user */
 	const char *host;               /* login: the server's host name */
 	const char *ns;                 /* sshsig: the namespace */
 	const char *socket;             /* the socket's name ("main") */
+	enum rule_action fallback;      /* when no rule decides (0: allow) */
+};
+
+/* What one clause says of a query. */
+enum rule_tri {
+	RULE_NO = 0,
+	RULE_YES,
+	RULE_UNKNOWN,                   /* rests on what the server may choose */
 };
 
 /* Where the first error is ("name:line:column: message" in msg). Line
@@ -161,10 +192,14 @@ int rules_parse(const char *name, const char *text, size_t len,
 void rules_free(struct ruleset *rs);
 
 /* The action of the first rule that matches q (and that rule in *which),
- * or RULE_ALLOW with *which NULL when none does. rs NULL: no rules. */
+ * or q->fallback (RULE_ALLOW when 0) with *which NULL when none does --
+ * unless a rule before it that cannot tell is stricter: then that
+ * rule's. rs NULL: no rules. */
 enum rule_action rules_decide(const struct ruleset *rs,
     const struct rules_query *q, const struct rule **which);
-int rules_match(const struct rule *r, const struct rules_query *q);
+/* What r's clauses together say of q: no if one says no, else cannot
+ * tell if one cannot, else yes. */
+enum rule_tri rules_match(const struct rule *r, const struct rules_query *q);
 
 /* The rules, one a line, in the canonical form rules_parse reads back to
  * an equal set (rules_equal). 0, or -1 when out could not grow. */

@@ -13,6 +13,7 @@
 #include "policy/ruling.h"
 #include "policy/scope.h"
 
+#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -42,8 +43,8 @@ host_name(const struct identity *id, struct slice hostkey, char *out,
 /* Forwarded: the request came through an agent that ssh forwarded (a
  * binding that says so, or more than one hop), or a session-bind was
  * tried and failed, so keyward cannot tell (spec §8.10): fail closed. */
-static int
-forwarded(const struct bindings *b)
+int
+bindings_forwarded(const struct bindings *b)
 {
 	if (b->n == 0)
 		return b->attempted;
@@ -64,6 +65,44 @@ static void
 memo_add(struct wb *w, const char *s)
 {
 	wb_string(w, s, strlen(s));
+}
+
+/* What a yes is remembered under, and it holds for nothing else: this
+ * key and this program; local, or forwarded along this first binding
+ * (the host key the user's ssh bound, which the server cannot choose);
+ * the purpose, and its destination -- a verified login's user and
+ * server, an SSHSIG namespace. Data that names no destination policy
+ * verified (other data, an unverified login) is remembered by its
+ * SHA-256: the yes covers those bytes only. */
+static void
+memo_make(struct wb *w, const struct rules_query *q,
+    const struct bindings *b, struct slice data)
+{
+	unsigned char md[32];
+	unsigned int n = 0;
+
+	memo_add(w, q->fingerprint);
+	memo_add(w, q->exe != NULL ? q->exe : "");
+	wb_u8(w, (uint8_t)(q->forwarded ? 1 : 0));
+	if (q->forwarded && q->first_hop)
+		wb_string(w, b->b[0].key, b->b[0].keylen);
+	else
+		wb_string(w, "", 0);
+	wb_u8(w, (uint8_t)q->purpose);
+	wb_u8(w, (uint8_t)(q->verified ? 1 : 0));
+	memo_add(w, q->user != NULL ? q->user : "");
+	memo_add(w, q->host != NULL ? q->host : "");
+	memo_add(w, q->ns != NULL ? q->ns : "");
+	memo_add(w, q->socket);
+	if (q->purpose == RULE_PURPOSE_OTHER ||
+	    (q->purpose == RULE_PURPOSE_LOGIN && !q->verified)) {
+		if (EVP_Digest(data.p, data.len, md, &n, EVP_sha256(),
+		    NULL) != 1 || n != sizeof(md))
+			fatal("cannot hash the data to sign");
+		wb_string(w, md, sizeof(md));
+	}
+	if (w->err)
+		fatal("out of memory");
 }
 
 void
@@ -95,8 +134,10 @@ ruling_judge(struct policy *P, const struct identity *id,
 		qb->anc[i] = c->caller.anc[i].exe;
 	q.ancestors = qb->anc;
 	q.nancestors = c->caller.nanc;
-	q.forwarded = forwarded(b);
-	/* "via": the hosts the agent was forwarded to, in order. */
+	q.forwarded = bindings_forwarded(b);
+	/* "via": the hosts the agent was forwarded to, in order; the first
+	 * binding is the user's ssh's, the later ones the server's word. */
+	q.first_hop = b->n > 0 && b->b[0].forwarding;
 	for (i = 0; i < b->n && q.nhops < AGENT_MAX_BINDINGS; i++) {
 		if (!b->b[i].forwarding)
 			continue;
@@ -110,14 +151,18 @@ ruling_judge(struct policy *P, const struct identity *id,
 	switch (pu.kind) {
 	case PURPOSE_LOGIN:
 		q.purpose = RULE_PURPOSE_LOGIN;
+		/* Only a login verified against the bindings names its user
+		 * and host (the last binding, which a hostbound login's own
+		 * host key then equals): an unverified one is matched as an
+		 * unknown user at an unknown host. */
+		q.verified = pu.unverified == NULL;
+		if (!q.verified)
+			break;
 		if ((qb->user = slice_strdup(pu.ua.user)) == NULL)
 			fatal("out of memory");
 		q.user = qb->user;
-		if (pu.ua.hostbound)
-			host_name(id, pu.ua.hostkey, qb->host, sizeof(qb->host));
-		else if (b->n > 0)
-			host_name(id, (struct slice){ b->b[b->n - 1].key,
-			    b->b[b->n - 1].keylen }, qb->host, sizeof(qb->host));
+		host_name(id, (struct slice){ b->b[b->n - 1].key,
+		    b->b[b->n - 1].keylen }, qb->host, sizeof(qb->host));
 		q.host = qb->host;
 		break;
 	case PURPOSE_SSHSIG:
@@ -130,25 +175,16 @@ ruling_judge(struct policy *P, const struct identity *id,
 		q.purpose = RULE_PURPOSE_OTHER;
 		break;
 	}
+	/* Where no rule decides: allow, or deny on a named socket for a
+	 * key not added there (scope.c). */
+	q.fallback = scope_default(c->sock, id->sock);
 	out->action = rules_decide(P->rules, &q, &which);
 	if (which != NULL) {
 		out->line = which->line;
 		out->remember = which->remember;
-	} else
-		out->action = scope_default(c->sock, id->sock);
+	}
 	if (out->action == RULE_CONFIRM && out->remember > 0) {
-		/* A yes holds for this key, this program, this purpose and
-		 * this destination (login: user and server; SSHSIG: the
-		 * namespace) -- and for nothing else. */
-		memo_add(&out->memo, qb->fp);
-		memo_add(&out->memo, q.exe != NULL ? q.exe : "");
-		wb_u8(&out->memo, (uint8_t)q.purpose);
-		memo_add(&out->memo, q.user != NULL ? q.user : "");
-		memo_add(&out->memo, q.host != NULL ? q.host : "");
-		memo_add(&out->memo, q.ns != NULL ? q.ns : "");
-		memo_add(&out->memo, q.socket);
-		if (out->memo.err)
-			fatal("out of memory");
+		memo_make(&out->memo, &q, b, data);
 		ruling_recall(P, out);
 	}
 	free(qb->user);

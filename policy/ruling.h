@@ -17,6 +17,7 @@ struct policy;
 struct identity;
 struct conn;
 struct ctx;
+struct bindings;
 
 struct ruling {
 	enum rule_action action;        /* RULE_ALLOW when no rule matched */
@@ -24,8 +25,14 @@ struct ruling {
 	uint32_t remember;              /* confirm: seconds to remember a yes */
 	int remembered;                 /* a remembered yes stands for the prompt */
 	struct wb memo;                 /* what a yes is remembered under: key,
-	                                 * caller, purpose, destination */
+	                                 * caller, origin and first binding,
+	                                 * purpose, destination (memo_make) */
 };
+
+/* Whether a connection's requests come through a forwarded agent: a
+ * binding says so (or there is more than one), or a session-bind was
+ * tried and failed, so keyward cannot tell (spec §8.10): fail closed. */
+int bindings_forwarded(const struct bindings *b);
 
 /* The rules' word on key id signing data for connection c. */
 void ruling_judge(struct policy *P, const struct identity *id,

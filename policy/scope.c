@@ -52,7 +52,7 @@ scope_may_list(const struct ruleset *rs, uint32_t sock,
 		only.fingerprint = r->fingerprint;
 		only.comment = r->comment;
 		only.socket = r->socket;
-		if (!rules_match(&only, &q))
+		if (rules_match(&only, &q) != RULE_YES)
 			continue;
 		if (!needs_request(r))
 			return r->action != RULE_DENY;

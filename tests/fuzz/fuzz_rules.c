@@ -89,6 +89,8 @@ check_decisions(const uint8_t *data, size_t size, const struct ruleset *a,
 		q.forwarded = (k & 4) != 0;
 		q.hops = hops;
 		q.nhops = q.forwarded ? 1 + (k & 1) : 0;
+		q.first_hop = (k & 2) != 0;
+		q.verified = (k & 1) == 0;
 		q.purpose = (enum rule_purpose)(1 + k % 3);
 		q.user = s[2];
 		q.host = (k & 1) ? s[3] : NULL;

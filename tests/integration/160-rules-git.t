@@ -1,7 +1,7 @@
 #!/bin/bash
 # keyward(5), first example: key X signs only SSHSIG signatures in the
 # namespace git, and only for a program that runs under git:
-#   allow key X ancestor /usr/bin/git purpose sshsig namespace git
+#   allow key X ancestor /usr/bin/git origin local purpose sshsig namespace git
 #   deny  key X
 # A real "git commit -S" (gpg.format=ssh) is signed and verifies; the same
 # key for "ssh-keygen -Y sign -n file" (from a shell or under git), for
@@ -18,7 +18,7 @@ cat "$T/keys/x.pub" >>"$T/authorized_keys"
 XFP=$(fp "$T/keys/x.pub")
 POL=$(rules_file git \
 	"# keyward(5): key X signs git commits only" \
-	"allow key $XFP ancestor /usr/bin/git purpose sshsig namespace git" \
+	"allow key $XFP ancestor /usr/bin/git origin local purpose sshsig namespace git" \
 	"deny  key $XFP")
 
 rules_agent "$POL"

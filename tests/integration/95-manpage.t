@@ -124,7 +124,7 @@ done
 is "$(sed -n 's/^\.TH KEYWARD 5 "[^"]*" "keyward \([^"]*\)".*/\1/p' "$RULESPAGE")" "$version" \
 	"keyward(5)'s .TH line names KEYWARD_VERSION"
 RTEXT=$(MANWIDTH=80 man -l "$RULESPAGE" 2>/dev/null | col -b)
-for section in NAME SYNOPSIS DESCRIPTION "FILE FORMAT" RULES PATTERNS SEMANTICS \
+for section in NAME SYNOPSIS DESCRIPTION "FILE FORMAT" RULES PATTERNS SEMANTICS "FORWARDED REQUESTS" \
 	"CANONICAL FORM" ERRORS LIMITS EXAMPLES "SEE ALSO"; do
 	printf '%s\n' "$RTEXT" | grep -qx "$section"
 	ok $? "keyward(5): section $section is there"

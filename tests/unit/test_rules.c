@@ -344,7 +344,7 @@ struct dec_row {
 /* keyward(5), EXAMPLES: the three worked examples, word for word
  * (tests/integration/95-manpage.t checks that each line is here). */
 #define EX_GIT \
-	"allow key SHA256:5tMhpU5r5oppAvvffFidD8vI+HzXjbQ/cvHMEYjeiYk ancestor /usr/bin/git purpose sshsig namespace git\n" \
+	"allow key SHA256:5tMhpU5r5oppAvvffFidD8vI+HzXjbQ/cvHMEYjeiYk ancestor /usr/bin/git origin local purpose sshsig namespace git\n" \
 	"deny  key SHA256:5tMhpU5r5oppAvvffFidD8vI+HzXjbQ/cvHMEYjeiYk\n"
 #define EX_PROD \
 	"confirm remember=10m key comment prod* caller /usr/bin/ssh\n" \
@@ -377,15 +377,18 @@ static const struct dec_row dec[] = {
 	{ "git: a login with X", EX_GIT, FPX, "perseus", SSH, "/bin/bash", 0, NULL, NULL, LOGIN, "root", "scylla", NULL, RULE_DENY, 2, 0 },
 	{ "git: other data under git", EX_GIT, FPX, "perseus", KEYGEN, GIT, 0, NULL, NULL, OTHER, NULL, NULL, NULL, RULE_DENY, 2, 0 },
 	{ "git: key Y is not concerned", EX_GIT, FPY, "scylla", KEYGEN, "/bin/bash", 0, NULL, NULL, SSHSIG, NULL, NULL, "file", RULE_ALLOW, 0, 0 },
+	{ "git: a forwarded server through git's ssh", EX_GIT, FPX, "perseus", SSH, GIT, 1, "githost", NULL, SSHSIG, NULL, NULL, "git", RULE_DENY, 2, 0 },
+	{ "git: the same without origin local", "allow key " FPX " ancestor /usr/bin/git purpose sshsig namespace git\ndeny key " FPX "\n", FPX, "perseus", SSH, GIT, 1, "githost", NULL, SSHSIG, NULL, NULL, "git", RULE_DENY, 2, 0 },
 	{ "git: no ancestors known", EX_GIT, FPX, "perseus", KEYGEN, NULL, 0, NULL, NULL, SSHSIG, NULL, NULL, "git", RULE_DENY, 2, 0 },
 	/* only /usr/bin/ssh may use the prod key, confirmed, remembered 10 min */
 	{ "prod: ssh logs in", EX_PROD, FPX, "prod-2026", SSH, "/bin/bash", 0, NULL, NULL, LOGIN, "deploy", "charybdis", NULL, RULE_CONFIRM, 1, 600 },
-	{ "prod: ssh, forwarded", EX_PROD, FPX, "prod-2026", SSH, "/bin/bash", 1, "perseus", NULL, LOGIN, "deploy", "charybdis", NULL, RULE_CONFIRM, 1, 600 },
+	{ "prod: ssh relaying for a forwarded server", EX_PROD, FPX, "prod-2026", SSH, "/bin/bash", 1, "perseus", NULL, LOGIN, "deploy", "charybdis", NULL, RULE_DENY, 2, 0 },
 	{ "prod: python3 (paramiko)", EX_PROD, FPX, "prod-2026", PY, "/bin/bash", 0, NULL, NULL, LOGIN, "deploy", "charybdis", NULL, RULE_DENY, 2, 0 },
 	{ "prod: an unreadable caller", EX_PROD, FPX, "prod-2026", NULL, NULL, 0, NULL, NULL, LOGIN, "deploy", "charybdis", NULL, RULE_DENY, 2, 0 },
 	{ "prod: ssh under another name", EX_PROD, FPX, "prod-2026", "/tmp/ssh", "/bin/bash", 0, NULL, NULL, LOGIN, "deploy", "charybdis", NULL, RULE_DENY, 2, 0 },
 	{ "prod: another key", EX_PROD, FPY, "scylla", PY, NULL, 0, NULL, NULL, LOGIN, "deploy", "charybdis", NULL, RULE_ALLOW, 0, 0 },
 	{ "prod: a key without comment", EX_PROD, FPY, NULL, PY, NULL, 0, NULL, NULL, LOGIN, "deploy", "charybdis", NULL, RULE_ALLOW, 0, 0 },
+	{ "prod: a forwarded unverified login", EX_PROD, FPX, "prod-2026", SSH, "/bin/bash", 1, "perseus", NULL, LOGIN, NULL, NULL, NULL, RULE_DENY, 2, 0 },
 	/* key Y is never used through a forwarded agent */
 	{ "fwd: Y forwarded", EX_FWD, FPY, "scylla", SSH, NULL, 1, "perseus", NULL, LOGIN, "root", "charybdis", NULL, RULE_DENY, 1, 0 },
 	{ "fwd: Y forwarded, no hop name", EX_FWD, FPY, "scylla", SSH, NULL, 1, NULL, NULL, LOGIN, "root", "charybdis", NULL, RULE_DENY, 1, 0 },
@@ -416,7 +419,8 @@ static const struct dec_row dec[] = {
 	{ "via: one other hop is enough", VIA, NULL, NULL, SSH, NULL, 1, "bastion", "evil", LOGIN, NULL, NULL, NULL, RULE_DENY, 1, 0 },
 	{ "via: an unnamed hop is \"\"", VIA, NULL, NULL, SSH, NULL, 1, NULL, NULL, LOGIN, NULL, NULL, NULL, RULE_DENY, 1, 0 },
 	{ "via: local is not forwarded", VIA, NULL, NULL, SSH, NULL, 0, NULL, NULL, LOGIN, NULL, NULL, NULL, RULE_ALLOW, 0, 0 },
-	{ "via allow: some hop matches", VIA_ALLOW, NULL, NULL, SSH, NULL, 1, "evil", "bastion", LOGIN, NULL, NULL, NULL, RULE_ALLOW, 1, 0 },
+	{ "via allow: the first hop matches", VIA_ALLOW, NULL, NULL, SSH, NULL, 1, "bastion", "evil", LOGIN, NULL, NULL, NULL, RULE_ALLOW, 1, 0 },
+	{ "via allow: a later hop (the server's claim) is not enough", VIA_ALLOW, NULL, NULL, SSH, NULL, 1, "evil", "bastion", LOGIN, NULL, NULL, NULL, RULE_DENY, 2, 0 },
 	{ "via allow: no hop matches", VIA_ALLOW, NULL, NULL, SSH, NULL, 1, "evil", NULL, LOGIN, NULL, NULL, NULL, RULE_DENY, 2, 0 },
 	{ "via allow: local", VIA_ALLOW, NULL, NULL, SSH, NULL, 0, NULL, NULL, LOGIN, NULL, NULL, NULL, RULE_DENY, 2, 0 },
 	/* purposes */
@@ -452,8 +456,10 @@ test_decide(void)
 			.forwarded = d->forwarded, .hops = hops,
 			.nhops = d->hop2 != NULL ? 2 :
 			    d->forwarded ? 1 : 0,
+			.first_hop = d->hop1 != NULL,
 			.purpose = d->purpose, .user = d->user,
 			.host = d->host, .ns = d->ns,
+			.verified = d->user != NULL || d->host != NULL,
 		};
 		enum rule_action got;
 
@@ -475,8 +481,9 @@ test_decide(void)
 	}
 }
 
-/* A forwarded request whose path the caller could not name at all is
- * one unnamed hop: "*" matches it, a host name does not. */
+/* A forwarded request whose path the caller could not name at all may
+ * have come through any host: a deny on a host holds, a confirm on one
+ * asks where the rest would allow, an allow does not let it through. */
 static void
 test_no_hops(void)
 {
@@ -490,13 +497,19 @@ test_no_hops(void)
 	if (rules_parse("t.rules", text, strlen(text), &rs, &err) != 0)
 		abort();
 	is_int(rules_decide(rs, &q, NULL), RULE_DENY,
-	    "forwarded without hops: one unnamed hop, \"*\" matches");
+	    "forwarded without hops: a deny via hosts holds");
 	rules_free(rs);
 	text = "confirm origin forwarded via bastion\n";
 	if (rules_parse("t.rules", text, strlen(text), &rs, &err) != 0)
 		abort();
-	is_int(rules_decide(rs, &q, NULL), RULE_ALLOW,
-	    "forwarded without hops: a host name does not match");
+	is_int(rules_decide(rs, &q, NULL), RULE_CONFIRM,
+	    "forwarded without hops: a confirm via bastion asks (else: allowed)");
+	rules_free(rs);
+	text = "allow origin forwarded via bastion\ndeny\n";
+	if (rules_parse("t.rules", text, strlen(text), &rs, &err) != 0)
+		abort();
+	is_int(rules_decide(rs, &q, NULL), RULE_DENY,
+	    "forwarded without hops: an allow via bastion does not let it through");
 	rules_free(rs);
 }
 

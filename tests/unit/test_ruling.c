@@ -92,6 +92,9 @@ bind_to(const struct testkey *h, int forwarding)
 	memcpy(x->key, b.p, b.len);
 	x->keylen = b.len;
 	x->forwarding = forwarding;
+	/* each binding's session id: "sid" and its index */
+	x->sidlen = (size_t)snprintf((char *)x->sid, sizeof(x->sid), "sid%zu",
+	    conn.bind.n - 1);
 	conn.bind.attempted = 1;
 }
 
@@ -100,6 +103,65 @@ unbind(void)
 {
 	bindings_free(&conn.bind);
 	memset(&conn.bind, 0, sizeof(conn.bind));
+}
+
+/* A userauth request for the key (RFC 4252 §7; hostbound: OpenSSH's
+ * publickey-hostbound-v00 with hostkey h) in session sid. */
+static void
+login_data(struct tb *t, const char *sid, const char *user,
+    const struct testkey *h)
+{
+	struct slice kb = testkey_blob(&key);
+
+	tb_init(t);
+	tb_cstring(t, sid);
+	tb_u8(t, 50);
+	tb_cstring(t, user);
+	tb_cstring(t, "ssh-connection");
+	tb_cstring(t, h != NULL ? "publickey-hostbound-v00@openssh.com" :
+	    "publickey");
+	tb_u8(t, 1);
+	tb_cstring(t, "ssh-ed25519");
+	tb_string(t, kb.p, kb.len);
+	if (h != NULL) {
+		struct slice hb = testkey_blob(h);
+		tb_string(t, hb.p, hb.len);
+	}
+}
+
+/* The action for a login, with *remembered; yes: say yes to it. */
+static enum rule_action
+judge_login(const char *sid, const char *user, const struct testkey *h,
+    int *remembered, int yes)
+{
+	struct ruling r;
+	struct tb t;
+
+	login_data(&t, sid, user, h);
+	ruling_judge(&P, &id, &conn, wb_slice_of(&t.w), &r);
+	if (remembered != NULL)
+		*remembered = r.remembered;
+	if (yes)
+		ruling_remember(&P, &r);
+	ruling_free(&r);
+	tb_free(&t);
+	return r.action;
+}
+
+/* Other data d: the action, *remembered; yes: say yes to it. */
+static enum rule_action
+judge_other(const char *d, int *remembered, int yes)
+{
+	struct ruling r;
+
+	ruling_judge(&P, &id, &conn, (struct slice){ (const uint8_t *)d,
+	    strlen(d) }, &r);
+	if (remembered != NULL)
+		*remembered = r.remembered;
+	if (yes)
+		ruling_remember(&P, &r);
+	ruling_free(&r);
+	return r.action;
 }
 
 static size_t
@@ -225,6 +287,136 @@ main(void)
 	load("confirm remember=1 caller /usr/bin/ssh\n");
 	judge("git", &rem, NULL);
 	is_int(rem, 0, "after new rules: asked again");
+
+	/* --- issue 24: what a forwarded server cannot choose */
+	{
+		char hfp[FP_TEXT_MAX], h2fp[FP_TEXT_MAX];
+
+		if (fingerprint(testkey_blob(&host1), "sha256", hfp, sizeof(hfp)) != 0 ||
+		    fingerprint(testkey_blob(&host2), "sha256", h2fp, sizeof(h2fp)) != 0)
+			tk_die("fingerprint");
+		if (fingerprint(b, "sha256", fp, sizeof(fp)) != 0)
+			tk_die("fingerprint");
+		/* 1: the git example, through ssh started by git */
+		snprintf(text, sizeof(text), "allow key %s ancestor /usr/bin/git "
+		    "purpose sshsig namespace git\ndeny key %s\n", fp, fp);
+		load(text);
+		conn.caller.exe = "/usr/bin/ssh";
+		conn.caller.anc[0].exe = "/usr/bin/git";
+		is_int(judge("git", NULL, &line), RULE_ALLOW,
+		    "git example: local, under git: allowed");
+		bind_to(&host1, 1);
+		is_int(judge("git", NULL, &line), RULE_DENY,
+		    "git example: forwarded through git's ssh: denied");
+		is_int(line, 2, "... by the deny, line 2");
+		load("deny ancestor /usr/bin/git\n");
+		is_int(judge("git", NULL, NULL), RULE_DENY,
+		    "a deny on ancestor still holds on the relay's ancestors");
+		load("deny caller /usr/bin/python3\nconfirm caller /usr/bin/ssh\n");
+		is_int(judge("git", NULL, &line), RULE_CONFIRM,
+		    "forwarded: a deny on another caller does not hold; a "
+		    "confirm on the relay asks, where the rest would allow");
+		load("confirm caller /usr/bin/ssh\ndeny\n");
+		is_int(judge("git", NULL, &line), RULE_DENY,
+		    "forwarded: a confirm on the relay never stands in for a deny");
+		load("deny caller *,!/usr/bin/ssh\n");
+		is_int(judge("git", NULL, NULL), RULE_ALLOW,
+		    "forwarded: \"every program but ssh\" is judged on the relay");
+		unbind();
+		conn.caller.anc[0].exe = "/usr/bin/bash";
+
+		/* 3: an unverified login is to an unknown host, as an
+		 * unknown user */
+		snprintf(text, sizeof(text), "allow key %s purpose login host %s "
+		    "user deploy\ndeny key %s\n", fp, h2fp, fp);
+		load(text);
+		bind_to(&host1, 1);
+		bind_to(&host2, 0);
+		is_int(judge_login("sid1", "deploy", &host2, NULL, 0), RULE_ALLOW,
+		    "a verified hostbound login to host2 as deploy: allowed");
+		is_int(judge_login("sid1", "deploy", NULL, NULL, 0), RULE_DENY,
+		    "a plain login after a forwarding hop (unverified): denied");
+		is_int(judge_login("other", "deploy", &host2, NULL, 0), RULE_DENY,
+		    "a hostbound login to host2 in another session: denied");
+		unbind();
+		bind_to(&host1, 1);
+		is_int(judge_login("x", "deploy", &host2, NULL, 0), RULE_DENY,
+		    "a login that names host2 on a connection bound to host1 only: denied");
+		unbind();
+		snprintf(text, sizeof(text), "deny key %s purpose login host %s\n",
+		    fp, h2fp);
+		load(text);
+		bind_to(&host1, 1);
+		is_int(judge_login("x", "deploy", NULL, NULL, 0), RULE_DENY,
+		    "deny host: an unverified login may be to that host: denied");
+		unbind();
+
+		/* 4: via rests on the first binding */
+		snprintf(text, sizeof(text), "allow origin forwarded via %s\ndeny\n",
+		    h2fp);
+		load(text);
+		bind_to(&host2, 1);
+		is_int(judge("git", NULL, NULL), RULE_ALLOW,
+		    "allow via host2: the first binding is host2: allowed");
+		unbind();
+		bind_to(&host1, 1);
+		bind_to(&host2, 1);
+		is_int(judge("git", NULL, &line), RULE_DENY,
+		    "allow via host2: host2 added after host1 (the server's claim): denied");
+		unbind();
+		snprintf(text, sizeof(text), "deny origin forwarded via %s\n", h2fp);
+		load(text);
+		bind_to(&host1, 1);
+		bind_to(&host2, 1);
+		is_int(judge("git", NULL, NULL), RULE_DENY,
+		    "deny via host2: a later hop is enough");
+		unbind();
+		bind_to(&host1, 1);
+		is_int(judge("git", NULL, NULL), RULE_ALLOW,
+		    "deny via host2: a path through host1 alone is not denied");
+		unbind();
+
+		/* 2: a remembered yes is keyed by origin and first binding */
+		load("confirm remember=1h\n");
+		approve("git");
+		judge("git", &rem, NULL);
+		is_int(rem, 1, "a local yes: remembered locally");
+		bind_to(&host1, 1);
+		judge("git", &rem, NULL);
+		is_int(rem, 0, "... never for a forwarded request");
+		approve("git");
+		judge("git", &rem, NULL);
+		is_int(rem, 1, "a yes through host1: remembered through host1");
+		unbind();
+		bind_to(&host2, 1);
+		judge("git", &rem, NULL);
+		is_int(rem, 0, "... not through host2");
+		unbind();
+		bind_to(&host2, 1);
+		bind_to(&host1, 1);
+		judge("git", &rem, NULL);
+		is_int(rem, 0, "... nor through host2 claiming host1 after it");
+		unbind();
+		bind_to(&host1, 1);
+		judge_other("other data one", NULL, 1);
+		judge_other("other data one", &rem, 0);
+		is_int(rem, 1, "a yes for other data: remembered for those bytes");
+		judge_other("other data two", &rem, 0);
+		is_int(rem, 0, "... not for other bytes");
+		bind_to(&host2, 0);
+		judge_login("sid0", "deploy", NULL, NULL, 1);
+		judge_login("sid0", "deploy", NULL, &rem, 0);
+		is_int(rem, 1, "a yes for an unverified login: for those bytes");
+		judge_login("sid9", "deploy", NULL, &rem, 0);
+		is_int(rem, 0, "... not for the same user in another session");
+		judge_login("sid1", "deploy", &host2, NULL, 1);
+		judge_login("sid1", "deploy", &host2, &rem, 0);
+		is_int(rem, 1, "a yes for a verified login: remembered");
+		judge_login("sid1", "root", &host2, &rem, 0);
+		is_int(rem, 0, "... not for another user");
+		unbind();
+		rules_forget(&P);
+	}
 
 	/* --- bounded */
 	load("confirm remember=1h caller /usr/bin/ssh\n");

@@ -1,0 +1,546 @@
+/*
+ * test_rules_gen.c - random rules files and random local or forwarded
+ * requests, each judged twice: by keyward (rules_parse, then ruling_judge
+ * on a connection with real session bindings and real userauth or SSHSIG
+ * data) and by a small reference model written from keyward(5) alone
+ * (below, "the model"), which must agree on every action and every
+ * remembered yes. The model matches patterns with fnmatch(3), not wmatch,
+ * and decides by trying every way a forwarded server could have chosen
+ * what keyward cannot verify ("worlds"), taking the strictest answer, not
+ * by rules_decide's single pass.
+ *
+ * Runs for RULES_GEN_SECONDS (default 20; make stress runs it longer);
+ * RULES_GEN_SEED replays a run (the seed is printed).
+ */
+#include "policy/audit.h"
+#include "policy/dispatch.h"
+#include "policy/ruling.h"
+#include "tests/unit/tap.h"
+#include "tests/unit/testkeys.h"
+
+#include <fnmatch.h>
+#include <time.h>
+
+static struct policy P;
+static struct identity id;
+static struct conn conn;
+static struct testkey key, hk[3];
+static char keyfp[FP_TEXT_MAX], hostfp[3][FP_TEXT_MAX];
+static uint64_t rng;
+
+static unsigned
+rnd(unsigned n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (unsigned)(rng % n);
+}
+
+#define PICK(a) ((a)[rnd(sizeof(a) / sizeof((a)[0]))])
+
+/* ------------------------------------------------------------ the model */
+
+#define MAXPAT 3
+#define MAXRULES 5
+
+struct mlist {
+	const char *pat[MAXPAT];        /* with a leading '!' when negated */
+	int n;                          /* 0: the clause is absent */
+};
+
+struct mrule {
+	int action;                     /* RULE_ALLOW, RULE_CONFIRM, RULE_DENY */
+	int remember;
+	const char *fp;
+	struct mlist comment, caller, ancestor, via, user, host, ns;
+	int origin;                     /* 0 any, 1 local, 2 forwarded */
+	int purpose;                    /* 0 any, 1 login, 2 sshsig, 3 other */
+};
+
+/* What the model knows of a request, in keyward(5)'s words. */
+struct mreq {
+	const char *fp, *comment;
+	const char *exe;                /* "" when unknown */
+	const char *anc[2];
+	int nanc;
+	int forwarded;
+	int first_known;                /* the first binding is a forwarding one */
+	const char *hops[4];            /* names of the forwarding bindings */
+	int nhops;
+	int purpose;                    /* 1 login, 2 sshsig, 3 other */
+	int verified;
+	const char *user, *host, *ns;
+	/* what a remembered yes is kept under */
+	int first_key;                  /* index of the first binding's host key, -1 */
+	char data[128];
+};
+
+enum { NO, YES, MAYBE };
+
+/* keyward(5) PATTERNS: no negated pattern matches, some other one does. */
+static int
+m_list(const struct mlist *l, const char *s)
+{
+	int got = 0;
+
+	for (int i = 0; i < l->n; i++) {
+		int neg = l->pat[i][0] == '!';
+		if (fnmatch(l->pat[i] + neg, s, 0) != 0)
+			continue;
+		if (neg)
+			return 0;
+		got = 1;
+	}
+	return got;
+}
+
+static int
+and3(int a, int b)
+{
+	if (a == NO || b == NO)
+		return NO;
+	return a == MAYBE || b == MAYBE ? MAYBE : YES;
+}
+
+static int
+m_rule(const struct mrule *r, const struct mreq *q)
+{
+	int v = YES, any;
+
+	if (r->fp != NULL && strcmp(r->fp, q->fp) != 0)
+		return NO;
+	if (r->comment.n && !m_list(&r->comment, q->comment))
+		return NO;
+	/* caller / ancestor: for a forwarded request those of the relay,
+	 * whose match may or may not hold */
+	if (r->caller.n)
+		v = and3(v, !m_list(&r->caller, q->exe) ? NO :
+		    q->forwarded ? MAYBE : YES);
+	if (r->ancestor.n) {
+		any = 0;
+		for (int i = 0; i < q->nanc; i++)
+			any |= m_list(&r->ancestor, q->anc[i]);
+		v = and3(v, !any ? NO : q->forwarded ? MAYBE : YES);
+	}
+	if (r->origin == 1 && q->forwarded)
+		return NO;
+	if (r->origin == 2) {
+		if (!q->forwarded)
+			return NO;
+		if (r->via.n) {
+			/* holds on the first binding; later hosts, or a first
+			 * one not known, may or may not be on the path */
+			int w = NO;
+			if (q->first_known && m_list(&r->via, q->hops[0]))
+				w = YES;
+			else if (!q->first_known)
+				w = MAYBE;
+			else
+				for (int i = 1; i < q->nhops; i++)
+					if (m_list(&r->via, q->hops[i]))
+						w = MAYBE;
+			v = and3(v, w);
+		}
+	}
+	if (r->purpose != 0 && r->purpose != q->purpose)
+		return NO;
+	if (r->purpose == 1) {
+		if (r->user.n)
+			v = and3(v, !q->verified ? MAYBE :
+			    m_list(&r->user, q->user) ? YES : NO);
+		if (r->host.n)
+			v = and3(v, !q->verified ? MAYBE :
+			    m_list(&r->host, q->host) ? YES : NO);
+	}
+	if (r->purpose == 2 && r->ns.n && !m_list(&r->ns, q->ns))
+		return NO;
+	return v;
+}
+
+/* SEMANTICS and FORWARDED REQUESTS: in every world (each rule that may
+ * or may not match either matching or not), the first rule that matches
+ * decides, no rule: allow; the answer is the strictest of all worlds. */
+static int
+m_decide(const struct mrule *rs, int n, const struct mreq *q, int *by)
+{
+	int v[MAXRULES], best = 0, nmaybe = 0;
+
+	for (int i = 0; i < n; i++)
+		if ((v[i] = m_rule(&rs[i], q)) == MAYBE)
+			nmaybe++;
+	*by = -1;
+	for (unsigned w = 0; w < (1u << nmaybe); w++) {
+		int a = RULE_ALLOW, who = -1;
+		for (int i = 0, k = 0; i < n; i++) {
+			int m = v[i] == YES;
+			if (v[i] == MAYBE)
+				m = (w >> k++) & 1;
+			if (m) {
+				a = rs[i].action;
+				who = i;
+				break;
+			}
+		}
+		if (a > best) {
+			best = a;
+			*by = who;
+		}
+	}
+	return best;
+}
+
+/* A remembered yes (SEMANTICS): key, caller, origin and first binding,
+ * purpose, verified destination -- or, for other data and an unverified
+ * login, the bytes. */
+struct mmemo {
+	char text[512];
+};
+
+static void
+m_memo(const struct mreq *q, struct mmemo *m)
+{
+	const char *dest = "";
+	char buf[256];
+
+	if (q->purpose == 1 && q->verified)
+		snprintf(buf, sizeof(buf), "user=%s host=%s", q->user, q->host),
+		dest = buf;
+	else if (q->purpose == 2)
+		snprintf(buf, sizeof(buf), "ns=%s", q->ns), dest = buf;
+	else
+		snprintf(buf, sizeof(buf), "bytes=%s", q->data), dest = buf;
+	snprintf(m->text, sizeof(m->text), "%s|%s|%s|%d|%d|%s", q->fp, q->exe,
+	    q->forwarded ? "fwd" : "local", q->forwarded ? q->first_key : -1,
+	    q->purpose, dest);
+}
+
+/* ------------------------------------------------------- the generator */
+
+static const char *const exes[] = { "/usr/bin/ssh", "/usr/bin/git",
+	"/usr/bin/python3", "/usr/bin/ssh-keygen", "" };
+static const char *const users[] = { "root", "deploy", "git" };
+static const char *const nss[] = { "git", "file", "ssh" };
+static const char *const comments[] = { "prod-1", "k1" };
+
+static void
+gen_list(struct mlist *l, const char *const *pool, int npool)
+{
+	l->n = 1 + (int)rnd(MAXPAT);
+	for (int i = 0; i < l->n; i++)
+		l->pat[i] = pool[rnd((unsigned)npool)];
+}
+
+static char hostpat[3][2][FP_TEXT_MAX + 2];      /* fp, !fp */
+
+static void
+gen_rule(struct mrule *r)
+{
+	static const char *const exep[] = { "/usr/bin/ssh", "/usr/bin/*", "*",
+		"/usr/bin/git", "/usr/bin/python3*", "!/usr/bin/ssh",
+		"!/usr/bin/git" };
+	static const char *const comp[] = { "prod*", "*", "k1", "!prod*" };
+	static const char *const userp[] = { "root", "deploy", "*", "r*",
+		"!root" };
+	static const char *const nsp[] = { "git", "file", "*", "f*", "!git" };
+	const char *hostp[9];
+
+	for (int i = 0; i < 3; i++) {
+		hostp[2 * i] = hostpat[i][0];
+		hostp[2 * i + 1] = hostpat[i][1];
+	}
+	hostp[6] = "SHA256:*";
+	hostp[7] = "*";
+	hostp[8] = "!SHA256:*";
+	memset(r, 0, sizeof(*r));
+	r->action = 1 + (int)rnd(3);
+	if (r->action == RULE_CONFIRM && rnd(2))
+		r->remember = 3600;
+	if (rnd(5) == 0)
+		r->fp = rnd(3) ? keyfp : hostfp[0];     /* this key, or another */
+	if (r->fp == NULL && rnd(4) == 0)       /* "key" is one clause */
+		gen_list(&r->comment, comp, 4);
+	if (rnd(3) == 0)
+		gen_list(&r->caller, exep, 7);
+	if (rnd(4) == 0)
+		gen_list(&r->ancestor, exep, 7);
+	r->origin = (int)rnd(4) % 3;
+	if (r->origin == 2 && rnd(2))
+		gen_list(&r->via, hostp, 9);
+	r->purpose = (int)rnd(5) % 4;
+	if (r->purpose == 1 && rnd(2))
+		gen_list(&r->user, userp, 5);
+	if (r->purpose == 1 && rnd(2))
+		gen_list(&r->host, hostp, 9);
+	if (r->purpose == 2 && rnd(2))
+		gen_list(&r->ns, nsp, 5);
+}
+
+static void
+put_list(char *out, size_t n, const char *kw, const struct mlist *l)
+{
+	size_t o = strlen(out);
+
+	if (l->n == 0)
+		return;
+	o += (size_t)snprintf(out + o, n - o, " %s ", kw);
+	for (int i = 0; i < l->n && o < n; i++)
+		o += (size_t)snprintf(out + o, n - o, "%s%s", i ? "," : "",
+		    l->pat[i]);
+}
+
+static void
+rule_text(const struct mrule *r, char *out, size_t n)
+{
+	static const char *const act[] = { "", "allow", "confirm", "deny" };
+	static const char *const pur[] = { "any", "login", "sshsig", "other" };
+
+	snprintf(out, n, "%s", act[r->action]);
+	if (r->remember)
+		snprintf(out + strlen(out), n - strlen(out), " remember=1h");
+	if (r->fp)
+		snprintf(out + strlen(out), n - strlen(out), " key %s", r->fp);
+	put_list(out, n, "key comment", &r->comment);
+	put_list(out, n, "caller", &r->caller);
+	put_list(out, n, "ancestor", &r->ancestor);
+	if (r->origin == 1)
+		snprintf(out + strlen(out), n - strlen(out), " origin local");
+	if (r->origin == 2) {
+		snprintf(out + strlen(out), n - strlen(out), " origin forwarded");
+		put_list(out, n, "via", &r->via);
+	}
+	if (r->purpose)
+		snprintf(out + strlen(out), n - strlen(out), " purpose %s",
+		    pur[r->purpose]);
+	put_list(out, n, "user", &r->user);
+	put_list(out, n, "host", &r->host);
+	put_list(out, n, "namespace", &r->ns);
+	snprintf(out + strlen(out), n - strlen(out), "\n");
+}
+
+static void
+bind_to(int h, int forwarding)
+{
+	struct slice b = testkey_blob(&hk[h]);
+	struct binding *x = &conn.bind.b[conn.bind.n++];
+
+	if ((x->key = malloc(b.len)) == NULL)
+		tk_die("malloc");
+	memcpy(x->key, b.p, b.len);
+	x->keylen = b.len;
+	x->forwarding = forwarding;
+	x->sidlen = (size_t)snprintf((char *)x->sid, sizeof(x->sid), "sid%zu",
+	    conn.bind.n - 1);
+	conn.bind.attempted = 1;
+}
+
+/* A random connection and request: sets up conn and id, builds data,
+ * fills q as keyward(5) describes it. */
+static void
+gen_request(struct tb *t, struct mreq *q, int *bkey)
+{
+	int nb = (int)rnd(4), failed = nb == 0 && rnd(4) == 0;
+	int kind = (int)rnd(3);
+
+	bindings_free(&conn.bind);
+	memset(&conn.bind, 0, sizeof(conn.bind));
+	memset(q, 0, sizeof(*q));
+	for (int i = 0; i < nb; i++) {
+		bkey[i] = (int)rnd(3);
+		bind_to(bkey[i], (int)rnd(2));
+	}
+	conn.bind.attempted = nb > 0 || failed;
+	conn.caller.exe = (char *)PICK(exes);
+	conn.caller.nanc = rnd(3);
+	for (size_t i = 0; i < conn.caller.nanc; i++)
+		conn.caller.anc[i].exe = (char *)PICK(exes);
+	id.comment = (char *)PICK(comments);
+
+	q->fp = keyfp;
+	q->comment = id.comment;
+	q->exe = conn.caller.exe;
+	q->nanc = (int)conn.caller.nanc;
+	for (int i = 0; i < q->nanc; i++)
+		q->anc[i] = conn.caller.anc[i].exe;
+	/* "through a forwarded agent: the connection's first session-bind
+	 * says it is forwarded, or it carries more than one"; a failed one
+	 * counts as forwarded */
+	q->forwarded = failed || nb > 1 || (nb == 1 && conn.bind.b[0].forwarding);
+	q->first_known = nb > 0 && conn.bind.b[0].forwarding;
+	q->first_key = q->first_known ? bkey[0] : -1;
+	for (int i = 0; i < nb; i++)
+		if (conn.bind.b[i].forwarding)
+			q->hops[q->nhops++] = hostfp[bkey[i]];
+
+	tb_init(t);
+	if (kind == 0) {                /* a login */
+		struct slice kb = testkey_blob(&key);
+		char sid[16];
+		int hb = (int)rnd(2), h = (int)rnd(3);
+		snprintf(sid, sizeof(sid), "sid%u", rnd(4));
+		q->purpose = 1;
+		q->user = PICK(users);
+		tb_cstring(t, sid);
+		tb_u8(t, 50);
+		tb_cstring(t, q->user);
+		tb_cstring(t, "ssh-connection");
+		tb_cstring(t, hb ? "publickey-hostbound-v00@openssh.com" :
+		    "publickey");
+		tb_u8(t, 1);
+		tb_cstring(t, "ssh-ed25519");
+		tb_string(t, kb.p, kb.len);
+		if (hb) {
+			struct slice hkb = testkey_blob(&hk[h]);
+			tb_string(t, hkb.p, hkb.len);
+		}
+		/* verified: the session id of the last binding; after a
+		 * forwarding hop hostbound; a hostbound one names the last
+		 * binding's host key */
+		q->verified = nb > 0 &&
+		    strcmp(sid, (const char *)conn.bind.b[nb - 1].sid) == 0 &&
+		    (hb ? h == bkey[nb - 1] : nb == 1);
+		q->host = nb > 0 ? hostfp[bkey[nb - 1]] : "";
+		snprintf(q->data, sizeof(q->data), "login %s %s %d %d", sid,
+		    q->user, hb, hb ? h : -1);   /* the bytes: h only if named */
+	} else if (kind == 1) {         /* SSHSIG */
+		q->purpose = 2;
+		q->ns = PICK(nss);
+		tb_raw(t, "SSHSIG", 6);
+		tb_cstring(t, q->ns);
+		tb_cstring(t, "");
+		tb_cstring(t, "sha512");
+		tb_string(t, "0123456789abcdef0123456789abcdef", 32);
+	} else {
+		q->purpose = 3;
+		snprintf(q->data, sizeof(q->data), "other data %u", rnd(3));
+		tb_raw(t, q->data, strlen(q->data));
+	}
+}
+
+int
+main(void)
+{
+	const char *env = getenv("RULES_GEN_SECONDS");
+	double secs = env != NULL ? atof(env) : 20;
+	struct mmemo memo[64];
+	int nmemo, bkey[4];
+	unsigned long runs = 0, bad = 0, seen[4][4] = { { 0 } }, recalled = 0,
+	    fwd = 0, unverified = 0;
+	time_t end;
+	struct slice b;
+
+	env = getenv("RULES_GEN_SEED");
+	rng = env != NULL ? strtoull(env, NULL, 0) : (uint64_t)time(NULL) * 2654435761u;
+	if (rng == 0)
+		rng = 1;
+	printf("# RULES_GEN_SEED=%llu RULES_GEN_SECONDS=%g\n",
+	    (unsigned long long)rng, secs);
+	testkey_gen(&key, KEY_ED25519, 0);
+	b = testkey_blob(&key);
+	id.blob = (uint8_t *)b.p;
+	id.blob_len = b.len;
+	id.kind = KEY_ED25519;
+	if (fingerprint(b, "sha256", keyfp, sizeof(keyfp)) != 0)
+		tk_die("fingerprint");
+	for (int i = 0; i < 3; i++) {
+		testkey_gen(&hk[i], KEY_ED25519, 0);
+		if (fingerprint(testkey_blob(&hk[i]), "sha256", hostfp[i],
+		    sizeof(hostfp[i])) != 0)
+			tk_die("fingerprint");
+		memcpy(hostpat[i][0], hostfp[i], sizeof(hostfp[i]));
+		hostpat[i][1][0] = '!';
+		memcpy(hostpat[i][1] + 1, hostfp[i], sizeof(hostfp[i]));
+	}
+	conn.id = 1;
+	conn.caller.status = PEER_OK;
+
+	end = time(NULL) + (time_t)secs;
+	while (time(NULL) < end || runs == 0) {
+		struct mrule rs[MAXRULES];
+		int n = 1 + (int)rnd(MAXRULES);
+		char text[MAXRULES * 512] = "";
+		struct ruleset *parsed;
+		struct rules_err err;
+
+		for (int i = 0; i < n; i++) {
+			gen_rule(&rs[i]);
+			rule_text(&rs[i], text + strlen(text), sizeof(text) - strlen(text));
+		}
+		if (rules_parse("gen", text, strlen(text), &parsed, &err) != 0) {
+			ok(0, "generated rules parse: %.200s", err.msg);
+			printf("# %s", text);
+			break;
+		}
+		rules_free(P.rules);
+		P.rules = parsed;
+		rules_forget(&P);
+		nmemo = 0;
+		for (int k = 0; k < 20; k++) {
+			struct mreq q;
+			struct tb t;
+			struct ruling r;
+			struct mmemo m;
+			int by, want, want_rem = 0;
+
+			gen_request(&t, &q, bkey);
+			want = m_decide(rs, n, &q, &by);
+			ruling_judge(&P, &id, &conn, wb_slice_of(&t.w), &r);
+			if (want == RULE_CONFIRM && by >= 0 && rs[by].remember) {
+				m_memo(&q, &m);
+				for (int i = 0; i < nmemo; i++)
+					want_rem |= strcmp(memo[i].text, m.text) == 0;
+			}
+			runs++;
+			seen[q.forwarded][want]++;
+			fwd += q.forwarded;
+			unverified += q.purpose == 1 && !q.verified;
+			recalled += want_rem;
+			if ((int)r.action != want ||
+			    (want == RULE_CONFIRM && r.remembered != want_rem)) {
+				if (bad++ < 5) {
+					printf("# mismatch: keyward %s%s, model %s%s\n",
+					    rules_action_name(r.action),
+					    r.remembered ? " (remembered)" : "",
+					    rules_action_name(want),
+					    want_rem ? " (remembered)" : "");
+					printf("# rules:\n%s", text);
+					printf("# request: fwd=%d first=%d nhops=%d exe=%s "
+					    "purpose=%d verified=%d user=%s host=%s ns=%s "
+					    "data=%s\n", q.forwarded, q.first_known,
+					    q.nhops, q.exe, q.purpose, q.verified,
+					    q.user ? q.user : "-", q.host ? q.host : "-",
+					    q.ns ? q.ns : "-", q.data);
+				}
+			}
+			/* the user says yes to half the prompts a remember=
+			 * rule asks */
+			if (r.action == RULE_CONFIRM && !r.remembered && rnd(2)) {
+				ruling_remember(&P, &r);
+				if (want == RULE_CONFIRM && by >= 0 &&
+				    rs[by].remember && nmemo < 64)
+					m_memo(&q, &memo[nmemo++]);
+			}
+			ruling_free(&r);
+			tb_free(&t);
+		}
+	}
+	printf("# %lu requests: %lu forwarded, %lu unverified logins, %lu "
+	    "remembered\n", runs, fwd, unverified, recalled);
+	is_int(bad, 0, "keyward and the model of keyward(5) agree on %lu "
+	    "random requests", runs);
+	ok(runs >= 1000, "at least 1000 requests judged");
+	for (int f = 0; f < 2; f++)
+		for (int a = RULE_ALLOW; a <= RULE_DENY; a++)
+			ok(seen[f][a] > 0, "the generator reached %s requests "
+			    "that the model says %s", f ? "forwarded" : "local",
+			    rules_action_name((enum rule_action)a));
+	ok(recalled > 0, "... and remembered yeses");
+	ok(unverified > 0, "... and unverified logins");
+	bindings_free(&conn.bind);
+	rules_forget(&P);
+	rules_free(P.rules);
+	testkey_free(&key);
+	for (int i = 0; i < 3; i++)
+		testkey_free(&hk[i]);
+	return done_testing();
+}
