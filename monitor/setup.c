@@ -28,6 +28,30 @@ static int audit_fd = -1;      /* the trail, for policy's auditor */
 static int read_rules(void);
 static char *rules_text;        /* -O policy=FILE, checked, for policy */
 static size_t rules_len;
+/* The socket and -T directory as absolute paths, for the reapers and the
+ * log: a relative -a or TMPDIR is printed as given (as ssh-agent does)
+ * but the daemon changes to / before the reapers look it up. */
+static char abs_path[4096], abs_dir[4096];
+
+/* p made absolute against the current directory. 0, or -1. */
+static int
+absolute(const char *p, char *out, size_t n)
+{
+	char cwd[4096];
+	int r;
+
+	if (p[0] == '/')
+		r = snprintf(out, n, "%s", p);
+	else if (getcwd(cwd, sizeof(cwd)) == NULL)
+		return -1;
+	else
+		r = snprintf(out, n, "%s/%s", cwd, p);
+	if (r < 0 || (size_t)r >= n) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
 
 static void
 print_env(const char *path, pid_t pid, int with_pid)
@@ -279,6 +303,15 @@ setup_socket(char *path, size_t n, const char **made_dir)
 			rmdir(*made_dir);
 		return M.opt.tempdir || M.opt.bind_address ? 1 : 255;
 	}
+	if (absolute(path, abs_path, sizeof(abs_path)) != 0 ||
+	    (*made_dir != NULL && absolute(*made_dir, abs_dir, sizeof(abs_dir)) != 0)) {
+		fprintf(stderr, "keyward: cannot name %s from the root: %s\n",
+		    path, strerror(errno));
+		unlink(path);
+		if (*made_dir != NULL)
+			rmdir(*made_dir);
+		return 1;
+	}
 	return -1;
 }
 
@@ -294,6 +327,11 @@ setup_detach(const char *path)
 		return -1;
 	}
 	fflush(stdout);
+	/* The parent is recorded before the fork: read after it, a parent
+	 * that had already exited (a command that cannot run) would read as
+	 * init's pid and never be missed. */
+	if (M.opt.command != NULL)
+		M.command_parent = getpid();
 	if ((pid = fork()) < 0)
 		fatal("fork: %m");
 	if (pid > 0) {
@@ -309,8 +347,6 @@ setup_detach(const char *path)
 		perror(M.opt.command[0]);
 		return 1;
 	}
-	if (M.opt.command != NULL)
-		M.command_parent = getppid();
 	daemonise();
 	log_init("keyward", LOG_LVL_INFO, 1);
 	return -1;
@@ -345,8 +381,10 @@ setup_children(const char *path, const char *made_dir)
 		fatal("prctl(PR_SET_CHILD_SUBREAPER): %m");
 	for (int i = 0; i < SPAWN_REAPERS; i++)
 		M.kids.reaper_fd[i] = -1;
-	if (!M.activated)
-		spawn_reapers(&M.kids, path, made_dir);
+	if (!M.activated) {
+		spawn_reapers(&M.kids, abs_path, made_dir != NULL ? abs_dir : NULL);
+		path = abs_path;
+	}
 	pargs.debug = M.opt.fg == FG_DEBUG;
 	pargs.fp_hash = M.opt.fp_hash;
 	pargs.default_lifetime = M.opt.default_lifetime;
