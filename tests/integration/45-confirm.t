@@ -136,4 +136,26 @@ is "$(calls)" "$before" "and askpass was not run"
 stop_agent
 ok $? "agent stopped"
 
+# SSH_ASKPASS_REQUIRE=never with a DISPLAY: no prompt, the answer is no,
+# and keyward's log gives that as the reason (not a missing DISPLAY)
+unhide_key conf
+DISPLAY=:99 SSH_ASKPASS=$T/askpass.sh SSH_ASKPASS_REQUIRE=never start_agent_fg "$T/never.sock"
+ok $? "agent started with DISPLAY and SSH_ASKPASS_REQUIRE=never"
+run ssh-add -c "$T/keys/conf"
+ok $RC "ssh-add -c conf"
+hide_key conf
+before=$(calls)
+sign conf
+is $? 1 "SSH_ASKPASS_REQUIRE=never: a confirm key does not sign"
+is "$(calls)" "$before" "and askpass was not run"
+if is_keyward; then
+	contains "$(cat "$T/agent.log")" "cannot ask for confirmation: SSH_ASKPASS_REQUIRE=never; refusing" \
+		"the log names SSH_ASKPASS_REQUIRE=never as the reason"
+else
+	skip "not keyward"
+fi
+stop_pid "$AGENT_FG_PID"
+ok $? "agent stopped"
+mv "$T/agent.log" "$T/fg-never.log.old"
+
 done_testing
