@@ -21,6 +21,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 static struct policy_args pargs;
@@ -347,6 +348,10 @@ setup_detach(const char *path)
 		perror(M.opt.command[0]);
 		return 1;
 	}
+	/* listen() again: a client's SO_PEERCRED then names this process,
+	 * not the parent that bound the socket and is gone (keyward-ctl
+	 * tells a locked keyward by its name). */
+	(void)listen(M.listen_fd, MONITOR_LISTEN_BACKLOG);
 	daemonise();
 	log_init("keyward", LOG_LVL_INFO, 1);
 	return -1;
