@@ -210,8 +210,11 @@ setup_options(int argc, char **argv)
 	sanitise_fds(M.activated);
 	/* The audit trail is opened now, before the daemon changes to / and
 	 * before any sandbox closes; only policy's auditor will hold it. */
-	if (open_audit(&pargs) != 0 || read_rules() != 0)
+	if (open_audit(&pargs) != 0)
 		return 1;
+	/* A policy file that cannot be read or parsed is an invalid -O. */
+	if (read_rules() != 0)
+		return 255;
 	signal(SIGPIPE, SIG_IGN);
 	if (getrlimit(RLIMIT_NOFILE, &nofile) != 0 || nofile.rlim_cur < MONITOR_MIN_NOFILE)
 		fatal("%s: file descriptor limit is too low", argv[0]);
