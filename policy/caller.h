@@ -39,10 +39,14 @@ struct caller {
 int caller_set(struct caller *c, const struct peer_reply *m);
 void caller_free(struct caller *c);
 
+/* The agent's own uid, given before the filter closes: a process of
+ * another uid keyward-peer could not read is "another user's". */
+void caller_init(uint32_t own_uid);
 /* One line for people, terminal-safe: "/usr/bin/ssh -A perseus (pid 4242),
- * from bash <- tmux", or "pid 4242 (gone before it could be read)". */
-void caller_describe(const struct caller *c, uint32_t pid, char *out,
-    size_t n);
+ * from bash <- tmux", or "pid 4242 (gone before it could be read)"; uid
+ * (the connection's) says whose a process keyward-peer could not read is. */
+void caller_describe(const struct caller *c, uint32_t pid, uint32_t uid,
+    char *out, size_t n);
 /* The audit record's "peer" object: pid, uid, status, and for a peer that
  * was read exe, cmdline and ancestors [{pid, exe, argv0}]. */
 void caller_json(struct wb *w, const struct caller *c, uint32_t pid,

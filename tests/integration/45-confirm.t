@@ -61,6 +61,15 @@ is "$(calls)" 1 "askpass ran exactly once for one signature"
 grep -qx 'SSH_ASKPASS_PROMPT=confirm' "$T/askpass.env"
 ok $? "askpass got SSH_ASKPASS_PROMPT=confirm in its environment"
 contains "$(cat "$T/askpass.prompt")" "$(fp "$T/keys/conf.pub")" "the prompt names the key's fingerprint"
+# keyward-peer holds no capability: a root client is closed to it even
+# when root runs the agent, and the prompt says so (not "another user's")
+if is_keyward && [ "$(id -u)" = 0 ]; then
+	like "$(grep '^Requested by' "$T/askpass.prompt")" \
+		'^Requested by (pid [0-9]+ \(a root process keyward cannot inspect\)|.*\(pid [0-9]+\).*)\.$' \
+		"root's client: the prompt says a root process keyward cannot inspect (or names it)"
+else
+	skip "keyward as root only"
+fi
 run sh -c "ssh-keygen -Y check-novalidate -n file -s '$T/data.sig' <'$T/data'"
 ok $RC "the confirmed signature verifies"
 
