@@ -76,7 +76,7 @@ print_env(const char *path, pid_t pid, int with_pid)
 static int
 kill_agent(void)
 {
-	const char *s = getenv("SSH_AGENT_PID");
+	const char *s = getenv("SSH_AGENT_PID"), *why;
 	char *end;
 	long pid;
 
@@ -86,8 +86,13 @@ kill_agent(void)
 	}
 	errno = 0;
 	pid = strtol(s, &end, 10);
-	if (errno != 0 || *end != '\0' || pid < 2 || pid > INT_MAX) {
-		fprintf(stderr, "SSH_AGENT_PID=\"%s\", which is not a good PID\n", s);
+	/* ssh-agent's words: strtonum(3)'s reason after the value */
+	why = end == s || *end != '\0' ? "invalid" :
+	    pid < 2 ? "too small" : errno == ERANGE || pid > INT_MAX ?
+	    "too large" : NULL;
+	if (why != NULL) {
+		fprintf(stderr, "SSH_AGENT_PID=\"%s\", which is not a good PID: %s\n",
+		    s, why);
 		return 1;
 	}
 	if (kill((pid_t)pid, SIGTERM) != 0) {
