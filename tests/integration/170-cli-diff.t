@@ -379,6 +379,8 @@ poll_until 40 no_leftovers
 ok $? "no process left behind, of either agent"
 [ -z "$(leftovers sut)" ] || diag "left: $(ps -o pid,ppid,args -p "$(leftovers sut | tr '\n' ',' | sed 's/,$//')")"
 [ -z "$(leftovers ref)" ] || diag "ssh-agent's left: $(leftovers ref | tr '\n' ' ')"
+# whatever was left (command-mode agents are in no list) goes now
+for p in $(leftovers ref) $(leftovers sut); do kill -TERM "$p" 2>/dev/null; done
 poll_until 5 eval '[ -z "$(cd "$T/sut/cwd" && ls -d cmd*.sock 2>/dev/null)" ]'
 ok $? "command mode: every socket is removed"
 same_files "at the end"
