@@ -202,7 +202,9 @@ setup_options(int argc, char **argv)
 		if (host_tag(tag, sizeof(tag)) != 0 ||
 		    sock_agent_dir(agentdir, sizeof(agentdir)) != 0) {
 			if (M.opt.cleanup_only)
-				fatal("cannot clean up stale agent sockets");
+				fatal("cannot clean up stale agent sockets: "
+				    "~/.ssh/agent cannot be made (check HOME and "
+				    "its permissions)");
 		} else {
 			sock_cleanup_stale(agentdir, tag, M.opt.cleanup_only > 1);
 			if (M.opt.cleanup_only) {
@@ -222,7 +224,8 @@ setup_options(int argc, char **argv)
 		return 255;
 	signal(SIGPIPE, SIG_IGN);
 	if (getrlimit(RLIMIT_NOFILE, &nofile) != 0 || nofile.rlim_cur < MONITOR_MIN_NOFILE)
-		fatal("%s: file descriptor limit is too low", argv[0]);
+		fatal("%s: file descriptor limit is too low: raise it to at "
+		    "least %d (ulimit -n)", argv[0], MONITOR_MIN_NOFILE);
 	M.maxclients = nofile.rlim_cur - MONITOR_FD_RESERVE;
 	return -1;
 }
@@ -304,7 +307,9 @@ setup_socket(char *path, size_t n, const char **made_dir)
 		if (host_tag(tag, sizeof(tag)) != 0 ||
 		    sock_agent_dir(agentdir, sizeof(agentdir)) != 0 ||
 		    sock_default_path(agentdir, tag, path, n) != 0)
-			fatal("cannot create the agent socket directory");
+			fatal("cannot create the agent socket directory "
+			    "~/.ssh/agent: check HOME and its permissions, or "
+			    "name a socket with -a or -T");
 	}
 	if ((M.listen_fd = sock_listen(path)) < 0) {
 		fprintf(stderr, "keyward: bind %s: %s\n", path, strerror(errno));
