@@ -156,7 +156,7 @@ same rel "-a rel.sock, ssh-add -l, -k"
 is "$(out_of sut rel | head -n 2)" "sock=rel.sock
 The agent has no identities." "-a rel.sock: SSH_AUTH_SOCK=rel.sock, and the agent serves"
 if [ $KW = 1 ]; then
-	poll_until 10 not test -e "$T/sut/cwd/rel.sock"
+	poll_until 20 not test -e "$T/sut/cwd/rel.sock"
 	ok $? "-a rel.sock: the socket is removed at exit"
 	[ -S "$T/ref/cwd/rel.sock" ]
 	ok $? "DIFFERENCE: ssh-agent leaves rel.sock behind (it unlinks it from /)"
@@ -234,9 +234,10 @@ if [ $KW = 1 ]; then
 		>"$T/sut/o/Trel.out" 2>"$T/sut/o/Trel.err"
 	like "$(out_of sut Trel | tr '\n' ' ')" '^sock=tmp/ssh-[A-Za-z0-9]+/agent\.[0-9]+ The agent has no identities\. k=0 $' \
 		"-T, TMPDIR=tmp (relative): printed as given, the agent serves, -k"
-	poll_until 10 test -z "$(ls -A "$T/sut/cwd/tmp")"
-	ok $? "-T, TMPDIR relative: the directory is removed at exit"
-	rmdir "$T/sut/cwd/tmp"
+	poll_until 20 test -z "$(ls -A "$T/sut/cwd/tmp")"
+	ok $? "-T, TMPDIR relative: the directory is removed at exit" ||
+		diag "$(cat "$T/sut/o/Trel.out" "$T/sut/o/Trel.err"; ls -laR "$T/sut/cwd/tmp")"
+	rm -rf "$T/sut/cwd/tmp"
 	inv sut dfl -- -s
 	like "$(out_of sut dfl | head -n 1)" "^SSH_AUTH_SOCK=$T/sut/home/.ssh/agent/s\\.[^;]+; export SSH_AUTH_SOCK;\$" \
 		"DIFFERENCE: keyward's default socket is in ~/.ssh/agent (as OpenSSH 10.1's)"
@@ -384,5 +385,15 @@ for p in $(leftovers ref) $(leftovers sut); do kill -TERM "$p" 2>/dev/null; done
 poll_until 5 eval '[ -z "$(cd "$T/sut/cwd" && ls -d cmd*.sock 2>/dev/null)" ]'
 ok $? "command mode: every socket is removed"
 same_files "at the end"
+
+# every difference checked above is listed in keyward(1)
+diffs=$(MANWIDTH=200 man -l "$REPO/doc/keyward.1" 2>/dev/null | col -b |
+	sed -n '/^DIFFERENCES FROM SSH-AGENT/,/^[A-Z]/p' | tr -s ' \n' '  ')
+for phrase in "-T, -U, -u, -uu and -V are OpenSSH 10.1's" "the socket is in ~/.ssh/agent" \
+	"keyward's own (ssh-agent says Unknown -O option" "printed in double quotes" \
+	"A relative -a path" "-D writes the agent's LOG_INFO lines to standard error" \
+	"error messages begin with keyward:" "keyward: bind PATH: REASON"; do
+	contains "$diffs" "$phrase" "keyward(1) DIFFERENCES FROM SSH-AGENT: $phrase"
+done
 
 done_testing
