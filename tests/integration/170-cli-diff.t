@@ -83,6 +83,7 @@ same() {
 # files W: what is in W's directory (not HOME: keyward makes ~/.ssh/agent)
 files() { (cd "$T/$1/cwd" && find . -mindepth 1 | sort | tr '\n' ' '); }
 same_files() { is "$(files sut)" "$(files ref)" "$1: the same files remain"; }
+dir_empty() { [ -z "$(ls -A "$1")" ]; }
 agent_answers() { ssh-add -l >/dev/null 2>&1; [ $? -le 1 ]; }
 # kill_w W NAME: -k the agent NAME started (from its output)
 kill_w() {
@@ -234,9 +235,10 @@ if [ $KW = 1 ]; then
 		>"$T/sut/o/Trel.out" 2>"$T/sut/o/Trel.err"
 	like "$(out_of sut Trel | tr '\n' ' ')" '^sock=tmp/ssh-[A-Za-z0-9]+/agent\.[0-9]+ The agent has no identities\. k=0 $' \
 		"-T, TMPDIR=tmp (relative): printed as given, the agent serves, -k"
-	poll_until 20 test -z "$(ls -A "$T/sut/cwd/tmp")"
-	ok $? "-T, TMPDIR relative: the directory is removed at exit" ||
-		diag "$(cat "$T/sut/o/Trel.out" "$T/sut/o/Trel.err"; ls -laR "$T/sut/cwd/tmp")"
+	poll_until 20 dir_empty "$T/sut/cwd/tmp"
+	st=$?
+	ok $st "-T, TMPDIR relative: the directory is removed at exit"
+	[ $st = 0 ] || diag "$(cat "$T/sut/o/Trel.out" "$T/sut/o/Trel.err"; ls -laR "$T/sut/cwd/tmp"; ps -ef | grep -F "$T/sut" | grep -v grep)"
 	rm -rf "$T/sut/cwd/tmp"
 	inv sut dfl -- -s
 	like "$(out_of sut dfl | head -n 1)" "^SSH_AUTH_SOCK=$T/sut/home/.ssh/agent/s\\.[^;]+; export SSH_AUTH_SOCK;\$" \
