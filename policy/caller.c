@@ -19,8 +19,11 @@ caller_free(struct caller *c)
 		free(c->anc[i].exe);
 		free(c->anc[i].argv0);
 	}
+	uint32_t uid = c->uid;
+
 	memset(c, 0, sizeof(*c));
 	c->status = PEER_UNAVAILABLE;
+	c->uid = uid;
 }
 
 int
@@ -71,8 +74,7 @@ caller_init(uint32_t uid)
 }
 
 void
-caller_describe(const struct caller *c, uint32_t pid, uint32_t uid, char *out,
-    size_t n)
+caller_describe(const struct caller *c, uint32_t pid, char *out, size_t n)
 {
 	char t[TEXT_TERM_MAX];
 	size_t o;
@@ -85,8 +87,8 @@ caller_describe(const struct caller *c, uint32_t pid, uint32_t uid, char *out,
 		    c->status != PEER_UNREADABLE ? "not inspected" :
 		    /* keyward-peer has no capability: root's processes are
 		     * closed to it whoever runs the agent, root's own too */
-		    uid == 0 ? "a root process keyward cannot inspect" :
-		    uid != own_uid ? "another user's; not readable" :
+		    c->uid == 0 ? "a root process keyward cannot inspect" :
+		    c->uid != own_uid ? "another user's; not readable" :
 		    "a process keyward cannot inspect");
 		return;
 	}

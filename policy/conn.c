@@ -23,6 +23,7 @@ h_open(struct ctx *c)
 	n->uid = m.uid;
 	n->pid = m.pid;
 	n->caller.status = PEER_UNAVAILABLE;
+	n->caller.uid = m.uid;  /* for caller_describe */
 	c->P->opened = 1;
 	n->next = c->P->conns;
 	c->P->conns = n;

@@ -23,7 +23,7 @@ asker(const struct conn *c, char *out, size_t n)
 	if (c == NULL)
 		snprintf(out, n, "(gone)");
 	else
-		caller_describe(&c->caller, c->pid, c->uid, out, n);
+		caller_describe(&c->caller, c->pid, out, n);
 	return out;
 }
 

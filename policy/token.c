@@ -154,7 +154,7 @@ ask_pin(struct policy *P, struct pending *p, const struct identity *id)
 
 	text_term_str(comment, sizeof(comment), id->comment);
 	if (c != NULL)
-		caller_describe(&c->caller, c->pid, c->uid, who, sizeof(who));
+		caller_describe(&c->caller, c->pid, who, sizeof(who));
 	else
 		snprintf(who, sizeof(who), "a client that has gone");
 	/* The question last, where askpass puts the answer. */

@@ -38,7 +38,7 @@ main(void)
 	memset(&c, 0, sizeof(c));
 	caller_free(&c);
 	is_int(c.status, PEER_UNAVAILABLE, "a fresh caller is unavailable");
-	caller_describe(&c, 42, 1000, out, sizeof(out));
+	caller_describe(&c, 42, out, sizeof(out));
 	is_str(out, "pid 42 (not inspected)", "described: not inspected");
 	json_is(&c, 42, "{\"pid\":42,\"uid\":1000,\"status\":\"unavailable\"}",
 	    "json: unavailable, no exe");
@@ -51,7 +51,7 @@ main(void)
 	m.anc[0] = (struct peer_anc){ 4100, S("/usr/bin/bash"), S("-bash") };
 	m.anc[1] = (struct peer_anc){ 12, S("/usr/bin/tmux"), S("tmux") };
 	ok(caller_set(&c, &m) == 0, "caller_set: ok with two ancestors");
-	caller_describe(&c, 4242, 1000, out, sizeof(out));
+	caller_describe(&c, 4242, out, sizeof(out));
 	is_str(out, "ssh -A perseus (pid 4242), from bash \u2190 tmux",
 	    "described: command line, pid, ancestors by executable name");
 	json_is(&c, 4242, "{\"pid\":4242,\"uid\":1000,\"status\":\"ok\","
@@ -65,7 +65,7 @@ main(void)
 	m.anc[0].exe = S("");           /* another uid's parent */
 	m.anc[0].argv0 = S("sudo");
 	ok(caller_set(&c, &m) == 0, "caller_set: a hostile command line");
-	caller_describe(&c, 7, 1000, out, sizeof(out));
+	caller_describe(&c, 7, out, sizeof(out));
 	ok(strchr(out, '\n') == NULL && strchr(out, '\x1b') == NULL,
 	    "described: no newline, no escape byte reaches a prompt");
 	ok(strstr(out, "from sudo \u2190 tmux") != NULL,
@@ -80,29 +80,33 @@ main(void)
 	m.cmdline = S("");
 	m.nanc = 0;
 	ok(caller_set(&c, &m) == 0, "caller_set: empty command line");
-	caller_describe(&c, 9, 1000, out, sizeof(out));
+	caller_describe(&c, 9, out, sizeof(out));
 	is_str(out, "/usr/bin/ssh (pid 9)", "described by its executable instead");
 
 	/* Statuses without data keep none, whatever was there before. */
 	m.status = PEER_GONE;
 	ok(caller_set(&c, &m) == 0 && c.exe == NULL && c.nanc == 0,
 	    "gone: nothing kept");
-	caller_describe(&c, 9, 1000, out, sizeof(out));
+	caller_describe(&c, 9, out, sizeof(out));
 	is_str(out, "pid 9 (gone before it could be read)", "described: gone");
 	m.status = PEER_UNREADABLE;
+	c.uid = 1000;           /* the connection's, kept through caller_set */
 	caller_set(&c, &m);
+	is_int(c.uid, 1000, "caller_set keeps the connection's uid");
 	caller_init(1000);
-	caller_describe(&c, 1, 1000, out, sizeof(out));
+	caller_describe(&c, 1, out, sizeof(out));
 	is_str(out, "pid 1 (a process keyward cannot inspect)",
 	    "described: unreadable, the agent's own uid");
-	caller_describe(&c, 1, 1001, out, sizeof(out));
+	c.uid = 1001;
+	caller_describe(&c, 1, out, sizeof(out));
 	is_str(out, "pid 1 (another user's; not readable)",
 	    "described: unreadable, another uid");
-	caller_describe(&c, 1, 0, out, sizeof(out));
+	c.uid = 0;
+	caller_describe(&c, 1, out, sizeof(out));
 	is_str(out, "pid 1 (a root process keyward cannot inspect)",
 	    "described: unreadable root process, for a user's agent");
 	caller_init(0);
-	caller_describe(&c, 1, 0, out, sizeof(out));
+	caller_describe(&c, 1, out, sizeof(out));
 	is_str(out, "pid 1 (a root process keyward cannot inspect)",
 	    "described: unreadable root process, for root's agent (not another user's)");
 	json_is(&c, 1, "{\"pid\":1,\"uid\":1000,\"status\":\"unreadable\"}",
@@ -112,7 +116,7 @@ main(void)
 	m.status = PEER_OK;
 	m.cmdline = S("ssh -A perseus");
 	caller_set(&c, &m);
-	caller_describe(&c, 4242, 1000, out, 10);
+	caller_describe(&c, 4242, out, 10);
 	is_int(strlen(out), 9, "a short buffer is filled and terminated");
 	caller_free(&c);
 	return done_testing();
