@@ -248,21 +248,78 @@ flushed(const char *what)
 	return EX_LISTED;
 }
 
+static void
+list_request(struct wb *w)
+{
+	wb_u8(w, SSH2_AGENTC_REQUEST_IDENTITIES);
+}
+
+/* FAILURE (5) to one of keyward's extensions: a locked keyward answers
+ * every extension so (spec §5.11), and so does an agent that is not
+ * keyward. The agent's process name (/proc/PID/comm, readable even for a
+ * process that is not dumpable) tells them apart where the socket is the
+ * agent's own; a list with a key in it proves the agent is not locked. */
+static void
+unsupported(const char *sock, const char *ext)
+{
+	struct ucred cr;
+	socklen_t cl = sizeof(cr);
+	char path[64], comm[32] = "";
+	uint8_t *reply = NULL;
+	size_t len = 0;
+	struct wb req;
+	uint32_t nkeys = 0;
+	int fd, f, listed = 0;
+	ssize_t r;
+
+	if ((fd = agent_connect(sock)) >= 0) {
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) == 0 &&
+		    cr.pid > 0) {
+			snprintf(path, sizeof(path), "/proc/%ld/comm", (long)cr.pid);
+			if ((f = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+				if ((r = read(f, comm, sizeof(comm) - 1)) > 0)
+					comm[r] = '\0';
+				comm[strcspn(comm, "\n")] = '\0';
+				close(f);
+			}
+		}
+		wb_init(&req);
+		list_request(&req);
+		if (exchange(fd, &req, &reply, &len) == EX_LISTED && len >= 5 &&
+		    reply[0] == SSH2_AGENT_IDENTITIES_ANSWER) {
+			listed = 1;
+			nkeys = (uint32_t)reply[1] << 24 | (uint32_t)reply[2] << 16 |
+			    (uint32_t)reply[3] << 8 | reply[4];
+		}
+		free(reply);
+		wb_free(&req);
+		close(fd);
+	}
+	if (strcmp(comm, "keyward") == 0 && (!listed || nkeys == 0))
+		fputs("keyward-ctl: the agent is locked (ssh-add -X unlocks it)\n",
+		    stderr);
+	else if (listed && nkeys > 0)
+		fprintf(stderr, "keyward-ctl: the agent does not support %s: it "
+		    "is not keyward\n", ext);
+	else
+		fprintf(stderr, "keyward-ctl: the agent does not support %s: it "
+		    "is not keyward, or it is locked\n", ext);
+}
+
 /* What keyward-ctl says of an answer that is not the one asked for. */
 static int
-not_answered(enum inspect_answer a, const char *what, const char *ext,
-    const char *why)
+not_answered(const char *sock, enum inspect_answer a, const char *what,
+    const char *ext, const char *why)
 {
 	switch (a) {
 	case INSPECT_REFUSED:
 		fprintf(stderr, "keyward-ctl: the agent refused %s (through a "
-		    "forwarded agent, while locked, or %s)\n", what,
+		    "forwarded agent, or %s)\n", what,
 		    strcmp(ext, POLICY_EXTENSION) == 0 ?
 		    "rules that do not parse" : "out of memory");
 		return EX_NONE_OR_REFUSED;
 	case INSPECT_UNSUPPORTED:
-		fprintf(stderr, "keyward-ctl: the agent does not support %s (is it "
-		    "keyward?)\n", ext);
+		unsupported(sock, ext);
 		return EX_NONE_OR_REFUSED;
 	default:
 		fprintf(stderr, "keyward-ctl: malformed reply: %s\n",
@@ -293,8 +350,7 @@ list(const char *sock, int json)
 		return EX_NONE_OR_REFUSED;
 	case INSPECT_UNSUPPORTED:
 		free(reply);
-		fputs("keyward-ctl: the agent does not support " INSPECT_EXTENSION
-		    " (is it keyward?)\n", stderr);
+		unsupported(sock, INSPECT_EXTENSION);
 		return EX_NONE_OR_REFUSED;
 	case INSPECT_MALFORMED:
 		free(reply);
@@ -464,7 +520,7 @@ policy_load(const char *sock, const char *path)
 	    &why);
 	free(reply);
 	if (a != INSPECT_LISTED)
-		return not_answered(a, "the rules", POLICY_EXTENSION, why);
+		return not_answered(sock, a, "the rules", POLICY_EXTENSION, why);
 	printf("keyward-ctl: %zu rule%s in force\n", nrules,
 	    nrules == 1 ? "" : "s");
 	return flushed("answer");
@@ -492,7 +548,7 @@ policy_show(const char *sock)
 	}
 	if (a != INSPECT_LISTED) {
 		free(reply);
-		return not_answered(a, "to show its rules", POLICY_EXTENSION, why);
+		return not_answered(sock, a, "to show its rules", POLICY_EXTENSION, why);
 	}
 	/* The agent's canonical text, but any bytes may come from whatever
 	 * listens on the socket: line by line, terminal-safe. */
@@ -530,7 +586,7 @@ connections(const char *sock, int json)
 	if ((a = conns_reply_decode((struct slice){ reply, len }, &l, &why)) !=
 	    INSPECT_LISTED) {
 		free(reply);
-		return not_answered(a, "to list its connections", CONNS_EXTENSION,
+		return not_answered(sock, a, "to list its connections", CONNS_EXTENSION,
 		    why);
 	}
 	if (json)

@@ -89,6 +89,7 @@
 /* Processes. */
 #define MONITOR_MIN_NOFILE         10            /* §11.5: refuse to run below */
 #define MONITOR_FD_RESERVE         10            /* §11.8: maxfds = NOFILE - this */
+#define MONITOR_LISTEN_BACKLOG     128           /* listen(2) backlog of the agent socket */
 #define MONITOR_PARENT_CHECK_MS    10000         /* command mode parent poll (§11.6) */
 #define LOG_LINE_MAX               1024          /* one relayed log line */
 #define KEYHOLDER_WORKERS          2             /* signing threads (2 cores) */

@@ -70,7 +70,7 @@ options_parse(int argc, char **argv, struct options *o)
 	o->confirm_timeout = CONFIRM_TIMEOUT_DEFAULT;
 	o->touch_timeout = TOKEN_TOUCH_TIMEOUT_DEFAULT;
 	opterr = 0;
-	while ((ch = getopt(argc, argv, "+cDdksTuUVE:a:O:P:t:")) != -1) {
+	while ((ch = getopt(argc, argv, "+:cDdksTuUVE:a:O:P:t:")) != -1) {
 		switch (ch) {
 		case 'c': c_flag = 1; break;
 		case 's': s_flag = 1; break;
@@ -152,7 +152,13 @@ options_parse(int argc, char **argv, struct options *o)
 				return 1;
 			}
 			break;
+		case ':':
+			/* ssh-agent's words for these two, before its usage */
+			fprintf(stderr, "option requires an argument -- %c\n", optopt);
+			usage();
+			return 1;
 		default:
+			fprintf(stderr, "unknown option -- %c\n", optopt);
 			usage();
 			return 1;
 		}

@@ -21,6 +21,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 static struct policy_args pargs;
@@ -28,6 +29,30 @@ static int audit_fd = -1;      /* the trail, for policy's auditor */
 static int read_rules(void);
 static char *rules_text;        /* -O policy=FILE, checked, for policy */
 static size_t rules_len;
+/* The socket and -T directory as absolute paths, for the reapers and the
+ * log: a relative -a or TMPDIR is printed as given (as ssh-agent does)
+ * but the daemon changes to / before the reapers look it up. */
+static char abs_path[4096], abs_dir[4096];
+
+/* p made absolute against the current directory. 0, or -1. */
+static int
+absolute(const char *p, char *out, size_t n)
+{
+	char cwd[4096];
+	int r;
+
+	if (p[0] == '/')
+		r = snprintf(out, n, "%s", p);
+	else if (getcwd(cwd, sizeof(cwd)) == NULL)
+		return -1;
+	else
+		r = snprintf(out, n, "%s/%s", cwd, p);
+	if (r < 0 || (size_t)r >= n) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
 
 static void
 print_env(const char *path, pid_t pid, int with_pid)
@@ -52,7 +77,7 @@ print_env(const char *path, pid_t pid, int with_pid)
 static int
 kill_agent(void)
 {
-	const char *s = getenv("SSH_AGENT_PID");
+	const char *s = getenv("SSH_AGENT_PID"), *why;
 	char *end;
 	long pid;
 
@@ -62,8 +87,13 @@ kill_agent(void)
 	}
 	errno = 0;
 	pid = strtol(s, &end, 10);
-	if (errno != 0 || *end != '\0' || pid < 2 || pid > INT_MAX) {
-		fprintf(stderr, "SSH_AGENT_PID=\"%s\", which is not a good PID\n", s);
+	/* ssh-agent's words: strtonum(3)'s reason after the value */
+	why = end == s || *end != '\0' ? "invalid" :
+	    pid < 2 ? "too small" : errno == ERANGE || pid > INT_MAX ?
+	    "too large" : NULL;
+	if (why != NULL) {
+		fprintf(stderr, "SSH_AGENT_PID=\"%s\", which is not a good PID: %s\n",
+		    s, why);
 		return 1;
 	}
 	if (kill((pid_t)pid, SIGTERM) != 0) {
@@ -181,7 +211,9 @@ setup_options(int argc, char **argv)
 		if (host_tag(tag, sizeof(tag)) != 0 ||
 		    sock_agent_dir(agentdir, sizeof(agentdir)) != 0) {
 			if (M.opt.cleanup_only)
-				fatal("cannot clean up stale agent sockets");
+				fatal("cannot clean up stale agent sockets: "
+				    "~/.ssh/agent cannot be made (check HOME and "
+				    "its permissions)");
 		} else {
 			sock_cleanup_stale(agentdir, tag, M.opt.cleanup_only > 1);
 			if (M.opt.cleanup_only) {
@@ -194,11 +226,15 @@ setup_options(int argc, char **argv)
 	sanitise_fds(M.activated);
 	/* The audit trail is opened now, before the daemon changes to / and
 	 * before any sandbox closes; only policy's auditor will hold it. */
-	if (open_audit(&pargs) != 0 || read_rules() != 0)
+	if (open_audit(&pargs) != 0)
 		return 1;
+	/* A policy file that cannot be read or parsed is an invalid -O. */
+	if (read_rules() != 0)
+		return 255;
 	signal(SIGPIPE, SIG_IGN);
 	if (getrlimit(RLIMIT_NOFILE, &nofile) != 0 || nofile.rlim_cur < MONITOR_MIN_NOFILE)
-		fatal("%s: file descriptor limit is too low", argv[0]);
+		fatal("%s: file descriptor limit is too low: raise it to at "
+		    "least %d (ulimit -n)", argv[0], MONITOR_MIN_NOFILE);
 	/* each named socket is an fd of the connection budget */
 	M.maxclients = nofile.rlim_cur - MONITOR_FD_RESERVE - M.named.n;
 	return -1;
@@ -284,7 +320,9 @@ setup_socket(char *path, size_t n, const char **made_dir)
 		if (host_tag(tag, sizeof(tag)) != 0 ||
 		    sock_agent_dir(agentdir, sizeof(agentdir)) != 0 ||
 		    sock_default_path(agentdir, tag, path, n) != 0)
-			fatal("cannot create the agent socket directory");
+			fatal("cannot create the agent socket directory "
+			    "~/.ssh/agent: check HOME and its permissions, or "
+			    "name a socket with -a or -T");
 	}
 	if ((M.listen_fd = sock_listen(path)) < 0) {
 		fprintf(stderr, "keyward: bind %s: %s\n", path, strerror(errno));
@@ -292,8 +330,19 @@ setup_socket(char *path, size_t n, const char **made_dir)
 			rmdir(*made_dir);
 		return M.opt.tempdir || M.opt.bind_address ? 1 : 255;
 	}
-	/* the named sockets, all or none: without them, no main one */
-	if (sockets_make(&M.named, path, 0, NULL) != 0) {
+	if (absolute(path, abs_path, sizeof(abs_path)) != 0 ||
+	    (*made_dir != NULL && absolute(*made_dir, abs_dir, sizeof(abs_dir)) != 0)) {
+		fprintf(stderr, "keyward: cannot name %s from the root: %s\n",
+		    path, strerror(errno));
+		unlink(path);
+		close(M.listen_fd);
+		if (*made_dir != NULL)
+			rmdir(*made_dir);
+		return 1;
+	}
+	/* the named sockets, all or none: without them, no main one; a
+	 * bare name sits beside the main socket, named from the root */
+	if (sockets_make(&M.named, abs_path, 0, NULL) != 0) {
 		unlink(path);
 		close(M.listen_fd);
 		if (*made_dir != NULL)
@@ -315,6 +364,11 @@ setup_detach(const char *path)
 		return -1;
 	}
 	fflush(stdout);
+	/* The parent is recorded before the fork: read after it, a parent
+	 * that had already exited (a command that cannot run) would read as
+	 * init's pid and never be missed. */
+	if (M.opt.command != NULL)
+		M.command_parent = getpid();
 	if ((pid = fork()) < 0)
 		fatal("fork: %m");
 	if (pid > 0) {
@@ -333,8 +387,10 @@ setup_detach(const char *path)
 		perror(M.opt.command[0]);
 		return 1;
 	}
-	if (M.opt.command != NULL)
-		M.command_parent = getppid();
+	/* listen() again: a client's SO_PEERCRED then names this process,
+	 * not the parent that bound the socket and is gone (keyward-ctl
+	 * tells a locked keyward by its name). */
+	(void)listen(M.listen_fd, MONITOR_LISTEN_BACKLOG);
 	daemonise();
 	log_init("keyward", LOG_LVL_INFO, 1);
 	return -1;
@@ -373,7 +429,9 @@ setup_children(const char *path, const char *made_dir)
 		const char *named[SOCKETS_MAX];
 		for (size_t i = 0; i < M.named.n; i++)
 			named[i] = M.named.s[i].path;
-		spawn_reapers(&M.kids, path, made_dir, named, M.named.n);
+		spawn_reapers(&M.kids, abs_path, made_dir != NULL ? abs_dir : NULL,
+		    named, M.named.n);
+		path = abs_path;
 	}
 	pargs.debug = M.opt.fg == FG_DEBUG;
 	pargs.fp_hash = M.opt.fp_hash;

@@ -3,6 +3,7 @@
  * client byte is read. Nothing here runs inside the sandbox.
  */
 #include "monitor/sockpath.h"
+#include "ipc/limits.h"
 
 #include <dirent.h>
 #include <stdint.h>
@@ -129,7 +130,7 @@ sock_listen(const char *path)
 		return -1;
 	}
 	umask(old);
-	if (listen(fd, 128) != 0) {
+	if (listen(fd, MONITOR_LISTEN_BACKLOG) != 0) {
 		saved = errno;
 		unlink(path);
 		close(fd);

@@ -19,8 +19,11 @@ caller_free(struct caller *c)
 		free(c->anc[i].exe);
 		free(c->anc[i].argv0);
 	}
+	uint32_t uid = c->uid;
+
 	memset(c, 0, sizeof(*c));
 	c->status = PEER_UNAVAILABLE;
+	c->uid = uid;
 }
 
 int
@@ -62,6 +65,14 @@ anc_name(const struct caller_anc *a)
 	return slash != NULL && slash[1] != '\0' ? slash + 1 : s;
 }
 
+static uint32_t own_uid = UINT32_MAX;  /* the agent's, from caller_init */
+
+void
+caller_init(uint32_t uid)
+{
+	own_uid = uid;
+}
+
 void
 caller_describe(const struct caller *c, uint32_t pid, char *out, size_t n)
 {
@@ -73,8 +84,12 @@ caller_describe(const struct caller *c, uint32_t pid, char *out, size_t n)
 	if (c->exe == NULL) {
 		snprintf(out, n, "pid %u (%s)", (unsigned)pid,
 		    c->status == PEER_GONE ? "gone before it could be read" :
-		    c->status == PEER_UNREADABLE ? "another user's; not readable" :
-		    "not inspected");
+		    c->status != PEER_UNREADABLE ? "not inspected" :
+		    /* keyward-peer has no capability: root's processes are
+		     * closed to it whoever runs the agent, root's own too */
+		    c->uid == 0 ? "a root process keyward cannot inspect" :
+		    c->uid != own_uid ? "another user's; not readable" :
+		    "a process keyward cannot inspect");
 		return;
 	}
 	/* The command line, or the executable when the peer blanked it. */

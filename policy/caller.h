@@ -28,6 +28,8 @@ struct caller_anc {
 
 struct caller {
 	uint32_t status;        /* PEER_*: PEER_UNAVAILABLE until MSG_PEER */
+	uint32_t uid;           /* the connection's (SO_PEERCRED), kept by
+	                         * caller_set and caller_free */
 	int known;              /* MSG_PEER came */
 	char *exe;              /* NULL unless status is OK or NOPIDFD */
 	char *cmdline;
@@ -39,8 +41,12 @@ struct caller {
 int caller_set(struct caller *c, const struct peer_reply *m);
 void caller_free(struct caller *c);
 
+/* The agent's own uid, given before the filter closes: a process of
+ * another uid keyward-peer could not read is "another user's". */
+void caller_init(uint32_t own_uid);
 /* One line for people, terminal-safe: "/usr/bin/ssh -A perseus (pid 4242),
- * from bash <- tmux", or "pid 4242 (gone before it could be read)". */
+ * from bash <- tmux", or "pid 4242 (gone before it could be read)"; its uid
+ * says whose a process keyward-peer could not read is. */
 void caller_describe(const struct caller *c, uint32_t pid, char *out,
     size_t n);
 /* The audit record's "peer" object: pid, uid, status, and for a peer that

@@ -27,6 +27,7 @@ h_open(struct ctx *c)
 	n->pid = m.pid;
 	n->sock = m.sock;
 	n->caller.status = PEER_UNAVAILABLE;
+	n->caller.uid = m.uid;  /* for caller_describe */
 	c->P->opened = 1;
 	n->next = c->P->conns;
 	c->P->conns = n;

@@ -95,6 +95,7 @@ main(int argc, char **argv)
 	/* The first gmtime_r (audit timestamps) reads the time zone files:
 	 * let it happen now, while there are files. */
 	tzset();
+	caller_init(getuid());  /* no getuid() under the filter */
 	sandbox_harden();
 	sandbox_landlock("policy", NULL, NULL);
 	sandbox_limit_fds();

@@ -78,17 +78,20 @@ answer_secret(struct chan *c, uint32_t req, const char *s)
 }
 
 /* As ssh-agent: no prompt is possible without a display unless forced. */
-static int
-can_prompt(void)
+/* NULL when a prompt can be shown, else why not (for the log). */
+static const char *
+cannot_prompt(void)
 {
 	const char *req = getenv("SSH_ASKPASS_REQUIRE");
 	const char *d = getenv("DISPLAY"), *w = getenv("WAYLAND_DISPLAY");
 
 	if (req != NULL && strcmp(req, "never") == 0)
-		return 0;
+		return "SSH_ASKPASS_REQUIRE=never";
 	if (req != NULL && strcmp(req, "force") == 0)
-		return 1;
-	return (d != NULL && *d != '\0') || (w != NULL && *w != '\0');
+		return NULL;
+	if ((d != NULL && *d != '\0') || (w != NULL && *w != '\0'))
+		return NULL;
+	return "no DISPLAY, WAYLAND_DISPLAY or SSH_ASKPASS_REQUIRE=force";
 }
 
 /* What the askpass child runs: the spawn routine has given it /dev/null,
@@ -195,6 +198,7 @@ request(struct chan *c, const uint8_t *p, size_t n)
 	struct msg_blob m;
 	struct rd r;
 	char text[PROMPT_MAX_TEXT + 1];
+	const char *why;
 
 	rd_init(&r, p, n);
 	if (msg_hdr_decode(&r, &h) != 0)
@@ -213,9 +217,8 @@ request(struct chan *c, const uint8_t *p, size_t n)
 		_exit(1);
 	memcpy(text, m.blob.p, m.blob.len);
 	text[m.blob.len] = '\0';
-	if (!can_prompt()) {
-		log_info("cannot ask for confirmation: no DISPLAY, WAYLAND_DISPLAY "
-		    "or SSH_ASKPASS_REQUIRE=force; refusing");
+	if ((why = cannot_prompt()) != NULL) {
+		log_info("cannot ask for confirmation: %s; refusing", why);
 		answer(c, h.req, 0);
 		return;
 	}

@@ -24,19 +24,24 @@ void
 sandbox_harden(void)
 {
 	struct rlimit zero = { 0, 0 };
+	int setpcap;
 
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
 		fatal("prctl(PR_SET_DUMPABLE): %m");
 	if (setrlimit(RLIMIT_CORE, &zero) != 0)
 		fatal("setrlimit(RLIMIT_CORE): %m");
+	/* Without CAP_SETPCAP (any non-root user) the bounding set cannot
+	 * shrink, and no_new_privs below makes it unusable anyway. It is
+	 * not even tried then: libcap-ng 0.8 would report the failure to
+	 * syslog at LOG_ERR itself, from every process at every start. */
+	setpcap = capng_get_caps_process() == 0 &&
+	    capng_have_capability(CAPNG_EFFECTIVE, CAP_SETPCAP);
 	capng_clear(CAPNG_SELECT_ALL);
-	if (capng_apply(CAPNG_SELECT_ALL) != 0) {
-		/* Without CAP_SETPCAP (any non-root user) the bounding set
-		 * cannot shrink; no_new_privs below makes it unusable anyway. */
-		if (capng_apply(CAPNG_SELECT_BOTH) != 0)
-			fatal("cannot drop capabilities");
+	if (capng_apply(setpcap ? CAPNG_SELECT_ALL :
+	    CAPNG_SELECT_CAPS | CAPNG_SELECT_AMBIENT) != 0)
+		fatal("cannot drop capabilities");
+	if (!setpcap)
 		log_debug("bounding capability set kept: not permitted to drop it");
-	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		fatal("prctl(PR_SET_NO_NEW_PRIVS): %m");
 }

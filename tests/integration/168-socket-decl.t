@@ -20,12 +20,14 @@ S=$T/s
 mkdir -m 700 "$S"
 MAIN=$S/main.sock
 
-# refused FILE-CONTENT WANT-FRAGMENT NAME: keyward does not start; stderr
-# has "RULES:WANT"; no socket is left in $S
+# refused FILE-CONTENT WANT-FRAGMENT NAME LEFT [STATUS]: keyward does not
+# start (exit STATUS: 1 for a socket it cannot make, 255 for a file that
+# does not parse: an invalid -O); stderr has "RULES:WANT"; no socket is
+# left in $S but LEFT
 refused() {
 	printf '%s' "$1" >"$T/r.rules"
 	run "$AGENT" -s -a "$MAIN" -O "policy=$T/r.rules"
-	is "$RC" 1 "$3: keyward exits 1"
+	is "$RC" "${5:-1}" "$3: keyward exits ${5:-1}"
 	contains "$ERR" "keyward: $T/r.rules:$2" "$3: the error names its place"
 	is "$OUT" "" "$3: nothing printed on stdout"
 	is "$(find "$S" -type s | sort | tr '\n' ' ')" "$4" "$3: no socket made is left"
@@ -53,11 +55,11 @@ refused "socket a $MAIN
 
 refused "socket a $S/a.sock
 socket b $S/a.sock
-" "2:10: socket path \"$S/a.sock\" declared twice (line 1)" "a path twice" ""
+" "2:10: socket path \"$S/a.sock\" declared twice (line 1)" "a path twice" "" 255
 
 refused "socket a $S/a.sock
 socket a $S/b.sock
-" "2:8: socket \"a\" declared twice" "a name twice" ""
+" "2:8: socket \"a\" declared twice" "a name twice" "" 255
 
 # another agent listens there: not taken over
 AGENT_SOCK=$S/live.sock start_agent

@@ -61,6 +61,15 @@ is "$(calls)" 1 "askpass ran exactly once for one signature"
 grep -qx 'SSH_ASKPASS_PROMPT=confirm' "$T/askpass.env"
 ok $? "askpass got SSH_ASKPASS_PROMPT=confirm in its environment"
 contains "$(cat "$T/askpass.prompt")" "$(fp "$T/keys/conf.pub")" "the prompt names the key's fingerprint"
+# keyward-peer holds no capability: a root client is closed to it even
+# when root runs the agent, and the prompt says so (not "another user's")
+if is_keyward && [ "$(id -u)" = 0 ]; then
+	like "$(grep '^Requested by' "$T/askpass.prompt")" \
+		'^Requested by (pid [0-9]+ \(a root process keyward cannot inspect\)|.*\(pid [0-9]+\).*)\.$' \
+		"root's client: the prompt says a root process keyward cannot inspect (or names it)"
+else
+	skip "keyward as root only"
+fi
 run sh -c "ssh-keygen -Y check-novalidate -n file -s '$T/data.sig' <'$T/data'"
 ok $RC "the confirmed signature verifies"
 
@@ -135,5 +144,27 @@ is $? 1 "without DISPLAY or SSH_ASKPASS_REQUIRE=force a confirm key does not sig
 is "$(calls)" "$before" "and askpass was not run"
 stop_agent
 ok $? "agent stopped"
+
+# SSH_ASKPASS_REQUIRE=never with a DISPLAY: no prompt, the answer is no,
+# and keyward's log gives that as the reason (not a missing DISPLAY)
+unhide_key conf
+DISPLAY=:99 SSH_ASKPASS=$T/askpass.sh SSH_ASKPASS_REQUIRE=never start_agent_fg "$T/never.sock"
+ok $? "agent started with DISPLAY and SSH_ASKPASS_REQUIRE=never"
+run ssh-add -c "$T/keys/conf"
+ok $RC "ssh-add -c conf"
+hide_key conf
+before=$(calls)
+sign conf
+is $? 1 "SSH_ASKPASS_REQUIRE=never: a confirm key does not sign"
+is "$(calls)" "$before" "and askpass was not run"
+if is_keyward; then
+	contains "$(cat "$T/agent.log")" "cannot ask for confirmation: SSH_ASKPASS_REQUIRE=never; refusing" \
+		"the log names SSH_ASKPASS_REQUIRE=never as the reason"
+else
+	skip "not keyward"
+fi
+stop_pid "$AGENT_FG_PID"
+ok $? "agent stopped"
+mv "$T/agent.log" "$T/fg-never.log.old"
 
 done_testing

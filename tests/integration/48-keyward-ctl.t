@@ -201,6 +201,11 @@ SSH_ASKPASS=$T/pass.sh SSH_ASKPASS_REQUIRE=force ssh-add -x </dev/null >/dev/nul
 ok $? "ssh-add -x locks the agent"
 ctl
 is "$RC:$OUT" "1:" "a locked agent: exit 1, nothing on stdout"
+is "$ERR" "keyward-ctl: the agent is locked (ssh-add -X unlocks it)" \
+	"and it says the agent is locked"
+ctl policy show
+is "$RC:$OUT:$ERR" "1::keyward-ctl: the agent is locked (ssh-add -X unlocks it)" \
+	"policy show on a locked agent: exit 1, it says the agent is locked"
 SSH_ASKPASS=$T/pass.sh SSH_ASKPASS_REQUIRE=force ssh-add -X </dev/null >/dev/null 2>&1
 ok $? "ssh-add -X unlocks it"
 sock=$SSH_AUTH_SOCK
@@ -214,8 +219,22 @@ EXTRA_PIDS+=($!)
 wait_for_socket "$T/openssh.sock" 5
 ctl -a "$T/openssh.sock"
 is "$RC:$OUT" "1:" "OpenSSH's ssh-agent: exit 1, nothing on stdout"
-is "$ERR" "keyward-ctl: the agent does not support constraints@keyward.dev (is it keyward?)" \
-	"and it says the agent does not support the extension"
+is "$ERR" "keyward-ctl: the agent does not support constraints@keyward.dev: it is not keyward, or it is locked" \
+	"and it says the agent does not support the extension (empty: it may be locked)"
+gen_key kO ed25519 && SSH_AUTH_SOCK=$T/openssh.sock ssh-add "$T/keys/kO" >/dev/null 2>&1
+ctl -a "$T/openssh.sock"
+is "$RC:$OUT:$ERR" "1::keyward-ctl: the agent does not support constraints@keyward.dev: it is not keyward" \
+	"OpenSSH's ssh-agent holding a key: exit 1, it is not keyward"
+
+# --- every line and member keyward-ctl prints is in keyward-ctl(1)
+for label in $(grep -o '"    [a-z]*: ' "$REPO/ctl/print.c" | tr -d '" :' | sort -u); do
+	grep -q "^\.B $label:" "$REPO/doc/keyward-ctl.1"
+	ok $? "the text line $label: is described in keyward-ctl(1)"
+done
+for member in $(grep -o '\\"[a-z_]*\\":' "$REPO/ctl/print.c" | tr -d '\\":' | sort -u); do
+	grep -q "\"$member\"\|^\.BR\? $member\b" "$REPO/doc/keyward-ctl.1"
+	ok $? "the JSON member $member is in keyward-ctl(1)"
+done
 
 # --- usage
 ctl extra

@@ -90,9 +90,25 @@ main(void)
 	caller_describe(&c, 9, out, sizeof(out));
 	is_str(out, "pid 9 (gone before it could be read)", "described: gone");
 	m.status = PEER_UNREADABLE;
+	c.uid = 1000;           /* the connection's, kept through caller_set */
 	caller_set(&c, &m);
+	is_int(c.uid, 1000, "caller_set keeps the connection's uid");
+	caller_init(1000);
 	caller_describe(&c, 1, out, sizeof(out));
-	is_str(out, "pid 1 (another user's; not readable)", "described: unreadable");
+	is_str(out, "pid 1 (a process keyward cannot inspect)",
+	    "described: unreadable, the agent's own uid");
+	c.uid = 1001;
+	caller_describe(&c, 1, out, sizeof(out));
+	is_str(out, "pid 1 (another user's; not readable)",
+	    "described: unreadable, another uid");
+	c.uid = 0;
+	caller_describe(&c, 1, out, sizeof(out));
+	is_str(out, "pid 1 (a root process keyward cannot inspect)",
+	    "described: unreadable root process, for a user's agent");
+	caller_init(0);
+	caller_describe(&c, 1, out, sizeof(out));
+	is_str(out, "pid 1 (a root process keyward cannot inspect)",
+	    "described: unreadable root process, for root's agent (not another user's)");
 	json_is(&c, 1, "{\"pid\":1,\"uid\":1000,\"status\":\"unreadable\"}",
 	    "json: unreadable");
 
