@@ -40,8 +40,10 @@
  * Each clause at most once a rule; "user" and "host" in either order.
  * Semantics: the first rule whose every clause matches decides; no
  * clause matches everything, so a last bare "deny" makes the default
- * deny. When no rule matches the answer is allow (RULE_ALLOW with *which
- * NULL): without a rules file keyward behaves as before.
+ * deny. When no rule matches the answer is the query's fallback, with
+ * *which NULL: allow, so that without a rules file keyward behaves as
+ * before -- but deny on a named socket for a key not added there
+ * (scope_default), which a rule that cannot tell then never weakens.
  * Unknown values are the empty string: a peer whose executable could not
  * be read is caller "", a hop without a name is "" -- "*" matches them,
  * "/usr/bin/ssh" does not. Matching is case-sensitive.

@@ -71,7 +71,7 @@ memo_add(struct wb *w, const char *s)
  * key and this program; local, or forwarded along this first binding
  * (the host key the user's ssh bound, which the server cannot choose);
  * the purpose, and its destination -- a verified login's user and
- * server, an SSHSIG namespace. Data that names no destination policy
+ * server, an SSHSIG namespace; the socket it came in on. Data that names no destination policy
  * verified (other data, an unverified login) is remembered by its
  * SHA-256: the yes covers those bytes only. */
 static void

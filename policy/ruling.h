@@ -26,7 +26,8 @@ struct ruling {
 	int remembered;                 /* a remembered yes stands for the prompt */
 	struct wb memo;                 /* what a yes is remembered under: key,
 	                                 * caller, origin and first binding,
-	                                 * purpose, destination (memo_make) */
+	                                 * purpose, destination, socket
+	                                 * (memo_make) */
 };
 
 /* Whether a connection's requests come through a forwarded agent: a

@@ -14,6 +14,11 @@
 # two keys). Also: the audit trail and keyward-ctl name the socket, a
 # confirm prompt says "through the deploy socket", a signature with a
 # key out of scope is refused, and the declarations print as rules.
+# A rule that cannot tell never weakens the socket's default deny: under
+# "confirm caller /usr/bin/ssh socket deploy" alone, what hopA asks
+# through the deploy socket comes through the user's ssh (the relay, which
+# names nobody on hopA) and is refused without a prompt; the same ssh
+# logging in from here on the deploy socket is asked.
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-rules.sh"
 
@@ -54,7 +59,7 @@ is "$(offered_b | tr '\n' ' ')" "$(printf '%s\n' "$PFP" "$DFP" | sort | tr '\n' 
 	"hopB was offered both keys (the personal one first, refused)"
 
 if ! is_keyward; then
-	skip_n 52 "not keyward: named sockets"
+	skip_n 62 "not keyward: named sockets"
 	done_testing
 fi
 
@@ -179,6 +184,35 @@ ok $? "keyward-ctl connections: a connection on the deploy socket says socket de
 run "$KEYWARD_BUILD/keyward-ctl" connections
 contains "$OUT" "    socket: deploy" "and the text listing says so"
 kill "$HOLD" 2>/dev/null
+
+# --- the socket's default deny against a confirm that cannot tell
+# (caller /usr/bin/ssh is the relay of a forwarded request). ssh runs
+# without capabilities (nocaps) so that keyward-peer reads it.
+RELAY=$(rules_file relay "socket deploy" "confirm caller /usr/bin/ssh socket deploy")
+run "$KEYWARD_BUILD/keyward-ctl" policy load "$RELAY"
+is "$RC" 0 "policy load: confirm caller /usr/bin/ssh socket deploy (the same sockets)"
+echo yes >"$T/askpass.mode"
+N0=$(prompts)
+NREF=$(audit_count 'select(.event == "sign" and .decision == "refuse" and .socket == "deploy" and .origin == "forwarded")')
+run nocaps /usr/bin/ssh -F "$T/ssh_config" -o "IdentityFile=$T/keys/deploy-web.pub" \
+	-o "ForwardAgent=$DEPLOY" hopA \
+	"ssh-add -l; echo l=\$?; ssh-keygen -Y sign -n file -f $T/keys/deploy-web.pub <$T/data >/dev/null; echo sign=\$?" </dev/null
+contains "$OUT" "$(fp_line "$T/keys/deploy-web.pub")" \
+	"hopA, through the deploy socket: the confirm rule lists the deploy key (it may ask)"
+like "$OUT" 'sign=[1-9]' "ssh-keygen -Y sign on hopA through the deploy socket: refused"
+is "$(prompts)" "$N0" "... without a prompt: the confirm cannot tell who asks on hopA, the socket's default deny stands"
+REF=$(audit_sel 'select(.event == "sign" and .decision == "refuse" and .socket == "deploy" and .origin == "forwarded")' | tail -n +$((NREF + 1)))
+is "$(printf '%s\n' "$REF" | jq -r .key.fingerprint | sort -u)" "$DFP" \
+	"audit: the deploy key's forwarded signature refused on the deploy socket"
+contains "$(printf '%s\n' "$REF" | jq -r .reason)" "not in the deploy socket's scope" \
+	"... as out of the socket's scope (no rule decided)"
+SSH_AUTH_SOCK=$DEPLOY run nocaps /usr/bin/ssh -F "$T/ssh_config" \
+	-o "IdentityFile=$T/keys/deploy-web.pub" hopA 'echo in-kw' </dev/null
+is "$OUT" in-kw "the same ssh logging in from here on the deploy socket: asked, said yes, logged in"
+is "$(prompts)" "$((N0 + 1))" "... after one prompt"
+contains "$(last_prompt)" "through the deploy socket" "... which names the deploy socket"
+run "$KEYWARD_BUILD/keyward-ctl" policy load "$POL"
+is "$RC" 0 "the scoped rules loaded again"
 
 # the key's own destination constraints still apply on the scoped socket:
 # added for logins to hopA alone, it is not offered from hopA onwards

@@ -9,12 +9,21 @@
  * what keyward cannot verify ("worlds"), taking the strictest answer, not
  * by rules_decide's single pass.
  *
+ * Sockets (keyward(5) SOCKETS): each file declares up to three named
+ * sockets, some "manage"; rules may carry a "socket LIST" clause; each
+ * request comes in on main or on a declared socket, for a key added on
+ * main or through a manage socket. The model also says which keys a
+ * socket lists, and checks that no socket signs with a key it does not
+ * list. A request is sometimes replayed on another socket, so that a
+ * remembered yes meets the same request elsewhere: it must not count.
+ *
  * Runs for RULES_GEN_SECONDS (default 20; make stress runs it longer);
  * RULES_GEN_SEED replays a run (the seed is printed).
  */
 #include "policy/audit.h"
 #include "policy/dispatch.h"
 #include "policy/ruling.h"
+#include "policy/scope.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/testkeys.h"
 
@@ -53,7 +62,7 @@ struct mrule {
 	int action;                     /* RULE_ALLOW, RULE_CONFIRM, RULE_DENY */
 	int remember;
 	const char *fp;
-	struct mlist comment, caller, ancestor, via, user, host, ns;
+	struct mlist comment, caller, ancestor, via, user, host, ns, socket;
 	int origin;                     /* 0 any, 1 local, 2 forwarded */
 	int purpose;                    /* 0 any, 1 login, 2 sshsig, 3 other */
 };
@@ -74,7 +83,15 @@ struct mreq {
 	/* what a remembered yes is kept under */
 	int first_key;                  /* index of the first binding's host key, -1 */
 	char data[128];
+	int sock;                       /* came in on: 0 main, i the i-th declared */
+	const char *sockname;           /* "main" or the declared name */
+	int added_on;                   /* the key was added through this socket */
 };
+
+/* The sockets the current file declares (SOCKETS), in file order. */
+#define MAXSOCK 3
+static const char *decl[MAXSOCK];
+static int manage[MAXSOCK], ndecl;
 
 enum { NO, YES, MAYBE };
 
@@ -111,6 +128,9 @@ m_rule(const struct mrule *r, const struct mreq *q)
 	if (r->fp != NULL && strcmp(r->fp, q->fp) != 0)
 		return NO;
 	if (r->comment.n && !m_list(&r->comment, q->comment))
+		return NO;
+	/* socket: the user chose it, the server cannot */
+	if (r->socket.n && !m_list(&r->socket, q->sockname))
 		return NO;
 	/* caller / ancestor: for a forwarded request those of the relay,
 	 * whose match may or may not hold */
@@ -158,9 +178,45 @@ m_rule(const struct mrule *r, const struct mreq *q)
 	return v;
 }
 
+/* SOCKETS: where no rule matches, the main socket allows; a named one
+ * refuses, but for a key added through it ("in that socket's scope"). */
+static int
+m_default(const struct mreq *q)
+{
+	if (q->sock == 0 || q->added_on == q->sock)
+		return RULE_ALLOW;
+	return RULE_DENY;
+}
+
+/* SOCKETS: main lists every key; a named socket the keys some rule
+ * whose key and socket clauses match, allow or confirm, lets sign there,
+ * unless a deny with only key and socket clauses that matches comes
+ * first; a key added through it also where no rule decides. */
+static int
+m_listed(const struct mrule *rs, int n, const struct mreq *q)
+{
+	if (q->sock == 0)
+		return 1;
+	for (int i = 0; i < n; i++) {
+		const struct mrule *r = &rs[i];
+		int sure = r->caller.n == 0 && r->ancestor.n == 0 &&
+		    r->origin == 0 && r->purpose == 0;
+		if ((r->fp != NULL && strcmp(r->fp, q->fp) != 0) ||
+		    (r->comment.n && !m_list(&r->comment, q->comment)) ||
+		    (r->socket.n && !m_list(&r->socket, q->sockname)))
+			continue;
+		if (r->action != RULE_DENY)
+			return 1;
+		if (sure)
+			return 0;
+	}
+	return q->added_on == q->sock;
+}
+
 /* SEMANTICS and FORWARDED REQUESTS: in every world (each rule that may
  * or may not match either matching or not), the first rule that matches
- * decides, no rule: allow; the answer is the strictest of all worlds. */
+ * decides, no rule: the socket's default (m_default); the answer is the
+ * strictest of all worlds. */
 static int
 m_decide(const struct mrule *rs, int n, const struct mreq *q, int *by)
 {
@@ -171,7 +227,7 @@ m_decide(const struct mrule *rs, int n, const struct mreq *q, int *by)
 			nmaybe++;
 	*by = -1;
 	for (unsigned w = 0; w < (1u << nmaybe); w++) {
-		int a = RULE_ALLOW, who = -1;
+		int a = m_default(q), who = -1;
 		for (int i = 0, k = 0; i < n; i++) {
 			int m = v[i] == YES;
 			if (v[i] == MAYBE)
@@ -192,9 +248,10 @@ m_decide(const struct mrule *rs, int n, const struct mreq *q, int *by)
 
 /* A remembered yes (SEMANTICS): key, caller, origin and first binding,
  * purpose, verified destination -- or, for other data and an unverified
- * login, the bytes. */
+ * login, the bytes -- and socket. elsewhere: the same but for the
+ * socket, to count the yeses a request on another socket meets. */
 struct mmemo {
-	char text[512];
+	char elsewhere[512], text[512 + SOCKET_NAME_MAX + 2];
 };
 
 static void
@@ -210,9 +267,10 @@ m_memo(const struct mreq *q, struct mmemo *m)
 		snprintf(buf, sizeof(buf), "ns=%s", q->ns), dest = buf;
 	else
 		snprintf(buf, sizeof(buf), "bytes=%s", q->data), dest = buf;
-	snprintf(m->text, sizeof(m->text), "%s|%s|%s|%d|%d|%s", q->fp, q->exe,
-	    q->forwarded ? "fwd" : "local", q->forwarded ? q->first_key : -1,
-	    q->purpose, dest);
+	snprintf(m->elsewhere, sizeof(m->elsewhere), "%s|%s|%s|%d|%d|%s",
+	    q->fp, q->exe, q->forwarded ? "fwd" : "local",
+	    q->forwarded ? q->first_key : -1, q->purpose, dest);
+	snprintf(m->text, sizeof(m->text), "%s|%s", m->elsewhere, q->sockname);
 }
 
 /* ------------------------------------------------------- the generator */
@@ -232,6 +290,56 @@ gen_list(struct mlist *l, const char *const *pool, int npool)
 }
 
 static char hostpat[3][2][FP_TEXT_MAX + 2];      /* fp, !fp */
+
+static const char *const socknames[MAXSOCK] = { "deploy", "ci", "web-1" };
+static const char *const socknot[MAXSOCK] = { "!deploy", "!ci", "!web-1" };
+
+/* Up to MAXSOCK "socket" lines, in a random order, some with a path,
+ * some manage. */
+static void
+gen_sockets(char *out, size_t n)
+{
+	int order[MAXSOCK] = { 0, 1, 2 };
+
+	for (int i = MAXSOCK - 1; i > 0; i--) {
+		int j = (int)rnd((unsigned)i + 1), x = order[i];
+		order[i] = order[j];
+		order[j] = x;
+	}
+	ndecl = (int)rnd(MAXSOCK + 1);
+	for (int i = 0; i < ndecl; i++) {
+		decl[i] = socknames[order[i]];
+		manage[i] = (int)rnd(2);
+		snprintf(out + strlen(out), n - strlen(out), "socket %s", decl[i]);
+		if (rnd(2))
+			snprintf(out + strlen(out), n - strlen(out),
+			    " /run/gen/%s.sock", decl[i]);
+		snprintf(out + strlen(out), n - strlen(out), "%s\n",
+		    manage[i] ? " manage" : "");
+	}
+}
+
+/* A socket list: declared names (a name without '*' or '?' must be), main,
+ * wildcards that may match none. */
+static void
+gen_socklist(struct mlist *l)
+{
+	static const char *const wild[] = { "main", "*", "!main", "d*", "?i",
+		"web-?" };
+	const char *pool[sizeof(wild) / sizeof(wild[0]) + 3 * MAXSOCK];
+	int np = 0;
+
+	for (size_t i = 0; i < sizeof(wild) / sizeof(wild[0]); i++)
+		pool[np++] = wild[i];
+	for (int i = 0; i < ndecl; i++)
+		for (int k = 0; k < MAXSOCK; k++)
+			if (decl[i] == socknames[k]) {
+				pool[np++] = socknames[k];
+				pool[np++] = socknot[k];
+				pool[np++] = socknames[k];  /* positive more often */
+			}
+	gen_list(l, pool, np);
+}
 
 static void
 gen_rule(struct mrule *r)
@@ -260,6 +368,8 @@ gen_rule(struct mrule *r)
 		r->fp = rnd(3) ? keyfp : hostfp[0];     /* this key, or another */
 	if (r->fp == NULL && rnd(4) == 0)       /* "key" is one clause */
 		gen_list(&r->comment, comp, 4);
+	if (rnd(3) == 0)
+		gen_socklist(&r->socket);
 	if (rnd(3) == 0)
 		gen_list(&r->caller, exep, 7);
 	if (rnd(4) == 0)
@@ -301,6 +411,7 @@ rule_text(const struct mrule *r, char *out, size_t n)
 	if (r->fp)
 		snprintf(out + strlen(out), n - strlen(out), " key %s", r->fp);
 	put_list(out, n, "key comment", &r->comment);
+	put_list(out, n, "socket", &r->socket);
 	put_list(out, n, "caller", &r->caller);
 	put_list(out, n, "ancestor", &r->ancestor);
 	if (r->origin == 1)
@@ -334,6 +445,36 @@ bind_to(int h, int forwarding)
 	conn.bind.attempted = 1;
 }
 
+/* The request comes in on socket sock (0 main), for a key added through
+ * added_on: conn, id and q say so. */
+static void
+set_socket(struct mreq *q, int sock, int added_on)
+{
+	q->sock = sock;
+	q->sockname = sock == 0 ? "main" : decl[sock - 1];
+	q->added_on = added_on;
+	conn.sock = (uint32_t)sock;
+	id.sock = (uint32_t)added_on;
+}
+
+/* A socket to come in on, and one a key was added through: main or a
+ * manage socket (no other serves ssh-add). */
+static void
+gen_socket(struct mreq *q)
+{
+	int sock = (int)rnd((unsigned)ndecl + 1), added_on = 0;
+
+	if (rnd(2)) {
+		int s = 1 + (int)rnd((unsigned)ndecl + 1);
+		if (s <= ndecl && manage[s - 1])
+			added_on = s;
+	}
+	/* a key added through the socket it is used on, often enough */
+	if (sock > 0 && manage[sock - 1] && rnd(3) == 0)
+		added_on = sock;
+	set_socket(q, sock, added_on);
+}
+
 /* A random connection and request: sets up conn and id, builds data,
  * fills q as keyward(5) describes it. */
 static void
@@ -355,6 +496,7 @@ gen_request(struct tb *t, struct mreq *q, int *bkey)
 	for (size_t i = 0; i < conn.caller.nanc; i++)
 		conn.caller.anc[i].exe = (char *)PICK(exes);
 	id.comment = (char *)PICK(comments);
+	gen_socket(q);
 
 	q->fp = keyfp;
 	q->comment = id.comment;
@@ -425,7 +567,8 @@ main(void)
 	struct mmemo memo[64];
 	int nmemo, bkey[4];
 	unsigned long runs = 0, bad = 0, seen[4][4] = { { 0 } }, recalled = 0,
-	    fwd = 0, unverified = 0;
+	    fwd = 0, unverified = 0, named[2][4] = { { 0 } }, inscope = 0,
+	    replays = 0, elsewhere = 0, unlisted = 0, badlist = 0, leak = 0;
 	time_t end;
 	struct slice b;
 
@@ -457,11 +600,14 @@ main(void)
 	end = time(NULL) + (time_t)secs;
 	while (time(NULL) < end || runs == 0) {
 		struct mrule rs[MAXRULES];
-		int n = 1 + (int)rnd(MAXRULES);
-		char text[MAXRULES * 512] = "";
+		int n = (int)rnd(MAXRULES + 1), have = 0;
+		char text[MAXRULES * 512 + 256] = "";
 		struct ruleset *parsed;
 		struct rules_err err;
+		struct mreq q;
+		struct tb t;
 
+		gen_sockets(text, sizeof(text));
 		for (int i = 0; i < n; i++) {
 			gen_rule(&rs[i]);
 			rule_text(&rs[i], text + strlen(text), sizeof(text) - strlen(text));
@@ -476,25 +622,60 @@ main(void)
 		rules_forget(&P);
 		nmemo = 0;
 		for (int k = 0; k < 20; k++) {
-			struct mreq q;
-			struct tb t;
 			struct ruling r;
 			struct mmemo m;
-			int by, want, want_rem = 0;
+			int by, want, want_rem = 0, met = 0, listed, want_listed;
 
-			gen_request(&t, &q, bkey);
+			if (have && ndecl > 0 && rnd(3) == 0) {
+				/* the same request (key, caller, bindings,
+				 * data) on another socket */
+				set_socket(&q, (q.sock + 1 + (int)rnd((unsigned)ndecl)) %
+				    (ndecl + 1), q.added_on);
+				replays++;
+			} else {
+				if (have)
+					tb_free(&t);
+				gen_request(&t, &q, bkey);
+				have = 1;
+			}
 			want = m_decide(rs, n, &q, &by);
+			want_listed = m_listed(rs, n, &q);
 			ruling_judge(&P, &id, &conn, wb_slice_of(&t.w), &r);
+			listed = scope_may_list(P.rules, conn.sock, keyfp,
+			    id.comment, id.sock);
 			if (want == RULE_CONFIRM && by >= 0 && rs[by].remember) {
 				m_memo(&q, &m);
-				for (int i = 0; i < nmemo; i++)
+				for (int i = 0; i < nmemo; i++) {
 					want_rem |= strcmp(memo[i].text, m.text) == 0;
+					met |= strcmp(memo[i].elsewhere,
+					    m.elsewhere) == 0;
+				}
 			}
 			runs++;
 			seen[q.forwarded][want]++;
+			if (q.sock > 0)
+				named[q.added_on == q.sock][want]++;
+			inscope += q.sock > 0 && q.added_on == q.sock;
 			fwd += q.forwarded;
 			unverified += q.purpose == 1 && !q.verified;
 			recalled += want_rem;
+			elsewhere += met && !want_rem;
+			unlisted += !want_listed;
+			if (listed != want_listed && badlist++ < 5) {
+				printf("# listing mismatch: keyward %d, model %d\n",
+				    listed, want_listed);
+				printf("# rules:\n%s", text);
+				printf("# key comment=%s added on %d, listed on %d "
+				    "(%s)\n", q.comment, q.added_on, q.sock,
+				    q.sockname);
+			}
+			/* "a key it does not list is not signed with either" */
+			if (r.action != RULE_DENY && !listed && leak++ < 5) {
+				printf("# signs with a key it does not list:\n");
+				printf("# rules:\n%s", text);
+				printf("# key comment=%s added on %d, on %d (%s)\n",
+				    q.comment, q.added_on, q.sock, q.sockname);
+			}
 			if ((int)r.action != want ||
 			    (want == RULE_CONFIRM && r.remembered != want_rem)) {
 				if (bad++ < 5) {
@@ -506,10 +687,12 @@ main(void)
 					printf("# rules:\n%s", text);
 					printf("# request: fwd=%d first=%d nhops=%d exe=%s "
 					    "purpose=%d verified=%d user=%s host=%s ns=%s "
-					    "data=%s\n", q.forwarded, q.first_known,
+					    "data=%s socket=%d (%s) added_on=%d\n",
+					    q.forwarded, q.first_known,
 					    q.nhops, q.exe, q.purpose, q.verified,
 					    q.user ? q.user : "-", q.host ? q.host : "-",
-					    q.ns ? q.ns : "-", q.data);
+					    q.ns ? q.ns : "-", q.data, q.sock,
+					    q.sockname, q.added_on);
 				}
 			}
 			/* the user says yes to half the prompts a remember=
@@ -521,20 +704,33 @@ main(void)
 					m_memo(&q, &memo[nmemo++]);
 			}
 			ruling_free(&r);
-			tb_free(&t);
 		}
+		if (have)
+			tb_free(&t);
 	}
 	printf("# %lu requests: %lu forwarded, %lu unverified logins, %lu "
-	    "remembered\n", runs, fwd, unverified, recalled);
+	    "remembered, %lu on a named socket for a key added there, %lu "
+	    "replayed on another socket, %lu met a yes given on another "
+	    "socket, %lu on a socket that does not list the key\n", runs, fwd,
+	    unverified, recalled, inscope, replays, elsewhere, unlisted);
 	is_int(bad, 0, "keyward and the model of keyward(5) agree on %lu "
 	    "random requests", runs);
+	is_int(badlist, 0, "... and on which keys each socket lists");
+	is_int(leak, 0, "... and no socket signs with a key it does not list");
 	ok(runs >= 1000, "at least 1000 requests judged");
 	for (int f = 0; f < 2; f++)
 		for (int a = RULE_ALLOW; a <= RULE_DENY; a++)
 			ok(seen[f][a] > 0, "the generator reached %s requests "
 			    "that the model says %s", f ? "forwarded" : "local",
 			    rules_action_name((enum rule_action)a));
+	for (int s = 0; s < 2; s++)
+		for (int a = RULE_ALLOW; a <= RULE_DENY; a++)
+			ok(named[s][a] > 0, "... requests on a named socket for a "
+			    "key added %s that the model says %s", s ? "there" :
+			    "elsewhere", rules_action_name((enum rule_action)a));
 	ok(recalled > 0, "... and remembered yeses");
+	ok(elsewhere > 0, "... and yeses given on another socket, not used");
+	ok(unlisted > 0, "... and keys a socket does not list");
 	ok(unverified > 0, "... and unverified logins");
 	bindings_free(&conn.bind);
 	rules_forget(&P);

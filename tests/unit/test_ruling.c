@@ -3,7 +3,9 @@
  * request is taken to be (caller, origin, purpose, destination), that a
  * remembered yes covers exactly its key, caller, purpose and destination,
  * that it ends with its time, a lock (rules_forget) or new rules, and that
- * the approvals kept stay within RULES_MAX_REMEMBERED.
+ * the approvals kept stay within RULES_MAX_REMEMBERED; on a named socket
+ * (issue 27), that its default deny is where the rules end, and that a
+ * yes stays on the socket it was given on.
  */
 #include "policy/audit.h"
 #include "policy/dispatch.h"
@@ -417,6 +419,68 @@ main(void)
 		unbind();
 		rules_forget(&P);
 	}
+
+	/* --- issue 27: a named socket's default deny is where the rules
+	 * end (rules_query.fallback): a rule that cannot tell weighs
+	 * against it as against a last deny */
+	load("socket deploy manage\nconfirm caller /usr/bin/ssh\n");
+	conn.sock = 1;
+	id.sock = 0;
+	is_int(judge("git", NULL, &line), RULE_CONFIRM,
+	    "deploy, local ssh: the confirm rule matches: confirm");
+	is_int(line, 2, "... by line 2");
+	bind_to(&host1, 1);
+	is_int(judge("git", NULL, &line), RULE_DENY,
+	    "deploy, forwarded: a confirm whose caller cannot tell never "
+	    "stands in for the socket's default deny");
+	is_int(line, 0, "... no rule's line: the socket's default");
+	conn.sock = 0;
+	is_int(judge("git", NULL, &line), RULE_CONFIRM,
+	    "main, forwarded: the same confirm asks, where the default allows");
+	is_int(line, 2, "... by line 2");
+	conn.sock = 1;
+	id.sock = 1;
+	is_int(judge("git", NULL, &line), RULE_CONFIRM,
+	    "deploy, forwarded, for a key added through deploy (default "
+	    "allow): the confirm asks");
+	id.sock = 0;
+	load("socket deploy\nconfirm caller /usr/bin/ssh socket deploy\n");
+	is_int(judge("git", NULL, &line), RULE_DENY,
+	    "confirm caller ssh socket deploy, forwarded on deploy: denied");
+	unbind();
+	is_int(judge("git", NULL, &line), RULE_CONFIRM,
+	    "... local on deploy: confirm");
+	bind_to(&host1, 1);
+	load("socket deploy\nconfirm caller /usr/bin/ssh\ndeny caller /usr/bin/scp\n");
+	is_int(judge("git", NULL, &line), RULE_DENY,
+	    "deploy, forwarded, a later deny that does not match either: the "
+	    "default deny still holds");
+	load("socket deploy\nconfirm caller /usr/bin/ssh\nallow\n");
+	is_int(judge("git", NULL, &line), RULE_CONFIRM,
+	    "deploy, forwarded, before a last allow: the confirm asks");
+	is_int(line, 2, "... by line 2");
+	unbind();
+
+	/* a remembered yes stays on its socket */
+	load("socket deploy\nconfirm remember=1h\n");
+	conn.sock = 0;
+	approve("git");
+	judge("git", &rem, NULL);
+	is_int(rem, 1, "a yes on main: remembered on main");
+	conn.sock = 1;
+	is_int(judge("git", &rem, NULL), RULE_CONFIRM, "on deploy: asks");
+	is_int(rem, 0, "... the yes given on main does not count there");
+	approve("git");
+	judge("git", &rem, NULL);
+	is_int(rem, 1, "a yes on deploy: remembered on deploy");
+	conn.sock = 0;
+	rules_forget(&P);
+	approve("git");
+	conn.sock = 1;
+	judge("git", &rem, NULL);
+	is_int(rem, 0, "... and a yes on main alone still not on deploy");
+	conn.sock = 0;
+	rules_forget(&P);
 
 	/* --- bounded */
 	load("confirm remember=1h caller /usr/bin/ssh\n");
