@@ -5,6 +5,7 @@
 #ifndef KEYWARD_AUDIT_H
 #define KEYWARD_AUDIT_H
 
+#include "ipc/args.h"
 #include "policy/policy.h"
 #include "policy/ruling.h"
 #include "policy/token.h"
@@ -26,6 +27,6 @@ struct audit_rec {
  * -1 if the record could not be made (the auditor will not answer). */
 int audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req);
 /* Start the auditor (before the sandbox); returns policy's channel end. */
-int auditor_spawn(int audit_fd, int use_syslog, int sync);
+int auditor_spawn(int audit_fd, const struct policy_args *args);
 
 #endif

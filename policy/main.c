@@ -80,7 +80,7 @@ main(int argc, char **argv)
 		int fd = P.args.audit == AUDIT_FD ? 5 : -1;
 		if (fd == 5 && fcntl(5, F_GETFD) < 0)
 			fatal("audit trail fd 5 is not open");
-		chan_init(&P.au, auditor_spawn(fd, fd == -1, P.args.audit_sync));
+		chan_init(&P.au, auditor_spawn(fd, &P.args));
 		P.audit_on = 1;
 	}
 	idt_init(&P.ids);

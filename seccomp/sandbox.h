@@ -63,7 +63,7 @@ void sandbox_keyholder(int chan_fd);
 void sandbox_prompter(void);
 void sandbox_broker(void);
 void sandbox_reaper(void);
-void sandbox_auditor(int chan_fd, int audit_fd, int use_syslog);
+void sandbox_auditor(int chan_fd, int audit_fd, int use_syslog, int key_fd);
 void sandbox_sk(int chan_fd);
 /* pcsc: the module may reach a PC/SC daemon (AF_UNIX sockets). */
 void sandbox_pkcs11(int chan_fd, int pcsc);
