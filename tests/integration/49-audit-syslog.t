@@ -1,0 +1,149 @@
+#!/bin/bash
+# -O audit=syslog with a real rsyslog (imuxsock on a private socket given
+# with -O audit-socket=, its own configuration, work directory and output
+# file): every record of adds, signatures and refusals arrives as one JSON
+# object per message, with the facility and tag asked for, chained and, at
+# the agent's exit, sealed (keyward-ctl audit verify checks the file
+# rsyslog wrote). With rsyslog stopped, and with its socket gone, the
+# signature is refused (never made unrecorded) and the agent lives on;
+# restarted, records flow again on a new connection. Started with nothing
+# listening, the agent starts and refuses until a daemon comes.
+# (keyward only.)
+. "$(dirname "$0")/lib.sh"
+
+NTESTS=36
+if ! is_keyward; then
+	skip_n $NTESTS "not keyward"
+	done_testing
+fi
+if ! command -v rsyslogd >/dev/null; then
+	skip_n $NTESTS "rsyslogd is not installed"
+	done_testing
+fi
+CTL=$KEYWARD_BUILD/keyward-ctl
+SOCK=$T/syslog/log.sock
+OUTF=$T/syslog/records
+mkdir -p "$T/syslog/work"
+cat >"$T/syslog/rsyslog.conf" <<EOF
+global(workDirectory="$T/syslog/work" maxMessageSize="64k")
+module(load="imuxsock" SysSock.Use="off")
+input(type="imuxsock" Socket="$SOCK" CreatePath="on")
+template(name="kw" type="string"
+	string="%syslogfacility-text% %syslogseverity-text% %syslogtag%%msg%\n")
+*.* action(type="omfile" file="$OUTF" template="kw")
+EOF
+RSYSLOG_PID=
+rsyslog_start() {
+	rsyslogd -n -f "$T/syslog/rsyslog.conf" -i "$T/syslog/pid" \
+		>>"$T/syslog/rsyslogd.log" 2>&1 &
+	RSYSLOG_PID=$!
+	EXTRA_PIDS+=("$RSYSLOG_PID")
+	wait_for_socket "$SOCK" 10
+}
+rsyslog_stop() {
+	kill -TERM "$RSYSLOG_PID" 2>/dev/null
+	wait_gone "$RSYSLOG_PID" 10
+}
+# records EVENT DECISION: how many such records rsyslog wrote
+records() {
+	sed -n 's/^[a-z0-9]* [a-z]* kw-audit\[[0-9]*\]: //p' "$OUTF" 2>/dev/null |
+		jq -c --arg e "$1" --arg d "$2" \
+		'select(.event == $e and .decision == $d)' 2>/dev/null | wc -l
+}
+has_records() { [ "$(records "$1" "$2")" -ge "$3" ]; }
+
+# Nothing listening: the agent starts, and refuses to sign unrecorded.
+gen_key k ed25519
+run "$CTL" audit keygen "$T/audit.key"
+ok $RC "keyward-ctl audit keygen"
+VKEY=$OUT
+like "$VKEY" '^keyward-audit-verify-key-1:[0-9a-f]{64}$' "it prints the verification key once"
+start_agent -O audit=syslog -O audit-socket="$SOCK" -O audit-tag=kw-audit \
+	-O audit-facility=local5 -O audit-key="$T/audit.key"
+ok $? "agent started with -O audit=syslog and no daemon listening" || bail "agent did not start"
+AGENT_PID=$SSH_AGENT_PID
+run ssh-add "$T/keys/k"
+ok $RC "the key is added (its record is lost: no daemon; an add is not held back)"
+run ssh-add -T "$T/keys/k.pub"
+ok "$([ "$RC" != 0 ] && echo 0 || echo 1)" "no daemon: the signature is refused"
+pid_alive "$AGENT_PID"
+ok $? "and the agent lives"
+
+# rsyslog comes: records flow.
+rsyslog_start
+ok $? "rsyslogd started on $SOCK" || bail "rsyslogd did not start: $(cat "$T/syslog/rsyslogd.log")"
+N=20
+signed=0
+for ((i = 0; i < N; i++)); do
+	ssh-add -T "$T/keys/k.pub" >/dev/null 2>&1 && signed=$((signed + 1))
+done
+is "$signed" "$N" "$N signatures made with rsyslog listening"
+printf '#!/bin/sh\necho pw\n' >"$T/pass.sh"; chmod 755 "$T/pass.sh"
+run env SSH_ASKPASS="$T/pass.sh" SSH_ASKPASS_REQUIRE=force ssh-add -x
+ok $RC "agent locked"
+run ssh-add -T "$T/keys/k.pub"
+ok "$([ "$RC" != 0 ] && echo 0 || echo 1)" "a signature while locked is refused"
+run env SSH_ASKPASS="$T/pass.sh" SSH_ASKPASS_REQUIRE=force ssh-add -X
+ok $RC "agent unlocked"
+poll_until 10 has_records sign allow "$N"
+is "$(records sign allow)" "$N" "rsyslog holds one record per signature made"
+poll_until 10 has_records lock allow 1
+is "$(records lock allow)" 1 "the lock is recorded"
+ok "$([ "$(records sign refuse)" -ge 1 ] && echo 0 || echo 1)" \
+	"the refused signature is recorded"
+bad=$(grep -vc '^local5 info kw-audit\[[0-9]*\]: {"seq":' "$OUTF")
+is "$bad" 0 "every message has facility local5, severity info, tag kw-audit and the chain first"
+sed 's/^[^{]*//' "$OUTF" >"$T/json"
+run jq -e . "$T/json"
+ok $RC "every message is one whole JSON object (jq)"
+is "$(wc -l <"$T/json")" "$(jq -c . "$T/json" | wc -l)" "one object per message"
+# The run's first line (audit-start) could not be sent: it is not in the
+# chain, which begins with the first record rsyslog took.
+like "$(head -1 "$T/json")" '^\{"seq":0,"prev":"0{64}",' \
+	"the chain begins at seq 0 with the first record sent"
+
+# rsyslog stopped: refused, alive; restarted: flows again.
+rsyslog_stop
+ok $? "rsyslogd stopped"
+run ssh-add -T "$T/keys/k.pub"
+ok "$([ "$RC" != 0 ] && echo 0 || echo 1)" "rsyslog stopped: the signature is refused"
+run ssh-add -l
+ok $RC "the agent still answers"
+pid_alive "$AGENT_PID"
+ok $? "and lives"
+rsyslog_start
+ok $? "rsyslogd started again"
+run ssh-add -T "$T/keys/k.pub"
+ok $RC "rsyslog back: the agent signs again (a new connection to it)"
+poll_until 10 has_records sign allow $((N + 1))
+is "$(records sign allow)" $((N + 1)) "and its record arrived"
+
+# The socket gone (the daemon stopped and its socket removed).
+rsyslog_stop
+rm -f "$SOCK"
+ok "$([ ! -e "$SOCK" ] && echo 0 || echo 1)" "the socket is gone"
+run ssh-add -T "$T/keys/k.pub"
+ok "$([ "$RC" != 0 ] && echo 0 || echo 1)" "no socket: the signature is refused"
+pid_alive "$AGENT_PID"
+ok $? "and the agent lives"
+rsyslog_start
+ok $? "rsyslogd started a third time"
+run ssh-add -T "$T/keys/k.pub"
+ok $RC "it signs again"
+
+# The agent exits: its last seal reaches rsyslog; the file verifies.
+stop_agent
+ok $? "agent stopped"
+poll_until 10 grep -q '"event":"seal"' "$OUTF"
+ok $? "the final seal arrived"
+run "$CTL" audit verify --state "$T/audit.key" "$OUTF" "$VKEY"
+ok $RC "keyward-ctl audit verify: the file rsyslog wrote is intact and sealed"
+contains "$OUT" "intact" "it says intact"
+rsyslog_stop
+# One record changed in rsyslog's file: found.
+awk 'NR == 5 { sub(/"decision":"allow"/, "\"decision\":\"refuse\"") } { print }' \
+	"$OUTF" >"$T/edited"
+run "$CTL" audit verify "$T/edited" "$VKEY"
+is "$RC" 1 "one record changed: verify fails"
+like "$OUT" "line 5 .* was changed" "at line 5"
+done_testing
