@@ -227,11 +227,13 @@
  * before it; with -O audit-key= the auditor appends a seal (an HMAC with
  * a key that evolves one-way after each use) after AUDIT_SEAL_RECORDS
  * records, or AUDIT_SEAL_INTERVAL_S after the first unsealed one, and at
- * exit. Refusals of one kind from one origin are coalesced: the first in
- * each AUDIT_COALESCE_WINDOW_S window is recorded whole, the rest counted
- * in one record at its end; AUDIT_COALESCE_SLOTS kinds x origins are
- * tracked at once, the others share one more slot. So refusals add at most
- * 2 * (AUDIT_COALESCE_SLOTS + 1) lines per window, whatever a client sends. */
+ * exit. Refusals, listings and session-binds of one kind from one origin
+ * are coalesced (policy/audit.c): the first in each AUDIT_COALESCE_WINDOW_S
+ * window is recorded whole, the rest counted in one record at its end;
+ * AUDIT_COALESCE_SLOTS kinds x origins are tracked at once, the others
+ * share one more slot. So these add at most 2 * (AUDIT_COALESCE_SLOTS + 1)
+ * lines per window, whatever a client sends; signatures made, keys added
+ * and removed are always recorded one by one. */
 #define AUDIT_SEAL_RECORDS         256           /* records between seals */
 #define AUDIT_SEAL_INTERVAL_S      60            /* at most this long unsealed */
 #define AUDIT_MAX_EPOCH            (1UL << 24)   /* seals one key can make; the

@@ -165,22 +165,23 @@ send_record(struct policy *P, struct wb *w, uint32_t req)
 }
 
 /*
- * Refusals coalesced (limits.h, AUDIT_COALESCE_*). A kind is the event and
- * the reason; an origin the caller (its process as keyward-peer saw it:
- * pid, uid, executable, ancestors) and where the connection comes from: the
- * host key of its last session binding (the server a forwarded agent
+ * Repeats coalesced (limits.h, AUDIT_COALESCE_*): refusals, listings and
+ * session-binds (coalesced() says which). A kind is the event, decision
+ * and reason; an origin the caller (its process as keyward-peer saw it:
+ * pid, uid, executable, ancestors) and where the connection comes from:
+ * the host key of its last session binding (the server a forwarded agent
  * serves), or none for a local client. A server's requests all come
- * through the one ssh process that forwards the agent to it. The first refusal of a kind
- * from an origin opens a window and is recorded whole; the others in the
- * window are counted, and the count is recorded when it closes. Signatures
- * made, keys added and removed, and every other allowed event are always
- * recorded one by one.
+ * through the one ssh process that forwards the agent to it. The first of
+ * a kind from an origin opens a window and is recorded whole; the others
+ * in the window are counted, and the count is recorded (a "repeated"
+ * record) when it closes, or when the agent ends.
  */
 #define REASON_KEEP 160
 
 struct repeat {
 	int used;
 	char event[24];
+	char decision[8];               /* "allow", "refuse" */
 	char reason[REASON_KEEP];
 	uint32_t uid;
 	char origin[FP_TEXT_MAX];       /* "" for a local client */
@@ -233,7 +234,7 @@ repeat_flush(struct policy *P, struct repeat *s)
 		num(&w, "repeated", (long long)s->count);
 		num(&w, "window_s", AUDIT_COALESCE_WINDOW_S);
 		key(&w, "decision");
-		text_json_str(&w, "refuse");
+		text_json_str(&w, s->decision);
 		key(&w, "reason");
 		text_json_str(&w, s->reason);
 		wb_u8(&w, '}');
@@ -243,7 +244,18 @@ repeat_flush(struct policy *P, struct repeat *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* 1: this refusal is counted, not recorded now. */
+/* What a client can repeat at will: refusals, listings and session-binds
+ * (a forwarded server opens as many connections as it likes, and ssh
+ * binds each). Signatures made, keys added, removed or expired, locks and
+ * unlocks are never coalesced. */
+static int
+coalesced(const struct audit_rec *r)
+{
+	return strcmp(r->decision, "refuse") == 0 || strcmp(r->event, "list") == 0 ||
+	    strcmp(r->event, "bind") == 0;
+}
+
+/* 1: this record is counted, not recorded now. */
 static int
 repeat_counted(struct policy *P, const struct audit_rec *r)
 {
@@ -274,6 +286,7 @@ repeat_counted(struct policy *P, const struct audit_rec *r)
 		if (q->uid == r->conn->uid && strcmp(q->origin, origin) == 0 &&
 		    memcmp(q->who, who, sizeof(who)) == 0 &&
 		    strcmp(q->event, r->event) == 0 &&
+		    strcmp(q->decision, r->decision) == 0 &&
 		    strncmp(q->reason, reason, REASON_KEEP - 1) == 0) {
 			s = q;
 			break;
@@ -285,8 +298,9 @@ repeat_counted(struct policy *P, const struct audit_rec *r)
 		if (!s->used) {
 			s->used = 1;
 			s->opened_ms = now;
-			snprintf(s->event, sizeof(s->event), "%s", "refusals");
-			snprintf(s->reason, sizeof(s->reason), "%s", "of other kinds "
+			snprintf(s->event, sizeof(s->event), "%s", "repeats");
+			snprintf(s->decision, sizeof(s->decision), "%s", "any");
+			snprintf(s->reason, sizeof(s->reason), "%s", "other kinds "
 			    "or origins than those counted apart");
 			wb_free(&pw);
 			return 0;
@@ -304,6 +318,7 @@ repeat_counted(struct policy *P, const struct audit_rec *r)
 	fresh->uid = r->conn->uid;
 	fresh->opened_ms = now;
 	snprintf(fresh->event, sizeof(fresh->event), "%s", r->event);
+	snprintf(fresh->decision, sizeof(fresh->decision), "%s", r->decision);
 	snprintf(fresh->reason, sizeof(fresh->reason), "%s", reason);
 	snprintf(fresh->origin, sizeof(fresh->origin), "%s", origin);
 	memcpy(fresh->who, who, sizeof(who));
@@ -351,7 +366,7 @@ audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req)
 	if (!P->audit_on)
 		return 0;
 	if (req == 0 && r->conn != NULL && r->decision != NULL &&
-	    strcmp(r->decision, "refuse") == 0 && repeat_counted(P, r))
+	    coalesced(r) && repeat_counted(P, r))
 		return 0;
 	wb_init(&w);
 	wb_u8(&w, '{');
