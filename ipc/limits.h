@@ -245,7 +245,5 @@
 #define AUDIT_SYSLOG_WAIT_MS       2000          /* a full /dev/log queue: wait
                                                   * this long, then the record
                                                   * counts as not written */
-#define AUDIT_VERIFY_MAX_LINE      (IPC_MAX_MSG + 4096) /* one trail line, for
-                                                  * keyward-ctl audit verify */
 
 #endif

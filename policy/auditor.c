@@ -259,7 +259,9 @@ seal(struct auditor *a)
 	    hex, ts);
 	if (chain_write(a, rest, (size_t)n) != 0) {
 		log_error("cannot write an audit seal (%m); trying again later");
-		return;         /* the key stays: the next seal covers these too */
+		/* the key stays: the next seal covers these too */
+		a->unsealed_since_ms = mono_ms();
+		return;
 	}
 	a->unsealed = 0;
 	auditchain_evolve(a->st.key);
