@@ -7,11 +7,13 @@
 # rsyslog wrote). With rsyslog stopped, and with its socket gone, the
 # signature is refused (never made unrecorded) and the agent lives on;
 # restarted, records flow again on a new connection. Started with nothing
-# listening, the agent starts and refuses until a daemon comes.
-# (keyward only.)
+# listening, the agent starts and refuses until a daemon comes. Last, as a
+# new user would run it: the defaults (/dev/log, authpriv, keyward-audit)
+# with rsyslog's own /dev/log, in a private mount namespace whose /dev is
+# a tmpfs (root only; the machine's /dev is not touched). (keyward only.)
 . "$(dirname "$0")/lib.sh"
 
-NTESTS=36
+NTESTS=40
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
@@ -146,4 +148,49 @@ awk 'NR == 5 { sub(/"decision":"allow"/, "\"decision\":\"refuse\"") } { print }'
 run "$CTL" audit verify "$T/edited" "$VKEY"
 is "$RC" 1 "one record changed: verify fails"
 like "$OUT" "line 5 .* was changed" "at line 5"
+
+# The defaults, with /dev/log in a private mount namespace.
+if [ "$(id -u)" != 0 ] || ! unshare -m true 2>/dev/null; then
+	skip_n 4 "needs root and unshare -m"
+	done_testing
+fi
+mkdir -p "$T/ns"
+cp "$T/keys/k" "$T/keys/k.pub" "$T/ns/"
+cat >"$T/ns/inner.sh" <<'EOS'
+set -u
+D=$1 AGENT=$2
+mount --make-rprivate / || exit 10
+mkdir -p "$D/olddev"
+mount --bind /dev "$D/olddev" || exit 11
+mount -t tmpfs -o mode=755 tmpfs /dev || exit 12
+for n in null zero full random urandom tty; do cp -a "$D/olddev/$n" /dev/ || exit 13; done
+mkdir /dev/pts /dev/shm && mount --bind "$D/olddev/pts" /dev/pts && ln -s /proc/self/fd /dev/fd
+cat >"$D/rsyslog.conf" <<EOC
+global(workDirectory="$D")
+module(load="imuxsock")
+template(name="kw" type="string" string="%syslogfacility-text% %syslogtag%%msg%\n")
+authpriv.* action(type="omfile" file="$D/records" template="kw")
+EOC
+rsyslogd -n -f "$D/rsyslog.conf" -i "$D/rsyslog.pid" >"$D/rsyslogd.log" 2>&1 &
+RS=$!
+for _ in $(seq 50); do [ -S /dev/log ] && break; sleep 0.1; done
+[ -S /dev/log ] || { kill $RS; exit 14; }
+eval "$("$AGENT" -s -a "$D/agent.sock" -O audit=syslog)" >/dev/null || { kill $RS; exit 15; }
+ssh-add "$D/k" >/dev/null 2>&1
+ssh-add -T "$D/k.pub" >/dev/null 2>&1
+echo "sign=$?"
+"$AGENT" -k >/dev/null
+for _ in $(seq 50); do grep -q '"event":"sign"' "$D/records" 2>/dev/null && break; sleep 0.1; done
+kill $RS
+wait $RS
+exit 0
+EOS
+devlog() { if [ -e /dev/log ]; then stat -c '%i' /dev/log; else echo none; fi; }
+before=$(devlog)
+run unshare -m bash "$T/ns/inner.sh" "$T/ns" "$AGENT"
+ok $RC "a private mount namespace with rsyslog on its /dev/log"
+is "$OUT" "sign=0" "keyward -O audit=syslog (no other option) signs"
+is "$(grep -c '^authpriv keyward-audit\[[0-9]*\]: {"seq":.*"event":"sign".*"decision":"allow"' "$T/ns/records")" 1 \
+	"its record reached /dev/log: facility authpriv, tag keyward-audit"
+is "$(devlog)" "$before" "the machine's /dev/log is as it was (the namespace's stayed there)"
 done_testing
