@@ -52,6 +52,7 @@ struct auditor {
 	int sync;
 	int use_syslog;
 	int log_fd;                     /* the syslog socket, -1: not connected */
+	int stalled;                    /* its queue stayed full: do not wait */
 	struct sockaddr_un sa;
 	int facility;
 	const char *tag;
@@ -120,17 +121,22 @@ syslog_send(struct auditor *a, struct slice line)
 			r = send(a->log_fd, w.p, w.len, MSG_DONTWAIT | MSG_NOSIGNAL);
 		while (r < 0 && errno == EINTR);
 		if (r < 0 && errno == EAGAIN) {
-			/* the daemon's queue is full: wait for it a little */
+			/* the daemon's queue is full: wait for it a little,
+			 * and not again while it stays full (each record would
+			 * hold the next back as long) */
 			struct pollfd p = { a->log_fd, POLLOUT, 0 };
-			if (poll(&p, 1, AUDIT_SYSLOG_WAIT_MS) == 1)
+			if (poll(&p, 1, a->stalled ? 0 : AUDIT_SYSLOG_WAIT_MS) == 1)
 				do
 					r = send(a->log_fd, w.p, w.len,
 					    MSG_DONTWAIT | MSG_NOSIGNAL);
 				while (r < 0 && errno == EINTR);
-			if (r < 0)
+			if (r < 0) {
+				a->stalled = 1;
 				break;  /* still full: this record is not written */
+			}
 		}
 		if (r == (ssize_t)w.len) {
+			a->stalled = 0;
 			rc = 0;
 			break;
 		}

@@ -6,14 +6,16 @@
 # the agent's exit, sealed (keyward-ctl audit verify checks the file
 # rsyslog wrote). With rsyslog stopped, and with its socket gone, the
 # signature is refused (never made unrecorded) and the agent lives on;
-# restarted, records flow again on a new connection. Started with nothing
+# restarted, records flow again on a new connection; a daemon that stops
+# reading holds a signature back at most AUDIT_SYSLOG_WAIT_MS (refused),
+# never the agent. Started with nothing
 # listening, the agent starts and refuses until a daemon comes. Last, as a
 # new user would run it: the defaults (/dev/log, authpriv, keyward-audit)
 # with rsyslog's own /dev/log, in a private mount namespace whose /dev is
 # a tmpfs (root only; the machine's /dev is not touched). (keyward only.)
 . "$(dirname "$0")/lib.sh"
 
-NTESTS=40
+NTESTS=45
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
@@ -148,6 +150,42 @@ awk 'NR == 5 { sub(/"decision":"allow"/, "\"decision\":\"refuse\"") } { print }'
 run "$CTL" audit verify "$T/edited" "$VKEY"
 is "$RC" 1 "one record changed: verify fails"
 like "$OUT" "line 5 .* was changed" "at line 5"
+
+# A daemon that stops reading (its queue full): a signature waits at most
+# AUDIT_SYSLOG_WAIT_MS for it, then is refused; the agent answers on; once
+# the daemon reads again, records flow.
+cat >"$T/stuck.py" <<'EOP'
+import os, socket, sys, time
+path, flag, out = sys.argv[1:4]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(path)
+while not os.path.exists(flag):
+	time.sleep(0.05)
+with open(out, "ab") as f:
+	while True:
+		f.write(s.recv(1 << 20) + b"\n")
+		f.flush()
+EOP
+python3 "$T/stuck.py" "$T/stuck.sock" "$T/stuck.go" "$T/stuck.out" &
+EXTRA_PIDS+=($!)
+wait_for_socket "$T/stuck.sock" 10
+start_agent -O audit=syslog -O audit-socket="$T/stuck.sock"
+ok $? "an agent sending to a daemon that does not read" || bail "agent did not start"
+ssh-add "$T/keys/k" >/dev/null 2>&1
+refused=0
+for ((i = 0; i < 100 && refused == 0; i++)); do
+	ssh-add -T "$T/keys/k.pub" >/dev/null 2>&1 || refused=1
+done
+is "$refused" 1 "once its queue is full a signature is refused (after $i)"
+run ssh-add -T "$T/keys/k.pub"
+ok "$([ "$RC" != 0 ] && echo 0 || echo 1)" "and the next too, while it stays full"
+run ssh-add -l
+ok $RC "the agent answers meanwhile"
+touch "$T/stuck.go"
+signs_again() { ssh-add -T "$T/keys/k.pub"; }
+poll_until 10 signs_again
+ok $? "the daemon reads again: the agent signs again"
+stop_agent
 
 # The defaults, with /dev/log in a private mount namespace.
 if [ "$(id -u)" != 0 ] || ! unshare -m true 2>/dev/null; then
