@@ -228,8 +228,8 @@ repeat_flush(struct policy *P, struct repeat *s)
 			key(&w, "origin_host_key");
 			text_json_str(&w, s->origin[0] != '\0' ? s->origin : NULL);
 		} else {
-			key(&w, "origin");
-			text_json_str(&w, "any other kind or origin");
+			key(&w, "coalesced");
+			text_json_str(&w, "every other kind and origin");
 		}
 		num(&w, "repeated", (long long)s->count);
 		num(&w, "window_s", AUDIT_COALESCE_WINDOW_S);
