@@ -305,8 +305,9 @@ audit_verify(const uint8_t *buf, size_t len, const uint8_t *key0,
 	static const uint8_t zero[AUDIT_HASH_LEN];
 	uint8_t key[AUDIT_KEY_LEN], prev[AUDIT_HASH_LEN], seal_hash[AUDIT_HASH_LEN];
 	uint8_t h[AUDIT_HASH_LEN], mac[AUDIT_HASH_LEN];
-	uint64_t key_epoch = 0, exp_seq = 0, seal_seq = 0;
-	int have_seal = 0, epoch_known = 0;
+	uint8_t anchor_prev[AUDIT_HASH_LEN];
+	uint64_t key_epoch = 0, exp_seq = 0, seal_seq = 0, anchor_seq = 0;
+	int have_seal = 0, epoch_known = 0, have_anchor = 0;
 	const uint8_t *p, *body;
 	struct audit_line l;
 	size_t off = 0, n, blen, lineno = 0;
@@ -328,14 +329,20 @@ audit_verify(const uint8_t *buf, size_t len, const uint8_t *key0,
 		}
 		auditchain_hash(body, blen, h);
 		if (lineno == 1) {
-			v->first_seq = l.seq;       /* the anchor: taken as it is */
-		} else if (l.kind == AL_START && l.sealed && have_seal &&
-		    l.seq == seal_seq + 1 && memcmp(l.prev, seal_hash, sizeof(h)) == 0 &&
+			v->first_seq = l.seq;       /* the first line: taken as it is */
+			if (l.kind == AL_START && l.sealed) {
+				/* where the key file stood when this run began */
+				have_anchor = 1;
+				anchor_seq = l.seq;
+				memcpy(anchor_prev, l.prev, sizeof(h));
+			}
+		} else if (l.kind == AL_START && l.sealed && have_anchor &&
+		    l.seq == anchor_seq && memcmp(l.prev, anchor_prev, sizeof(h)) == 0 &&
 		    (l.seq != exp_seq || memcmp(l.prev, prev, sizeof(h)) != 0)) {
 			/* a run that ended without its final seal: what it wrote
-			 * after its last seal is unsealed, and the next run went
-			 * on from that seal (the key file's) */
-			v->lost += (size_t)(exp_seq - seal_seq - 1);
+			 * after its last seal (or its start) is unsealed, and the
+			 * next run went on from where the key file stood */
+			v->lost += (size_t)(exp_seq - anchor_seq);
 		} else if (l.kind == AL_START && !l.sealed && l.seq == 0 &&
 		    memcmp(l.prev, zero, sizeof(zero)) == 0) {
 			/* a run without a key starts a chain of its own */
@@ -391,6 +398,9 @@ audit_verify(const uint8_t *buf, size_t len, const uint8_t *key0,
 			have_seal = 1;
 			seal_seq = l.seq;
 			memcpy(seal_hash, h, sizeof(h));
+			have_anchor = 1;
+			anchor_seq = l.seq + 1;
+			memcpy(anchor_prev, h, sizeof(h));
 		}
 		exp_seq = l.seq + 1;
 		memcpy(prev, h, sizeof(h));

@@ -12,7 +12,7 @@
 # another agent holds, or no trail, is refused at start. (keyward only.)
 . "$(dirname "$0")/lib.sh"
 
-NTESTS=37
+NTESTS=39
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
@@ -112,12 +112,25 @@ start_agent -O audit="$A" -O audit-key="$K"
 ok $? "agent started again on the same key"
 ssh-add "$T/keys/k" >/dev/null 2>&1
 for ((i = 0; i < 3; i++)); do ssh-add -T "$T/keys/k.pub" >/dev/null 2>&1; done
-kill -KILL "$SSH_AGENT_PID" $(descendants "$SSH_AGENT_PID")
-wait_gone "$SSH_AGENT_PID"
+pids="$SSH_AGENT_PID $(descendants "$SSH_AGENT_PID")"
+# The auditor first (the process holding the key file): killed after
+# policy, it would see policy go and seal before it died.
+for p in $pids; do
+	ls -l "/proc/$p/fd" 2>/dev/null | grep -qF "$K" && kill -KILL "$p" && wait_gone "$p"
+done
+# shellcheck disable=SC2086
+kill -KILL $pids 2>/dev/null
+for p in $pids; do wait_gone "$p"; done
+# the auditor (which holds the key's lock) is gone when the lock is free
+poll_until 10 flock -n "$K" true
+ok $? "the killed run's auditor is gone (the key is free)"
 unset SSH_AUTH_SOCK SSH_AGENT_PID
 rm -f "$T/agent.sock"
 start_agent -O audit="$A" -O audit-key="$K"
 ok $? "and again after that run was killed"
+ssh-add "$T/keys/k" >/dev/null 2>&1
+run ssh-add -T "$T/keys/k.pub"
+ok $RC "it signs (so its auditor is up and recording)"
 stop_agent
 verify --state "$K" "$A" "$VKEY"
 is "$RC" 3 "verify: no tampering, but the killed run's tail is unsealed"

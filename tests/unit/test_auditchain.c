@@ -321,6 +321,23 @@ tampering(void)
 	is_int(v.seals, 2, "both seals verify");
 	drop(&t);
 
+	/* a run killed before its first seal, then the next run */
+	memset(&t, 0, sizeof(t));
+	memcpy(t.key, key0, sizeof(key0));
+	start(&t, 1);
+	record(&t);
+	record(&t);
+	t.seq = 0;
+	memset(t.prev, 0, sizeof(t.prev));
+	start(&t, 1);
+	record(&t);
+	seal(&t);
+	is_int(check(&t, key0, NULL, &v), AV_UNSEALED, "a run killed before any "
+	    "seal, then a new run from the same key file");
+	is_int(v.lost, 3, "its three lines are counted unsealed");
+	is_int(v.seals, 1, "the next run's seal verifies");
+	drop(&t);
+
 	/* the same trail through syslog */
 	make(&t);
 	for (size_t i = 0; i < t.n; i++) {
