@@ -3,10 +3,12 @@
  * identities with their constraints (INSPECT_EXTENSION, ipc/inspect.h) and
  * print them like ssh-add -l, or as JSON; load or show its rules
  * (POLICY_EXTENSION); list its connections (CONNS_EXTENSION,
- * ipc/conns.h). It trusts the agent for nothing but the answer's content:
+ * ipc/conns.h); keygen, verify and tail the audit trail (ctl/audit.c,
+ * no agent needed). It trusts the agent for nothing but the answer's content:
  * one frame, at most AGENT_MAX_FRAME bytes, within CTL_REPLY_TIMEOUT_MS,
  * decoded whole before anything is printed.
  */
+#include "ctl/audit.h"
 #include "ctl/conns.h"
 #include "ctl/inspect.h"
 #include "ctl/print.h"
@@ -41,7 +43,10 @@ usage(FILE *f)
 	fputs("usage: keyward-ctl [--json] [-a socket]\n"
 	    "       keyward-ctl [-a socket] policy load FILE\n"
 	    "       keyward-ctl [-a socket] policy show\n"
-	    "       keyward-ctl [--json] [-a socket] connections\n", f);
+	    "       keyward-ctl [--json] [-a socket] connections\n"
+	    "       keyward-ctl audit keygen KEYFILE\n"
+	    "       keyward-ctl audit verify [--state KEYFILE] TRAIL [VERIFYKEY]\n"
+	    "       keyward-ctl audit tail [-f] [--json] TRAIL\n", f);
 }
 
 static int
@@ -607,16 +612,24 @@ main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "follow", no_argument, NULL, 'f' },
+		{ "state", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum { CMD_LIST, CMD_CONNS, CMD_SHOW, CMD_LOAD } cmd;
-	const char *sock = NULL;
+	const char *sock = NULL, *state = NULL;
 	char **args;
-	int json = 0, ch, nargs;
+	int json = 0, follow = 0, ch, nargs;
 
 	/* Options anywhere ("connections --json"), up to a "--". */
-	while ((ch = getopt_long(argc, argv, "a:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "a:fh", longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'f':
+			follow = 1;
+			break;
+		case 's':
+			state = optarg;
+			break;
 		case 'a':
 			sock = optarg;
 			break;
@@ -633,6 +646,16 @@ main(int argc, char **argv)
 	}
 	args = argv + optind;
 	nargs = argc - optind;
+	if (nargs >= 1 && strcmp(args[0], "audit") == 0) {
+		int rc = audit_cmd(nargs - 1, args + 1, json, follow, state);
+		if (rc < 0)
+			usage(stderr);
+		return rc < 0 ? EX_BAD : rc;
+	}
+	if (follow || state != NULL) {
+		usage(stderr);
+		return EX_BAD;
+	}
 	if (nargs == 0)
 		cmd = CMD_LIST;
 	else if (nargs == 1 && strcmp(args[0], "connections") == 0)

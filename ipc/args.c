@@ -58,12 +58,27 @@ pattern_list(const char *s)
 	return 0;
 }
 
+int
+audit_tag_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > AUDIT_TAG_MAX)
+		return -1;
+	for (; *s != '\0'; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		    (*s >= '0' && *s <= '9') || *s == '-' || *s == '_' || *s == '.'))
+			return -1;
+	return 0;
+}
+
 char **
 args_policy_encode(const struct policy_args *a, struct args_buf *b)
 {
 	snprintf(b->num[0], sizeof(b->num[0]), "%ld", a->default_lifetime);
 	snprintf(b->num[1], sizeof(b->num[1]), "%ld", a->confirm_timeout);
 	snprintf(b->num[2], sizeof(b->num[2]), "%ld", a->touch_timeout);
+	snprintf(b->num[3], sizeof(b->num[3]), "%ld", a->audit_facility);
 	char *v[] = { "keyward-policy", a->debug ? "debug" : "info",
 	    (char *)a->fp_hash, b->num[0], b->num[1],
 	    (char *)audit_names[a->audit], a->audit_sync ? "sync" : "nosync",
@@ -71,7 +86,10 @@ args_policy_encode(const struct policy_args *a, struct args_buf *b)
 	    a->allow_remote_providers ? "remote-providers" : "local-providers",
 	    a->restrict_websafe ? "restrict" : "any",
 	    (char *)a->websafe_allow, b->num[2],
-	    a->allow_remote_manage ? "remote-manage" : "local-manage", NULL };
+	    a->allow_remote_manage ? "remote-manage" : "local-manage", b->num[3],
+	    (char *)(a->audit_tag != NULL ? a->audit_tag : AUDIT_TAG_DEFAULT),
+	    (char *)(a->audit_socket != NULL ? a->audit_socket : AUDIT_SOCKET_DEFAULT),
+	    (char *)(a->audit_key != NULL ? a->audit_key : "-"), NULL };
 	memcpy(b->argv, v, sizeof(v));
 	return b->argv;
 }
@@ -82,7 +100,7 @@ args_policy_decode(int argc, char *const *argv, struct policy_args *a)
 	int n;
 
 	memset(a, 0, sizeof(*a));
-	if (argc != 13 || (a->debug = word(argv[1], "debug", "info")) < 0 ||
+	if (argc != 17 || (a->debug = word(argv[1], "debug", "info")) < 0 ||
 	    fp_hash_find(argv[2]) == NULL ||
 	    number(argv[3], -1, (long)AGENT_MAX_LIFETIME, &a->default_lifetime) != 0 ||
 	    number(argv[4], 1, CONFIRM_TIMEOUT_MAX, &a->confirm_timeout) != 0 ||
@@ -94,7 +112,11 @@ args_policy_decode(int argc, char *const *argv, struct policy_args *a)
 	    pattern_list(argv[10]) != 0 ||
 	    number(argv[11], 1, CONFIRM_TIMEOUT_MAX, &a->touch_timeout) != 0 ||
 	    (a->allow_remote_manage = word(argv[12], "remote-manage",
-	    "local-manage")) < 0)
+	    "local-manage")) < 0 ||
+	    number(argv[13], 0, 23L << 3, &a->audit_facility) != 0 ||
+	    (a->audit_facility & 7) != 0 || audit_tag_ok(argv[14]) != 0 ||
+	    argv[15][0] != '/' || strlen(argv[15]) >= AUDIT_SOCKET_MAX ||
+	    (strcmp(argv[16], "-") != 0 && argv[16][0] != '/'))
 		return -1;
 	for (n = 0; n < 3 && strcmp(argv[5], audit_names[n]) != 0; n++)
 		;
@@ -104,6 +126,9 @@ args_policy_decode(int argc, char *const *argv, struct policy_args *a)
 	a->fp_hash = argv[2];
 	a->providers = argv[7];
 	a->websafe_allow = argv[10];
+	a->audit_tag = argv[14];
+	a->audit_socket = argv[15];
+	a->audit_key = strcmp(argv[16], "-") != 0 ? argv[16] : NULL;
 	return 0;
 }
 

@@ -7,6 +7,7 @@
  *
  *   keyward-policy    LOGLEVEL HASH LIFETIME CONFIRM AUDIT SYNC
  *                     PROVIDERS REMOTE WEBSAFE WEBSAFE_LIST TOUCH MANAGE
+ *                     AUDIT_FACILITY AUDIT_TAG AUDIT_SOCKET AUDIT_KEY
  *   keyward-keyholder LOGLEVEL
  *   keyward-sk        LOGLEVEL PROVIDER
  *   keyward-pkcs11    LOGLEVEL PROVIDER
@@ -20,17 +21,24 @@
  * list of -O websafe-allow; TOUCH seconds a token may wait for a touch
  * (-O touch-timeout); MANAGE remote-manage|local-manage (-O
  * allow-remote-manage); PROVIDER "internal" or an absolute path (keyward-sk),
- * an absolute path (keyward-pkcs11).
+ * an absolute path (keyward-pkcs11); AUDIT_FACILITY the syslog facility
+ * number (-O audit-facility); AUDIT_TAG the syslog tag (-O audit-tag);
+ * AUDIT_SOCKET the absolute path of the syslog socket (-O audit-socket);
+ * AUDIT_KEY "-" or the absolute path of the audit key file (-O audit-key).
  */
 #ifndef KEYWARD_ARGS_H
 #define KEYWARD_ARGS_H
 
-#define ARGS_MAX          14    /* the longest list, its name and NULL */
+#define ARGS_MAX          18    /* the longest list, its name and NULL */
 #define ARGS_NUM_LEN      24
 
 /* Defaults of ssh-agent (spec §11.1, §8.9). */
 #define PROVIDERS_DEFAULT "/usr/lib*/*,/usr/local/lib*/*"
 #define WEBSAFE_DEFAULT   "ssh:*"
+/* -O audit=syslog: where records go unless -O audit-tag/-socket say. */
+#define AUDIT_TAG_DEFAULT    "keyward-audit"
+#define AUDIT_SOCKET_DEFAULT "/dev/log"
+#define AUDIT_SOCKET_MAX     108        /* sun_path, with its NUL */
 
 enum audit_mode { AUDIT_NONE, AUDIT_FD, AUDIT_SYSLOG };
 
@@ -47,6 +55,10 @@ struct policy_args {
 	const char *websafe_allow;      /* -O websafe-allow */
 	long touch_timeout;             /* -O touch-timeout, seconds */
 	int allow_remote_manage;        /* -O allow-remote-manage */
+	long audit_facility;            /* -O audit-facility, LOG_AUTH... */
+	const char *audit_tag;          /* -O audit-tag */
+	const char *audit_socket;       /* -O audit-socket */
+	const char *audit_key;          /* -O audit-key, or NULL */
 };
 
 struct keyholder_args {
@@ -69,9 +81,12 @@ struct peer_args {
 
 /* Where an encoded list lives: argv points into num[] and the struct. */
 struct args_buf {
-	char num[3][ARGS_NUM_LEN];
+	char num[4][ARGS_NUM_LEN];
 	char *argv[ARGS_MAX];
 };
+
+/* -O audit-tag: 1 to AUDIT_TAG_MAX of [A-Za-z0-9._-]: 0, or -1. */
+int audit_tag_ok(const char *s);
 
 /* LOGLEVEL: 1 debug, 0 info, -1 neither. */
 int args_level(const char *s);

@@ -261,4 +261,28 @@
 #define TEXT_JSON_KEEP             4096          /* input bytes of one string in JSON */
 #define TEXT_TERM_MAX              2048          /* buffer for one string, terminal form */
 
+/* The audit trail (policy/auditor.c, policy/auditchain.h, keyward(1)).
+ * Every record carries its sequence number and the SHA-256 of the line
+ * before it; with -O audit-key= the auditor appends a seal (an HMAC with
+ * a key that evolves one-way after each use) after AUDIT_SEAL_RECORDS
+ * records, or AUDIT_SEAL_INTERVAL_S after the first unsealed one, and at
+ * exit. Refusals, listings and session-binds of one kind from one origin
+ * are coalesced (policy/audit.c): the first in each AUDIT_COALESCE_WINDOW_S
+ * window is recorded whole, the rest counted in one record at its end;
+ * AUDIT_COALESCE_SLOTS kinds x origins are tracked at once, the others
+ * share one more slot. So these add at most 2 * (AUDIT_COALESCE_SLOTS + 1)
+ * lines per window, whatever a client sends; signatures made, keys added
+ * and removed are always recorded one by one. */
+#define AUDIT_SEAL_RECORDS         256           /* records between seals */
+#define AUDIT_SEAL_INTERVAL_S      60            /* at most this long unsealed */
+#define AUDIT_MAX_EPOCH            (1UL << 24)   /* seals one key can make; the
+                                                  * verifier derives at most this
+                                                  * many keys */
+#define AUDIT_COALESCE_WINDOW_S    10            /* one window of refusals */
+#define AUDIT_COALESCE_SLOTS       32            /* kinds x origins tracked */
+#define AUDIT_TAG_MAX              32            /* -O audit-tag= bytes */
+#define AUDIT_SYSLOG_WAIT_MS       2000          /* a full /dev/log queue: wait
+                                                  * this long, then the record
+                                                  * counts as not written */
+
 #endif

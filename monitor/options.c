@@ -4,6 +4,7 @@
  * errors and exit statuses (spec §11.1, §11.9).
  */
 #include "monitor/options.h"
+#include "ipc/args.h"
 #include "ipc/fphash.h"
 
 #include <ctype.h>
@@ -24,6 +25,25 @@ usage(void)
 	    "       keyward [-c | -s] -k\n"
 	    "       keyward -u\n"
 	    "       keyward -V\n");
+}
+
+/* -O audit-facility=NAME: the facilities an audit trail may go to. */
+static long
+audit_facility(const char *s)
+{
+	static const struct {
+		const char *name;
+		long value;
+	} f[] = {
+		{ "auth", 4 << 3 }, { "authpriv", 10 << 3 }, { "daemon", 3 << 3 },
+		{ "user", 1 << 3 }, { "local0", 16 << 3 }, { "local1", 17 << 3 },
+		{ "local2", 18 << 3 }, { "local3", 19 << 3 }, { "local4", 20 << 3 },
+		{ "local5", 21 << 3 }, { "local6", 22 << 3 }, { "local7", 23 << 3 },
+	};
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (strcmp(s, f[i].name) == 0)
+			return f[i].value;
+	return -1;
 }
 
 long
@@ -69,6 +89,7 @@ options_parse(int argc, char **argv, struct options *o)
 	o->default_lifetime = -1;
 	o->confirm_timeout = CONFIRM_TIMEOUT_DEFAULT;
 	o->touch_timeout = TOKEN_TOUCH_TIMEOUT_DEFAULT;
+	o->audit_facility = 10 << 3;    /* LOG_AUTHPRIV: records name users */
 	opterr = 0;
 	while ((ch = getopt(argc, argv, "+:cDdksTuUVE:a:O:P:t:")) != -1) {
 		switch (ch) {
@@ -120,6 +141,27 @@ options_parse(int argc, char **argv, struct options *o)
 			} else if (strcmp(optarg, "audit-sync=yes") == 0 ||
 			    strcmp(optarg, "audit-sync=no") == 0) {
 				o->audit_sync = optarg[11] == 'y';
+			} else if (strncmp(optarg, "audit-facility=", 15) == 0) {
+				if ((o->audit_facility = audit_facility(optarg + 15)) < 0) {
+					fprintf(stderr, "keyward: Invalid audit-facility\n");
+					return 255;
+				}
+			} else if (strncmp(optarg, "audit-tag=", 10) == 0) {
+				if (audit_tag_ok(optarg + 10) != 0) {
+					fprintf(stderr, "keyward: Invalid audit-tag\n");
+					return 255;
+				}
+				o->audit_tag = optarg + 10;
+			} else if (strncmp(optarg, "audit-socket=", 13) == 0) {
+				if (optarg[13] != '/' ||
+				    strlen(optarg + 13) >= AUDIT_SOCKET_MAX) {
+					fprintf(stderr, "keyward: Invalid audit-socket\n");
+					return 255;
+				}
+				o->audit_socket = optarg + 13;
+			} else if (strncmp(optarg, "audit-key=", 10) == 0 &&
+			    optarg[10] != '\0') {
+				o->audit_key = optarg + 10;
 			} else if (strncmp(optarg, "policy=", 7) == 0 &&
 			    optarg[7] != '\0') {
 				if (o->policy_file != NULL) {

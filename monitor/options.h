@@ -29,6 +29,10 @@ struct options {
 	long touch_timeout;             /* -O touch-timeout=SECONDS */
 	const char *audit;              /* -O audit=PATH|-|syslog, or NULL */
 	int audit_sync;                 /* -O audit-sync=yes */
+	long audit_facility;            /* -O audit-facility=NAME, LOG_AUTH... */
+	const char *audit_tag;          /* -O audit-tag=TAG, or NULL */
+	const char *audit_socket;       /* -O audit-socket=PATH, or NULL */
+	const char *audit_key;          /* -O audit-key=FILE, or NULL */
 	const char *policy_file;        /* -O policy=FILE: keyward(5) rules */
 	char **command;                 /* argv of the command, or NULL */
 };

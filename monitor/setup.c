@@ -9,6 +9,7 @@
 #include "monitor/monitor.h"
 #include "monitor/setup.h"
 #include "monitor/sockpath.h"
+#include "policy/auditchain.h"
 #include "policy/rules.h"
 
 #include <errno.h>
@@ -20,8 +21,10 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/file.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static struct policy_args pargs;
@@ -162,13 +165,62 @@ daemonise(void)
 	}
 }
 
+/* -O audit-key=FILE: checked now (keyward-ctl audit keygen made it, no
+ * other agent holds it), so a wrong one stops keyward before it starts;
+ * the auditor opens it again, locks it and keeps it. */
+static int
+check_audit_key(const char *path, char *abs)
+{
+	char head[20];
+	struct stat st;
+	int fd;
+
+	if (realpath(path, abs) == NULL ||
+	    (fd = open(abs, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY)) < 0) {
+		fprintf(stderr, "keyward: cannot open the audit key %s: %s\n",
+		    path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size != AUDIT_STATE_LEN || read(fd, head, sizeof(head)) !=
+	    (ssize_t)sizeof(head) || memcmp(head, "keyward-audit-key 1 ", 20) != 0) {
+		fprintf(stderr, "keyward: %s is not an audit key (keyward-ctl "
+		    "audit keygen makes one)\n", path);
+		close(fd);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		fprintf(stderr, "keyward: the audit key %s is in use by another "
+		    "agent\n", path);
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
 static int
 open_audit(struct policy_args *a)
 {
+	static char key[PATH_MAX];
+
 	a->audit = AUDIT_NONE;
 	audit_fd = -1;
-	if (M.opt.audit == NULL)
-		return 0;
+	a->audit_facility = M.opt.audit_facility;
+	a->audit_tag = M.opt.audit_tag;
+	a->audit_socket = M.opt.audit_socket;
+	a->audit_key = NULL;
+	if (M.opt.audit == NULL) {
+		if (M.opt.audit_key == NULL)
+			return 0;
+		fprintf(stderr, "keyward: -O audit-key needs -O audit=\n");
+		return -1;
+	}
+	if (M.opt.audit_key != NULL) {
+		if (check_audit_key(M.opt.audit_key, key) != 0)
+			return -1;
+		a->audit_key = key;
+	}
 	if (strcmp(M.opt.audit, "syslog") == 0) {
 		a->audit = AUDIT_SYSLOG;
 		return 0;

@@ -6,6 +6,7 @@
  * bytes a client chose. The auditor process writes them (policy/auditor.c).
  */
 #include "crypto/crypto.h"
+#include "ipc/limits.h"
 #include "ipc/log.h"
 #include "ipc/text.h"
 #include "policy/audit.h"
@@ -16,6 +17,7 @@
 
 #include <openssl/evp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
@@ -132,26 +134,260 @@ data_hash(struct wb *w, struct slice data)
 	text_json_str(w, out);
 }
 
-int
-audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req)
+static void
+timestamp(struct wb *w)
 {
 	struct timeval tv;
 	struct tm tm;
 	char ts[40];
-	struct wb w;
-	int forwarded;
 
-	if (!P->audit_on)
-		return 0;
 	gettimeofday(&tv, NULL);
 	gmtime_r(&tv.tv_sec, &tm);
 	snprintf(ts, sizeof(ts), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
 	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
 	    tm.tm_sec, (long)tv.tv_usec / 1000);
+	key(w, "time");
+	text_json_str(w, ts);
+}
+
+static int
+send_record(struct policy *P, struct wb *w, uint32_t req)
+{
+	if (w->err || w->len > IPC_MAX_MSG - 64) {
+		log_error("audit record too long; dropped");
+		wb_free(w);
+		return -1;
+	}
+	msg_begin(&P->out, MSG_AUDIT, req, 0);
+	msg_blob_encode(&P->out, &(struct msg_blob){ wb_slice_of(w) });
+	wb_free(w);
+	if (chan_send(&P->au, &P->out) != 0)
+		fatal("the auditor is gone; shutting down");
+	return 0;
+}
+
+/*
+ * Repeats coalesced (limits.h, AUDIT_COALESCE_*): refusals, listings and
+ * session-binds (coalesced() says which). A kind is the event, decision
+ * and reason; an origin the socket, the program that asked (its
+ * executable and uid as keyward-peer saw them, not its pid: a program run
+ * a thousand times is one origin) and where the connection comes from:
+ * the host key of its first session binding, which the user's ssh made
+ * (a later one is the server's claim, and a server could name a new host
+ * key with every request), or none for a local client. A server's
+ * requests all come through the one ssh process that forwards the agent
+ * to it. The first of a kind from an origin opens a window and is
+ * recorded whole; the others in the window are counted, and the count is
+ * recorded (a "repeated" record) when it closes, or when the agent ends.
+ */
+#define REASON_KEEP 160
+
+struct repeat {
+	int used;
+	char event[24];
+	char decision[8];               /* "allow", "refuse" */
+	char reason[REASON_KEEP];
+	uint32_t uid;
+	char origin[FP_TEXT_MAX];       /* "" for a local client */
+	char socket[SOCKET_NAME_MAX + 1];
+	uint8_t who[32];                /* SHA-256 of the caller's record */
+	char *peer;                     /* that record, or NULL */
+	uint64_t opened_ms;             /* when the window opened */
+	unsigned long count;            /* refusals counted, not recorded */
+};
+
+static struct repeat repeats[AUDIT_COALESCE_SLOTS + 1];  /* the last: the rest */
+
+static void
+origin_of(const struct policy *P, const struct conn *c, char *out, size_t n)
+{
+	const struct bindings *b = &c->bind;
+
+	if (b->n > 0)
+		fp_of(P, (struct slice){ b->b[0].key, b->b[0].keylen }, out, n);
+	else
+		snprintf(out, n, "%s", b->attempted ? "bind-attempted" : "");
+}
+
+/* The count of a closed window, as one record. */
+static void
+repeat_flush(struct policy *P, struct repeat *s)
+{
+	struct wb w;
+
+	if (s->count > 0) {
+		wb_init(&w);
+		wb_u8(&w, '{');
+		timestamp(&w);
+		key(&w, "event");
+		text_json_str(&w, s->event);
+		key(&w, "conn");
+		wb_bytes(&w, "null", 4);
+		if (s != &repeats[AUDIT_COALESCE_SLOTS]) {
+			num(&w, "peer_uid", s->uid);
+			if (s->peer != NULL) {
+				key(&w, "peer");
+				wb_bytes(&w, s->peer, strlen(s->peer));
+			}
+			key(&w, "origin_host_key");
+			text_json_str(&w, s->origin[0] != '\0' ? s->origin : NULL);
+			key(&w, "socket");
+			text_json_str(&w, s->socket);
+		} else {
+			key(&w, "coalesced");
+			text_json_str(&w, "every other kind and origin");
+		}
+		num(&w, "repeated", (long long)s->count);
+		num(&w, "window_s", AUDIT_COALESCE_WINDOW_S);
+		key(&w, "decision");
+		text_json_str(&w, s->decision);
+		key(&w, "reason");
+		text_json_str(&w, s->reason);
+		wb_u8(&w, '}');
+		send_record(P, &w, 0);
+	}
+	free(s->peer);
+	memset(s, 0, sizeof(*s));
+}
+
+/* What a client can repeat at will: refusals, listings and session-binds
+ * (a forwarded server opens as many connections as it likes, and ssh
+ * binds each). Signatures made, keys added, removed or expired, locks and
+ * unlocks are never coalesced. */
+static int
+coalesced(const struct audit_rec *r)
+{
+	return strcmp(r->decision, "refuse") == 0 || strcmp(r->event, "list") == 0 ||
+	    strcmp(r->event, "bind") == 0;
+}
+
+/* 1: this record is counted, not recorded now. */
+static int
+repeat_counted(struct policy *P, const struct audit_rec *r)
+{
+	uint64_t now = now_ms();
+	char origin[FP_TEXT_MAX];
+	const char *reason = r->reason != NULL ? r->reason : "";
+	struct repeat *s = NULL, *fresh = NULL;
+	uint8_t who[32];
+	unsigned int wn = 0;
+	struct wb pw;
+
+	audit_repeats_due(P);
+	origin_of(P, r->conn, origin, sizeof(origin));
+	wb_init(&pw);
+	/* who: the socket and the program, not the process */
+	wb_string(&pw, scope_name(P->rules, r->conn->sock),
+	    strlen(scope_name(P->rules, r->conn->sock)));
+	wb_u32(&pw, r->conn->caller.status);
+	if (r->conn->caller.exe != NULL)
+		wb_string(&pw, r->conn->caller.exe, strlen(r->conn->caller.exe));
+	if (pw.err || EVP_Digest(pw.p, pw.len, who, &wn, EVP_sha256(), NULL) != 1 ||
+	    wn != sizeof(who)) {
+		wb_free(&pw);
+		return 0;       /* recorded whole */
+	}
+	wb_free(&pw);
+	wb_init(&pw);
+	caller_json(&pw, &r->conn->caller, r->conn->pid, r->conn->uid);
+	for (size_t i = 0; i < AUDIT_COALESCE_SLOTS; i++) {
+		struct repeat *q = &repeats[i];
+		if (!q->used) {
+			if (fresh == NULL)
+				fresh = q;
+			continue;
+		}
+		if (q->uid == r->conn->uid && strcmp(q->origin, origin) == 0 &&
+		    memcmp(q->who, who, sizeof(who)) == 0 &&
+		    strcmp(q->event, r->event) == 0 &&
+		    strcmp(q->decision, r->decision) == 0 &&
+		    strncmp(q->reason, reason, REASON_KEEP - 1) == 0) {
+			s = q;
+			break;
+		}
+	}
+	if (s == NULL && fresh == NULL) {
+		/* every slot taken: the rest share the last one */
+		s = &repeats[AUDIT_COALESCE_SLOTS];
+		if (!s->used) {
+			s->used = 1;
+			s->opened_ms = now;
+			snprintf(s->event, sizeof(s->event), "%s", "repeats");
+			snprintf(s->decision, sizeof(s->decision), "%s", "any");
+			snprintf(s->reason, sizeof(s->reason), "%s", "other kinds "
+			    "or origins than those counted apart");
+			wb_free(&pw);
+			return 0;
+		}
+		s->count++;
+		wb_free(&pw);
+		return 1;
+	}
+	if (s != NULL) {
+		s->count++;
+		wb_free(&pw);
+		return 1;
+	}
+	fresh->used = 1;
+	fresh->uid = r->conn->uid;
+	fresh->opened_ms = now;
+	snprintf(fresh->event, sizeof(fresh->event), "%s", r->event);
+	snprintf(fresh->decision, sizeof(fresh->decision), "%s", r->decision);
+	snprintf(fresh->reason, sizeof(fresh->reason), "%s", reason);
+	snprintf(fresh->origin, sizeof(fresh->origin), "%s", origin);
+	snprintf(fresh->socket, sizeof(fresh->socket), "%s",
+	    scope_name(P->rules, r->conn->sock));
+	memcpy(fresh->who, who, sizeof(who));
+	wb_u8(&pw, '\0');
+	fresh->peer = pw.err ? NULL : strdup((const char *)pw.p);
+	wb_free(&pw);
+	return 0;
+}
+
+int
+audit_repeats_due(struct policy *P)
+{
+	uint64_t now = now_ms(), window = AUDIT_COALESCE_WINDOW_S * 1000ULL;
+	uint64_t next = 0;
+
+	for (size_t i = 0; i <= AUDIT_COALESCE_SLOTS; i++) {
+		struct repeat *s = &repeats[i];
+		if (!s->used)
+			continue;
+		if (s->opened_ms + window <= now) {
+			repeat_flush(P, s);
+			continue;
+		}
+		if (next == 0 || s->opened_ms + window < next)
+			next = s->opened_ms + window;
+	}
+	return next == 0 ? -1 : (int)(next - now);
+}
+
+void
+audit_repeats_flush(struct policy *P)
+{
+	if (!P->audit_on)
+		return;
+	for (size_t i = 0; i <= AUDIT_COALESCE_SLOTS; i++)
+		if (repeats[i].used)
+			repeat_flush(P, &repeats[i]);
+}
+
+int
+audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req)
+{
+	struct wb w;
+	int forwarded;
+
+	if (!P->audit_on)
+		return 0;
+	if (req == 0 && r->conn != NULL && r->decision != NULL &&
+	    coalesced(r) && repeat_counted(P, r))
+		return 0;
 	wb_init(&w);
 	wb_u8(&w, '{');
-	key(&w, "time");
-	text_json_str(&w, ts);
+	timestamp(&w);
 	key(&w, "event");
 	text_json_str(&w, r->event);
 	if (r->conn != NULL) {
@@ -233,15 +469,5 @@ audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req)
 	key(&w, "reason");
 	text_json_str(&w, r->reason);
 	wb_u8(&w, '}');
-	if (w.err || w.len > IPC_MAX_MSG - 64) {
-		log_error("audit record too long; dropped");
-		wb_free(&w);
-		return -1;
-	}
-	msg_begin(&P->out, MSG_AUDIT, req, 0);
-	msg_blob_encode(&P->out, &(struct msg_blob){ wb_slice_of(&w) });
-	wb_free(&w);
-	if (chan_send(&P->au, &P->out) != 0)
-		fatal("the auditor is gone; shutting down");
-	return 0;
+	return send_record(P, &w, req);
 }

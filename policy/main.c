@@ -41,6 +41,8 @@ drain(struct chan *c, const char *peer,
 	}
 	if (r < 0) {
 		log_debug("%s closed; exiting", peer);
+		if (c == &P.mon)
+			audit_repeats_flush(&P);    /* the agent is ending */
 		exit(0);
 	}
 }
@@ -80,7 +82,7 @@ main(int argc, char **argv)
 		int fd = P.args.audit == AUDIT_FD ? 5 : -1;
 		if (fd == 5 && fcntl(5, F_GETFD) < 0)
 			fatal("audit trail fd 5 is not open");
-		chan_init(&P.au, auditor_spawn(fd, fd == -1, P.args.audit_sync));
+		chan_init(&P.au, auditor_spawn(fd, &P.args));
 		P.audit_on = 1;
 	}
 	idt_init(&P.ids);
@@ -103,6 +105,9 @@ main(int argc, char **argv)
 	    P.audit_on ? 5 : 4);
 	for (;;) {
 		int timeout = policy_timers(&P);
+		int due = P.audit_on ? audit_repeats_due(&P) : -1;
+		if (due >= 0 && (timeout < 0 || due < timeout))
+			timeout = due;  /* a window of refusals closes (audit.c) */
 		for (int i = 0; i < 5; i++)
 			pfd[i] = (struct pollfd){ chans[i]->fd, chan_events(chans[i]), 0 };
 		/* Back-pressure and barriers: the monitor's next request waits
@@ -128,7 +133,9 @@ main(int argc, char **argv)
 		if (pfd[0].revents & POLLIN)
 			drain(&P.mon, "monitor", policy_from_monitor,
 			    policy_may_read_monitor);
-		else if (pfd[0].revents & (POLLHUP | POLLERR))
+		else if (pfd[0].revents & (POLLHUP | POLLERR)) {
+			audit_repeats_flush(&P);
 			exit(0);        /* the monitor is gone: the agent is ending */
+		}
 	}
 }

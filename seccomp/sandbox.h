@@ -79,7 +79,7 @@ void sandbox_keyholder(int chan_fd);
 void sandbox_prompter(void);
 void sandbox_broker(void);
 void sandbox_reaper(void);
-void sandbox_auditor(int chan_fd, int audit_fd, int use_syslog);
+void sandbox_auditor(int chan_fd, int audit_fd, int use_syslog, int key_fd);
 /* token_fds NULL: a provider library, which finds its tokens itself;
  * else libfido2 ("internal"), talking to the n tokens opened for it. */
 void sandbox_sk(int chan_fd, const int *token_fds, size_t n);

@@ -4,6 +4,8 @@
 # Starts build/keyward and /usr/bin/ssh-agent the same way (AGENT -D -a SOCK,
 # stderr kept in a file), runs build/bench against both in one run, stops
 # both, and says what each agent logged. BENCH_QUICK=1: a short run.
+# KEYWARD_BENCH_ARGS: more options for keyward (e.g. -O audit=FILE), split
+# on spaces.
 # Nothing here asserts a timing; the exit status is the client's (non-zero
 # only if something failed, e.g. a signature that does not verify).
 set -u
@@ -35,7 +37,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-"$build/keyward" -D -a "$dir/kw.sock" >"$dir/kw.out" 2>"$dir/kw.err" &
+# shellcheck disable=SC2086 # split on purpose
+"$build/keyward" -D -a "$dir/kw.sock" ${KEYWARD_BENCH_ARGS:-} >"$dir/kw.out" 2>"$dir/kw.err" &
 kwpid=$!
 "$ref" -D -a "$dir/sa.sock" >"$dir/sa.out" 2>"$dir/sa.err" &
 sapid=$!

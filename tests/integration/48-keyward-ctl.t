@@ -246,7 +246,10 @@ ctl --help
 is "$RC:$OUT" "0:usage: keyward-ctl [--json] [-a socket]
        keyward-ctl [-a socket] policy load FILE
        keyward-ctl [-a socket] policy show
-       keyward-ctl [--json] [-a socket] connections" "--help: the usage lines, exit 0"
+       keyward-ctl [--json] [-a socket] connections
+       keyward-ctl audit keygen KEYFILE
+       keyward-ctl audit verify [--state KEYFILE] TRAIL [VERIFYKEY]
+       keyward-ctl audit tail [-f] [--json] TRAIL" "--help: the usage lines, exit 0"
 for item in '.B \-\-json' '.BI \-a " socket"' '.B \-\-help'; do
 	grep -qxF -- "$item" "$REPO/doc/keyward-ctl.1"
 	ok $? "keyward-ctl(1) has an item '$item'"

@@ -27,7 +27,8 @@ static void
 policy_roundtrip(void)
 {
 	struct policy_args a = { 1, "sha256", 3600, 60, AUDIT_FD, 1,
-	    "/usr/lib*/*,/opt/x/*", 1, 0, "ssh:*,web:example", 45, 1 }, b;
+	    "/usr/lib*/*,/opt/x/*", 1, 0, "ssh:*,web:example", 45, 1, 16 << 3,
+	    "kw.audit-1", "/run/x/log", "/home/u/.keyward-audit.key" }, b;
 	struct args_buf buf;
 	char **v = args_policy_encode(&a, &buf);
 
@@ -38,14 +39,19 @@ policy_roundtrip(void)
 	    strcmp(b.providers, a.providers) == 0 &&
 	    b.allow_remote_providers == 1 && b.restrict_websafe == 0 &&
 	    strcmp(b.websafe_allow, a.websafe_allow) == 0 && b.touch_timeout == 45 &&
-	    b.allow_remote_manage == 1,
+	    b.allow_remote_manage == 1 &&
+	    b.audit_facility == 16 << 3 && strcmp(b.audit_tag, "kw.audit-1") == 0 &&
+	    strcmp(b.audit_socket, "/run/x/log") == 0 &&
+	    strcmp(b.audit_key, a.audit_key) == 0,
 	    "policy list round-trips every field");
 	a = (struct policy_args){ 0, "md5", -1, 1, AUDIT_NONE, 0,
-	    PROVIDERS_DEFAULT, 0, 1, WEBSAFE_DEFAULT, 1, 0 };
+	    PROVIDERS_DEFAULT, 0, 1, WEBSAFE_DEFAULT, 1, 0, 4 << 3, NULL, NULL, NULL };
 	v = args_policy_encode(&a, &buf);
 	ok(args_policy_decode(count(v), v, &b) == 0 && b.default_lifetime == -1 &&
 	    b.audit == AUDIT_NONE && b.restrict_websafe == 1 &&
-	    b.allow_remote_manage == 0,
+	    b.allow_remote_manage == 0 &&
+	    strcmp(b.audit_tag, AUDIT_TAG_DEFAULT) == 0 &&
+	    strcmp(b.audit_socket, AUDIT_SOCKET_DEFAULT) == 0 && b.audit_key == NULL,
 	    "policy list with no lifetime and no audit");
 }
 
@@ -62,23 +68,28 @@ policy_refusals(void)
 		{ 5, "file" }, { 6, "yes" }, { 7, "" }, { 7, "/usr/lib/a b" },
 		{ 8, "yes" }, { 9, "on" }, { 10, "" }, { 10, "ssh:* x" },
 		{ 11, "0" }, { 11, "" }, { 11, "86401" }, { 12, "yes" }, { 12, "" },
+		{ 13, "" }, { 13, "-8" }, { 13, "9" }, { 13, "192" },
+		{ 14, "" }, { 14, "a b" }, { 14, "tag:" }, { 14, "x[1]" },
+		{ 14, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" }, { 15, "dev/log" },
+		{ 15, "" }, { 16, "" }, { 16, "key" },
 	};
 	char *good[] = { "keyward-policy", "info", "sha256", "-1", "60", "none",
 	    "nosync", PROVIDERS_DEFAULT, "local-providers", "restrict",
-	    WEBSAFE_DEFAULT, "60", "local-manage", NULL };
+	    WEBSAFE_DEFAULT, "60", "local-manage", "32", "keyward-audit",
+	    "/dev/log", "-", NULL };
 	struct policy_args b;
 
-	ok(args_policy_decode(13, good, &b) == 0, "the good list decodes");
+	ok(args_policy_decode(17, good, &b) == 0, "the good list decodes");
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		char *v[14];
+		char *v[18];
 		memcpy(v, good, sizeof(v));
 		v[rows[i].at] = (char *)rows[i].bad;
-		ok(args_policy_decode(13, v, &b) != 0, "refused: arg %d = \"%s\"",
+		ok(args_policy_decode(17, v, &b) != 0, "refused: arg %d = \"%s\"",
 		    rows[i].at, rows[i].bad);
 	}
-	ok(args_policy_decode(12, good, &b) != 0, "refused: one argument short");
-	good[13] = "extra";
-	ok(args_policy_decode(14, good, &b) != 0, "refused: one argument more");
+	ok(args_policy_decode(16, good, &b) != 0, "refused: one argument short");
+	good[17] = "extra";
+	ok(args_policy_decode(18, good, &b) != 0, "refused: one argument more");
 }
 
 static void

@@ -63,6 +63,7 @@ enum chk {
 	CK_NONE, CK_SHELL, CK_FG, CK_KILL, CK_CLEANUP, CK_FPHASH, CK_BIND,
 	CK_LIFETIME, CK_COMMAND, CK_TEMPDIR, CK_NOCLEANUP, CK_VERSION, CK_REMOTE, CK_MANAGE,
 	CK_WEBSAFE, CK_WEBSAFE_ALLOW, CK_PROVIDERS, CK_CONFIRM_TIMEOUT,
+	CK_AUDIT_FACILITY, CK_AUDIT_TAG, CK_AUDIT_SOCKET, CK_AUDIT_KEY,
 };
 
 static const struct {
@@ -165,6 +166,34 @@ static const struct {
 	{ "-- then a command starting with -", { "--", "-d", NULL }, NULL, -1, CK_COMMAND, 0,
 	  "-d" },
 	{ "no command: command is NULL", { "-D", NULL }, NULL, -1, CK_COMMAND, 0, NULL },
+	{ "audit facility authpriv by default", { NULL }, NULL, -1, CK_AUDIT_FACILITY,
+	  10 << 3, NULL },
+	{ "-O audit-facility=local5", { "-O", "audit-facility=local5", NULL }, NULL, -1,
+	  CK_AUDIT_FACILITY, 21 << 3, NULL },
+	{ "-O audit-facility=auth", { "-O", "audit-facility=auth", NULL }, NULL, -1,
+	  CK_AUDIT_FACILITY, 4 << 3, NULL },
+	{ "-O audit-facility=kern: fatal", { "-O", "audit-facility=kern", NULL }, NULL, 255,
+	  CK_NONE, 0, NULL },
+	{ "-O audit-facility=: fatal", { "-O", "audit-facility=", NULL }, NULL, 255,
+	  CK_NONE, 0, NULL },
+	{ "-O audit-tag=kw.audit_1", { "-O", "audit-tag=kw.audit_1", NULL }, NULL, -1,
+	  CK_AUDIT_TAG, 0, "kw.audit_1" },
+	{ "-O audit-tag with a space: fatal", { "-O", "audit-tag=a b", NULL }, NULL, 255,
+	  CK_NONE, 0, NULL },
+	{ "-O audit-tag with a colon: fatal", { "-O", "audit-tag=a:", NULL }, NULL, 255,
+	  CK_NONE, 0, NULL },
+	{ "-O audit-tag of 33 bytes: fatal",
+	  { "-O", "audit-tag=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", NULL }, NULL, 255, CK_NONE, 0,
+	  NULL },
+	{ "-O audit-tag=: fatal", { "-O", "audit-tag=", NULL }, NULL, 255, CK_NONE, 0, NULL },
+	{ "-O audit-socket=/run/log", { "-O", "audit-socket=/run/log", NULL }, NULL, -1,
+	  CK_AUDIT_SOCKET, 0, "/run/log" },
+	{ "-O audit-socket relative: fatal", { "-O", "audit-socket=log", NULL }, NULL, 255,
+	  CK_NONE, 0, NULL },
+	{ "-O audit-socket too long: fatal", { "-O", "audit-socket=/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", NULL },
+	  NULL, 255, CK_NONE, 0, NULL },
+	{ "-O audit-key=k", { "-O", "audit-key=k", NULL }, NULL, -1, CK_AUDIT_KEY, 0, "k" },
+	{ "-O audit-key=: fatal", { "-O", "audit-key=", NULL }, NULL, 255, CK_NONE, 0, NULL },
 };
 
 static int
@@ -194,6 +223,13 @@ check(int i, const struct options *o)
 		    strcmp(o->allowed_providers, cases[i].str) == 0;
 	case CK_LIFETIME: return o->default_lifetime == cases[i].val;
 	case CK_CONFIRM_TIMEOUT: return o->confirm_timeout == cases[i].val;
+	case CK_AUDIT_FACILITY: return o->audit_facility == cases[i].val;
+	case CK_AUDIT_TAG:
+		return o->audit_tag != NULL && strcmp(o->audit_tag, cases[i].str) == 0;
+	case CK_AUDIT_SOCKET:
+		return o->audit_socket != NULL && strcmp(o->audit_socket, cases[i].str) == 0;
+	case CK_AUDIT_KEY:
+		return o->audit_key != NULL && strcmp(o->audit_key, cases[i].str) == 0;
 	case CK_COMMAND:
 		if (cases[i].str == NULL)
 			return o->command == NULL;

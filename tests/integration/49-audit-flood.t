@@ -1,0 +1,108 @@
+#!/bin/bash
+# The audit trail cannot be flooded: a raw client sends 100,000 sign
+# requests the agent refuses (a key it does not hold), pipelined on one
+# connection, while the user signs; the trail gains at most the bound
+# keyward(1) states for refusals (2 x (AUDIT_COALESCE_SLOTS + 1) lines
+# per AUDIT_COALESCE_WINDOW_S window: 66 per 10 s), every refusal is
+# accounted for (recorded whole, or counted in a "repeated" record), and
+# every signature the user made has its own record. The same for 100,000
+# listings (allowed, but as free to ask). (keyward only.)
+. "$(dirname "$0")/lib.sh"
+
+NTESTS=11
+if ! is_keyward; then
+	skip_n $NTESTS "not keyward"
+	done_testing
+fi
+A=$T/trail
+SLOTS=32 WINDOW=10 FLOOD=100000
+
+gen_key k ed25519
+gen_key stranger ed25519
+start_agent -O audit="$A"
+ok $? "agent started with -O audit=$A" || bail "agent did not start"
+run ssh-add "$T/keys/k"
+ok $RC "the user's key is added"
+
+cat >"$T/flood.pl" <<'EOP'
+use strict; use warnings; use IO::Socket::UNIX; use Socket; use MIME::Base64;
+my ($sock, $pub, $n, $mode) = @ARGV;
+open(my $f, '<', $pub) or die; my (undef, $b64) = split ' ', <$f>; close $f;
+my $blob = decode_base64($b64);
+my $body = chr(13) . pack('N', length $blob) . $blob . pack('N', 4) . 'data' . pack('N', 0);
+my $want = 5;
+($body, $want) = (chr(11), 12) if $mode eq 'list';
+my $req = pack('N', length $body) . $body;
+my $s = IO::Socket::UNIX->new(Peer => $sock, Type => SOCK_STREAM) or die "connect: $!";
+my ($sent, $got, $refused, $buf) = (0, 0, 0, '');
+my $rin = ''; vec($rin, fileno($s), 1) = 1;
+my $out = '';
+while ($got < $n) {
+	if ($sent < $n && length($out) < 65536) {
+		my $k = $n - $sent < 512 ? $n - $sent : 512;
+		$out .= $req x $k; $sent += $k;
+	}
+	my ($r, $w) = ($rin, length($out) ? $rin : '');
+	select($r, $w, undef, 30) or die "stalled after $got replies\n";
+	if (length($out) && vec($w, fileno($s), 1)) {
+		my $k = syswrite($s, $out); die "write: $!" unless defined $k;
+		substr($out, 0, $k) = '';
+	}
+	if (vec($r, fileno($s), 1)) {
+		my $k = sysread($s, $buf, 65536, length $buf); die "read: $!" unless $k;
+		while (length($buf) >= 4) {
+			my $len = unpack('N', $buf); last if length($buf) < 4 + $len;
+			$refused++ if ord(substr($buf, 4, 1)) == $want;
+			substr($buf, 0, 4 + $len) = ''; $got++;
+		}
+	}
+}
+print "$got $refused\n";
+EOP
+t0=$(date +%s)
+perl "$T/flood.pl" "$SSH_AUTH_SOCK" "$T/keys/stranger.pub" "$FLOOD" sign >"$T/flood.out" 2>&1 &
+FLOOD_PID=$!
+EXTRA_PIDS+=("$FLOOD_PID")
+USER_SIGNS=0
+while pid_alive "$FLOOD_PID"; do
+	ssh-add -T "$T/keys/k.pub" >/dev/null 2>&1 && USER_SIGNS=$((USER_SIGNS + 1))
+	[ "$USER_SIGNS" -ge 200 ] && break
+done
+wait "$FLOOD_PID"
+t1=$(date +%s)
+is "$(cat "$T/flood.out")" "$FLOOD $FLOOD" "all $FLOOD requests were answered, each refused"
+diag "the user signed $USER_SIGNS times during the flood, which took $((t1 - t0)) s"
+ok "$([ "$USER_SIGNS" -ge 1 ] && echo 0 || echo 1)" "the user could sign during the flood"
+
+# Every window closes within WINDOW seconds; then every refusal is in.
+counted() {
+	jq -s '[.[] | select(.decision == "refuse") | (.repeated // 1)] | add // 0' "$A"
+}
+all_in() { [ "$(counted)" -ge "$FLOOD" ]; }
+poll_until $((WINDOW + 10)) all_in
+is "$(counted)" "$FLOOD" "every refusal is accounted for: recorded whole or counted"
+lines=$(jq -c 'select(.decision == "refuse")' "$A" | wc -l)
+t2=$(date +%s)
+bound=$((2 * (SLOTS + 1) * ((t2 - t0 + WINDOW - 1) / WINDOW + 1)))
+diag "refusal lines: $lines (bound for $((t2 - t0)) s: $bound)"
+ok "$([ "$lines" -le "$bound" ] && echo 0 || echo 1)" "$lines refusal lines: within the bound ($bound)"
+is "$(jq -c 'select(.event == "sign" and .decision == "allow")' "$A" | wc -l)" \
+	"$USER_SIGNS" "each of the user's $USER_SIGNS signatures has its own record"
+
+# Listings are allowed, and as cheap to ask: coalesced alike.
+t0=$(date +%s)
+run perl "$T/flood.pl" "$SSH_AUTH_SOCK" "$T/keys/stranger.pub" "$FLOOD" list
+is "$OUT" "$FLOOD $FLOOD" "$FLOOD listings answered"
+listed() {
+	jq -s '[.[] | select(.event == "list") | (.repeated // 1)] | add // 0' "$A"
+}
+lists_in() { [ "$(listed)" -ge "$FLOOD" ]; }
+poll_until $((WINDOW + 10)) lists_in
+is "$(listed)" "$FLOOD" "every listing is accounted for"
+lines=$(jq -c 'select(.event == "list")' "$A" | wc -l)
+t2=$(date +%s)
+bound=$((2 * (SLOTS + 1) * ((t2 - t0 + WINDOW - 1) / WINDOW + 1)))
+ok "$([ "$lines" -le "$bound" ] && echo 0 || echo 1)" "$lines listing lines: within the bound ($bound)"
+stop_agent
+ok $? "agent stopped"
+done_testing
