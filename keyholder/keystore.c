@@ -4,7 +4,7 @@
  * key and open it for one signature.
  */
 #include "keyholder/keystore.h"
-#include "crypto/crypto.h"
+#include "keyholder/privkey.h"
 #include "ipc/log.h"
 #include "ipc/msg.h"
 #include "ipc/sshkey.h"
