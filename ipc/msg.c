@@ -96,6 +96,7 @@ constraints_decode(struct rd *r, struct constraints *c)
 void
 msg_add_encode(struct wb *w, const struct msg_add *m)
 {
+	wb_slice(w, m->pub);
 	wb_slice(w, m->key);
 	wb_slice(w, m->comment);
 	constraints_encode(w, &m->c);
@@ -104,7 +105,8 @@ msg_add_encode(struct wb *w, const struct msg_add *m)
 int
 msg_add_decode(struct rd *r, struct msg_add *m)
 {
-	if (rd_string(r, &m->key) || rd_text(r, &m->comment))
+	if (rd_string(r, &m->pub) || rd_string(r, &m->key) ||
+	    rd_text(r, &m->comment))
 		return -1;
 	return constraints_decode(r, &m->c);
 }

@@ -77,6 +77,8 @@ enum msg_type {
 	MSG_R_POLICY,           /* msg_blob: POLICY_EXTENSION's "show" body:
 	                         * string rules_text (ipc/agent.h) */
 	MSG_R_CONNS,            /* msg_blob: the body of ipc/conns.h */
+	MSG_R_PUBKEY,           /* msg_blob: the public key the keyholder
+	                         * derived from an accepted MSG_KH_ADD */
 };
 
 enum msg_status_code {
@@ -105,11 +107,15 @@ struct constraints {
 
 struct msg_open { uint32_t uid, pid; };
 struct msg_sign { struct slice key, data; uint32_t flags; };
-struct msg_add { struct slice key, comment; struct constraints c; };
+/* pub: the public key blob (a certificate's whole blob) the monitor read
+ * in key, the private encoding as the client sent it, which policy hands
+ * on to the keyholder unparsed. */
+struct msg_add { struct slice pub, key, comment; struct constraints c; };
 struct msg_blob { struct slice blob; };
 struct msg_bind { struct slice hostkey, session_id, signature; int forwarding; };
 struct msg_status { uint8_t status; };
 struct msg_identities { uint32_t n; struct slice entries; }; /* repeat{ string blob; string comment } */
+/* priv: an ADD's private encoding (a certificate's form too) */
 struct msg_kh_add { uint64_t key_id; struct slice priv; };
 struct msg_kh_sign { uint64_t key_id; uint8_t alg; struct slice data; };
 struct msg_kh_delete { uint64_t key_id; };

@@ -132,16 +132,28 @@ worker(void *arg)
 	return arg;
 }
 
+/* The private half of an ADD, as the client sent it: policy has not
+ * parsed it. Accepted, the answer is the public key derived from it,
+ * which policy compares with the one it judged. */
 static int
 k_add(const struct msg_hdr *h, struct rd *r)
 {
 	struct msg_kh_add m;
-	int rc;
+	struct wb pub;
 
 	if (msg_kh_add_decode(r, &m) != 0)
 		return -1;
-	rc = ks_add(&K.keys, m.key_id, m.priv);
-	reply_status(h->req, rc == 0 ? ST_OK : ST_FAIL);
+	wb_init(&pub);
+	if (ks_add(&K.keys, m.key_id, m.priv, &pub) != 0) {
+		ks_delete(&K.keys, m.key_id);
+		reply_status(h->req, ST_FAIL);
+	} else {
+		msg_begin(&K.out, MSG_R_PUBKEY, h->req, 0);
+		msg_blob_encode(&K.out, &(struct msg_blob){ wb_slice_of(&pub) });
+		if (chan_send(&K.policy, &K.out) != 0)
+			exit(0);
+	}
+	wb_free(&pub);
 	return 0;
 }
 

@@ -231,6 +231,11 @@ policy_from_keyholder(struct policy *P, const uint8_t *p, size_t n)
 		sign_signed(P, pd, sig.blob);
 		return;
 	}
+	if (h.type == MSG_R_PUBKEY && pd->state == P_ADD &&
+	    msg_blob_decode(&r, &sig) == 0) {
+		keys_add_done(P, pd, sig.blob);
+		return;
+	}
 	if (h.type == MSG_R_SK_MATERIAL && pd->state == P_SK_MATERIAL &&
 	    msg_sk_material_decode(&r, &mat) == 0) {
 		token_material(P, pd, &mat);
@@ -244,7 +249,7 @@ policy_from_keyholder(struct policy *P, const uint8_t *p, size_t n)
 		lock_done(P, pd, st.status == ST_OK);
 		break;
 	case P_ADD:
-		keys_add_done(P, pd, st.status == ST_OK);
+		keys_add_done(P, pd, (struct slice){ NULL, 0 });
 		break;
 	case P_SIGN:
 		sign_signed(P, pd, (struct slice){ NULL, 0 });
