@@ -145,17 +145,17 @@ ks_add(struct keystore *ks, uint64_t id, struct slice priv, struct wb *pub)
 		return -1;
 	}
 	EVP_PKEY_free(pkey);
+	/* What policy compares with the public key it was given. */
+	key_write_public(pub, &k.pub);
+	if (pub->err)
+		return -1;
 	/* A certificate's key is kept in its plain form; policy holds the
 	 * certificate. */
 	wb_init(&plain);
 	key_write_private_plain(&plain, &k);
 	rc = plain.err ? -1 : ks_keep(ks, id, wb_slice_of(&plain), &k);
 	wb_free_secret(&plain);
-	if (rc != 0)
-		return -1;
-	/* What policy compares with the public key it was given. */
-	key_write_public(pub, &k.pub);
-	return pub->err ? -1 : 0;
+	return rc;
 }
 
 int

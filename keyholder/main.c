@@ -145,7 +145,6 @@ k_add(const struct msg_hdr *h, struct rd *r)
 		return -1;
 	wb_init(&pub);
 	if (ks_add(&K.keys, m.key_id, m.priv, &pub) != 0) {
-		ks_delete(&K.keys, m.key_id);
 		reply_status(h->req, ST_FAIL);
 	} else {
 		msg_begin(&K.out, MSG_R_PUBKEY, h->req, 0);
