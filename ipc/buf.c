@@ -224,6 +224,12 @@ slice_eq_str(struct slice a, const char *s)
 	return a.len == n && memcmp(a.p, s, n) == 0;
 }
 
+int
+slice_has_nul(struct slice s)
+{
+	return s.len != 0 && memchr(s.p, '\0', s.len) != NULL;
+}
+
 char *
 slice_strdup(struct slice s)
 {

@@ -56,6 +56,8 @@ int rd_done(const struct rd *r);             /* BUF_OK iff nothing is left */
 
 int slice_eq(struct slice a, struct slice b);
 int slice_eq_str(struct slice a, const char *s);
+/* Does s hold a NUL anywhere (text that must have none)? */
+int slice_has_nul(struct slice s);
 /* NUL-terminated malloc'd copy of a text slice; NULL on failure. */
 char *slice_strdup(struct slice s);
 

@@ -53,12 +53,6 @@ peer_req_decode(struct rd *r, struct peer_req *m)
 }
 
 static int
-has_nul(struct slice s)
-{
-	return s.len != 0 && memchr(s.p, '\0', s.len) != NULL;
-}
-
-static int
 has_data(uint32_t status)
 {
 	return status == PEER_OK || status == PEER_NOPIDFD;
@@ -98,8 +92,8 @@ peer_reply_decode(struct rd *r, struct peer_reply *m)
 	    rd_string(r, &m->cmdline) || rd_u32(r, &m->nanc))
 		goto bad;
 	if (m->status > PEER_STATUS_MAX || m->nanc > PEER_MAX_ANCESTORS ||
-	    m->exe.len > PEER_MAX_EXE || has_nul(m->exe) ||
-	    m->cmdline.len > PEER_MAX_CMDLINE || has_nul(m->cmdline))
+	    m->exe.len > PEER_MAX_EXE || slice_has_nul(m->exe) ||
+	    m->cmdline.len > PEER_MAX_CMDLINE || slice_has_nul(m->cmdline))
 		goto bad;
 	if (!has_data(m->status) &&
 	    (m->exe.len != 0 || m->cmdline.len != 0 || m->nanc != 0))
@@ -110,8 +104,8 @@ peer_reply_decode(struct rd *r, struct peer_reply *m)
 		    rd_string(r, &a->argv0))
 			goto bad;
 		if (a->pid == 0 || a->pid > PEER_MAX_PID ||
-		    a->exe.len > PEER_MAX_EXE || has_nul(a->exe) ||
-		    a->argv0.len > PEER_MAX_ARGV0 || has_nul(a->argv0))
+		    a->exe.len > PEER_MAX_EXE || slice_has_nul(a->exe) ||
+		    a->argv0.len > PEER_MAX_ARGV0 || slice_has_nul(a->argv0))
 			goto bad;
 	}
 	if (rd_done(r))
