@@ -12,6 +12,7 @@
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
+#include "ipc/secmem.h"
 #include "ipc/msg.h"
 #include "keyholder/jobs.h"
 #include "keyholder/keystore.h"
@@ -27,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 struct job {
@@ -51,24 +51,9 @@ static struct {
 } K = { .mu = PTHREAD_MUTEX_INITIALIZER,
 	.cv = { PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER } };
 
-#define RBUF_LEN (IPC_MAX_MSG + 1)
-
 /* The receive buffer holds each ADD's private key until it is wiped:
- * lock it in memory and keep it out of core dumps. */
-static void
-guard_rbuf(void)
-{
-	void *p = mmap(NULL, RBUF_LEN, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		fatal("mmap: %m");
-	if (madvise(p, RBUF_LEN, MADV_DONTDUMP) != 0)
-		fatal("madvise(MADV_DONTDUMP): %m");
-	if (mlock(p, RBUF_LEN) != 0)
-		log_error("warning: cannot lock the receive buffer in memory (%m)");
-	K.rbuf = p;
-}
+ * secret_map locks it in memory and keeps it out of core dumps. */
+#define RBUF_LEN (IPC_MAX_MSG + 1)
 
 static void
 reply_status(uint32_t req, uint8_t status)
@@ -350,7 +335,7 @@ main(int argc, char **argv)
 	    RAND_status() != 1)
 		fatal("cannot initialise libcrypto");
 	shield_init();
-	guard_rbuf();
+	K.rbuf = secret_map(RBUF_LEN, "receive buffer");
 #ifndef KEYWARD_SANITIZE
 	/* One malloc arena for every thread: glibc shrinking a thread's own
 	 * arena after a large free first opens /proc/sys/vm/overcommit_memory,
