@@ -164,3 +164,36 @@ chan_close(struct chan *c)
 		close(c->fd);
 	c->fd = -1;
 }
+
+ssize_t
+chan_send_fd(int sock, const void *p, size_t n, int fd)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr msg;
+	struct iovec iov;
+	struct cmsghdr *c;
+	ssize_t r;
+
+	memset(&msg, 0, sizeof(msg));
+	memset(&u, 0, sizeof(u));
+	iov.iov_base = (void *)(uintptr_t)p;
+	iov.iov_len = n;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	if (fd >= 0) {
+		msg.msg_control = u.b;
+		msg.msg_controllen = sizeof(u.b);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	do {
+		r = sendmsg(sock, &msg, MSG_NOSIGNAL);
+	} while (r < 0 && errno == EINTR);
+	return r;
+}

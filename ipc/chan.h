@@ -10,6 +10,7 @@
 #include "ipc/buf.h"
 
 #include <stddef.h>
+#include <sys/types.h>
 
 struct chan_q;
 
@@ -25,6 +26,10 @@ void chan_setup_fd(int fd);
 /* Send one message (w holds it), queueing what the kernel cannot take
  * now. -1 only when the peer is gone: the caller fails closed. */
 int chan_send(struct chan *c, const struct wb *w);
+/* Send one datagram of n bytes at p on sock, with fd passed beside it
+ * (SCM_RIGHTS) unless fd < 0; retried on EINTR, never SIGPIPE. What
+ * sendmsg returned. */
+ssize_t chan_send_fd(int sock, const void *p, size_t n, int fd);
 /* Flush queued messages; -1 on a dead peer. */
 int chan_flush(struct chan *c);
 /* Receive one datagram into buf (at least IPC_MAX_MSG + 1 bytes).

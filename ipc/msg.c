@@ -177,6 +177,13 @@ msg_status_decode(struct rd *r, struct msg_status *m)
 }
 
 void
+msg_status_reply(struct wb *w, uint32_t req, uint32_t conn, uint8_t st)
+{
+	msg_begin(w, MSG_R_STATUS, req, conn);
+	msg_status_encode(w, &(struct msg_status){ st });
+}
+
+void
 msg_identities_encode(struct wb *w, const struct msg_identities *m)
 {
 	wb_u32(w, m->n);

@@ -157,6 +157,9 @@ int msg_bind_decode(struct rd *r, struct msg_bind *m);
 void msg_blob_encode(struct wb *w, const struct msg_blob *m);
 int msg_blob_decode(struct rd *r, struct msg_blob *m);
 void msg_status_encode(struct wb *w, const struct msg_status *m);
+/* A whole MSG_R_STATUS reply in w (msg_begin, then the status): the one
+ * way every process answers with a status. */
+void msg_status_reply(struct wb *w, uint32_t req, uint32_t conn, uint8_t st);
 int msg_status_decode(struct rd *r, struct msg_status *m);
 void msg_identities_encode(struct wb *w, const struct msg_identities *m);
 int msg_identities_decode(struct rd *r, struct msg_identities *m);

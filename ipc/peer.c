@@ -5,6 +5,7 @@
  * requests and encodes replies. No libcrypto here.
  */
 #include "ipc/peer.h"
+#include "ipc/chan.h"
 
 #include <errno.h>
 #include <string.h>
@@ -119,13 +120,6 @@ peer_reply_decode(struct rd *r, struct peer_reply *m)
 int
 peer_req_send(int sock, const struct peer_req *m, int pidfd)
 {
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr msg;
-	struct iovec iov;
-	struct cmsghdr *c;
 	struct wb w;
 	ssize_t r;
 	int ret = -1;
@@ -137,24 +131,7 @@ peer_req_send(int sock, const struct peer_req *m, int pidfd)
 		errno = ENOMEM;
 		return -1;
 	}
-	memset(&msg, 0, sizeof(msg));
-	memset(&u, 0, sizeof(u));
-	iov.iov_base = w.p;
-	iov.iov_len = w.len;
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	if (m->flags & PEER_REQ_PIDFD) {
-		msg.msg_control = u.b;
-		msg.msg_controllen = sizeof(u.b);
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &pidfd, sizeof(int));
-	}
-	do {
-		r = sendmsg(sock, &msg, MSG_NOSIGNAL);
-	} while (r < 0 && errno == EINTR);
+	r = chan_send_fd(sock, w.p, w.len, m->flags & PEER_REQ_PIDFD ? pidfd : -1);
 	if (r >= 0 && (size_t)r == w.len)
 		ret = 0;
 	else if (r >= 0)

@@ -60,8 +60,7 @@ reply_status(uint32_t req, uint8_t status)
 {
 	/* The main thread answers with a status only: signatures are sent by
 	 * the worker that made them (worker_reply). */
-	msg_begin(&K.out, MSG_R_STATUS, req, 0);
-	msg_status_encode(&K.out, &(struct msg_status){ status });
+	msg_status_reply(&K.out, req, 0, status);
 	if (chan_send(&K.policy, &K.out) != 0)
 		exit(0);
 }
@@ -81,8 +80,7 @@ worker_reply(const struct job *j)
 		msg_begin(&w, MSG_R_SIGNATURE, j->req, 0);
 		msg_blob_encode(&w, &(struct msg_blob){ wb_slice_of(&j->sig) });
 	} else {
-		msg_begin(&w, MSG_R_STATUS, j->req, 0);
-		msg_status_encode(&w, &(struct msg_status){ ST_FAIL });
+		msg_status_reply(&w, j->req, 0, ST_FAIL);
 	}
 	if (w.err)
 		fatal("cannot encode a reply");

@@ -74,10 +74,7 @@ send_to(struct chan *c, struct wb *w, const char *peer)
 void
 reply_status(struct policy *P, uint32_t conn, uint32_t req, uint8_t st)
 {
-	struct msg_status m = { st };
-
-	msg_begin(&P->out, MSG_R_STATUS, req, conn);
-	msg_status_encode(&P->out, &m);
+	msg_status_reply(&P->out, req, conn, st);
 	send_to(&P->mon, &P->out, "monitor");
 }
 
