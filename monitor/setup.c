@@ -9,7 +9,7 @@
 #include "monitor/monitor.h"
 #include "monitor/setup.h"
 #include "monitor/sockpath.h"
-#include "policy/auditchain.h"
+#include "crypto/auditchain.h"
 #include "policy/rules.h"
 
 #include <errno.h>

@@ -6,7 +6,7 @@
  */
 #include "ipc/buf.h"
 #include "ipc/limits.h"
-#include "policy/auditchain.h"
+#include "crypto/auditchain.h"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
