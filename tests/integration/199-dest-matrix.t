@@ -7,6 +7,7 @@
 # - Otherwise: run every dest scenario here against both agents (matrices in
 #   $T/matrix, TAP output in $T/runs), then compare. Without a keyward
 #   binary: a visible skip.
+# check: early (one of the longest files: make check starts it first)
 . "$(dirname "$0")/lib.sh"
 
 OFFICIAL=/usr/bin/ssh-agent
