@@ -10,9 +10,9 @@
 #                       reference (attack -r: its results are diagnostics)
 #                       and prints both agents' figures side by side.
 #
-# Environment: HOSTILE_REFERENCE=0 skips the reference run (the default
-# for a build-asan agent: the reference is the same ssh-agent as in the
-# normal pass, which prints its figures; only diagnostics come of it);
+# Environment: HOSTILE_REFERENCE=0 skips the reference run (make check sets
+# it: the run gives only diagnostics; it is also the default for a
+# build-asan agent, beside which it is the same ssh-agent as beside build/);
 # HOSTILE_NOFILE=N starts the agents with RLIMIT_NOFILE N (case i);
 # HOSTILE_STRESS=1 longer windows (make stress); HOSTILE_SLOW=1 (set here
 # for a build-asan agent) scales the latency bound x3.
