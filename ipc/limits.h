@@ -269,9 +269,12 @@
  * exit. Refusals, listings and session-binds of one kind from one origin
  * are coalesced (policy/audit.c): the first in each AUDIT_COALESCE_WINDOW_S
  * window is recorded whole, the rest counted in one record at its end;
- * AUDIT_COALESCE_SLOTS kinds x origins are tracked at once, the others
- * share one more slot. So these add at most 2 * (AUDIT_COALESCE_SLOTS + 1)
- * lines per window, whatever a client sends; signatures made, keys added
+ * AUDIT_COALESCE_SLOTS kinds x origins are tracked at once, and a new one
+ * closes the oldest window early; one origin's first
+ * AUDIT_COALESCE_PER_ORIGIN kinds are counted apart, its others together.
+ * So one origin (a forwarded server is one: the user's ssh and its first
+ * binding) adds at most 2 * (AUDIT_COALESCE_PER_ORIGIN + 1) lines per
+ * window, whatever it sends; signatures made, keys added
  * and removed are always recorded one by one. */
 #define AUDIT_SEAL_RECORDS         256           /* records between seals */
 #define AUDIT_SEAL_INTERVAL_S      60            /* at most this long unsealed */
@@ -280,6 +283,8 @@
                                                   * many keys */
 #define AUDIT_COALESCE_WINDOW_S    10            /* one window of refusals */
 #define AUDIT_COALESCE_SLOTS       32            /* kinds x origins tracked */
+#define AUDIT_COALESCE_PER_ORIGIN  8             /* kinds of one origin apart;
+                                                  * its others share one more */
 #define AUDIT_TAG_MAX              32            /* -O audit-tag= bytes */
 #define AUDIT_SYSLOG_WAIT_MS       2000          /* a full /dev/log queue: wait
                                                   * this long, then the record

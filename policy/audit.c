@@ -169,9 +169,8 @@ send_record(struct policy *P, struct wb *w, uint32_t req)
 /*
  * Repeats coalesced (limits.h, AUDIT_COALESCE_*): refusals, listings and
  * session-binds (coalesced() says which). A kind is the event, decision
- * and reason; an origin the socket, the program that asked (its
- * executable and uid as keyward-peer saw them, not its pid: a program run
- * a thousand times is one origin) and where the connection comes from:
+ * and reason; an origin the socket, the process that asked (its record
+ * as keyward-peer saw it) and where the connection comes from:
  * the host key of its first session binding, which the user's ssh made
  * (a later one is the server's claim, and a server could name a new host
  * key with every request), or none for a local client. A server's
@@ -179,11 +178,14 @@ send_record(struct policy *P, struct wb *w, uint32_t req)
  * to it. The first of a kind from an origin opens a window and is
  * recorded whole; the others in the window are counted, and the count is
  * recorded (a "repeated" record) when it closes, or when the agent ends.
+ * With every slot taken, a new kind or origin closes the window opened
+ * first, so it is still recorded whole.
  */
 #define REASON_KEEP 160
 
 struct repeat {
 	int used;
+	int rest;                       /* an origin's other kinds, together */
 	char event[24];
 	char decision[8];               /* "allow", "refuse" */
 	char reason[REASON_KEEP];
@@ -196,7 +198,7 @@ struct repeat {
 	unsigned long count;            /* refusals counted, not recorded */
 };
 
-static struct repeat repeats[AUDIT_COALESCE_SLOTS + 1];  /* the last: the rest */
+static struct repeat repeats[AUDIT_COALESCE_SLOTS];
 
 static void
 origin_of(const struct policy *P, const struct conn *c, char *out, size_t n)
@@ -223,20 +225,15 @@ repeat_flush(struct policy *P, struct repeat *s)
 		text_json_str(&w, s->event);
 		key(&w, "conn");
 		wb_bytes(&w, "null", 4);
-		if (s != &repeats[AUDIT_COALESCE_SLOTS]) {
-			num(&w, "peer_uid", s->uid);
-			if (s->peer != NULL) {
-				key(&w, "peer");
-				wb_bytes(&w, s->peer, strlen(s->peer));
-			}
-			key(&w, "origin_host_key");
-			text_json_str(&w, s->origin[0] != '\0' ? s->origin : NULL);
-			key(&w, "socket");
-			text_json_str(&w, s->socket);
-		} else {
-			key(&w, "coalesced");
-			text_json_str(&w, "every other kind and origin");
+		num(&w, "peer_uid", s->uid);
+		if (s->peer != NULL) {
+			key(&w, "peer");
+			wb_bytes(&w, s->peer, strlen(s->peer));
 		}
+		key(&w, "origin_host_key");
+		text_json_str(&w, s->origin[0] != '\0' ? s->origin : NULL);
+		key(&w, "socket");
+		text_json_str(&w, s->socket);
 		num(&w, "repeated", (long long)s->count);
 		num(&w, "window_s", AUDIT_COALESCE_WINDOW_S);
 		key(&w, "decision");
@@ -268,7 +265,9 @@ repeat_counted(struct policy *P, const struct audit_rec *r)
 	uint64_t now = now_ms();
 	char origin[FP_TEXT_MAX];
 	const char *reason = r->reason != NULL ? r->reason : "";
-	struct repeat *s = NULL, *fresh = NULL;
+	struct repeat *s = NULL, *fresh = NULL, *rest = NULL;
+	size_t mine = 0;
+	int is_rest = 0;
 	uint8_t who[32];
 	unsigned int wn = 0;
 	struct wb pw;
@@ -276,12 +275,11 @@ repeat_counted(struct policy *P, const struct audit_rec *r)
 	audit_repeats_due(P);
 	origin_of(P, r->conn, origin, sizeof(origin));
 	wb_init(&pw);
-	/* who: the socket and the program, not the process */
+	caller_json(&pw, &r->conn->caller, r->conn->pid, r->conn->uid);
+	/* who: the caller's record (a process: a forwarded server's
+	 * requests all come through the user's one ssh) and the socket */
 	wb_string(&pw, scope_name(P->rules, r->conn->sock),
 	    strlen(scope_name(P->rules, r->conn->sock)));
-	wb_u32(&pw, r->conn->caller.status);
-	if (r->conn->caller.exe != NULL)
-		wb_string(&pw, r->conn->caller.exe, strlen(r->conn->caller.exe));
 	if (pw.err || EVP_Digest(pw.p, pw.len, who, &wn, EVP_sha256(), NULL) != 1 ||
 	    wn != sizeof(who)) {
 		wb_free(&pw);
@@ -297,31 +295,38 @@ repeat_counted(struct policy *P, const struct audit_rec *r)
 				fresh = q;
 			continue;
 		}
-		if (q->uid == r->conn->uid && strcmp(q->origin, origin) == 0 &&
-		    memcmp(q->who, who, sizeof(who)) == 0 &&
-		    strcmp(q->event, r->event) == 0 &&
+		if (q->uid != r->conn->uid || strcmp(q->origin, origin) != 0 ||
+		    memcmp(q->who, who, sizeof(who)) != 0)
+			continue;
+		mine++;
+		if (q->rest)
+			rest = q;
+		else if (strcmp(q->event, r->event) == 0 &&
 		    strcmp(q->decision, r->decision) == 0 &&
 		    strncmp(q->reason, reason, REASON_KEEP - 1) == 0) {
 			s = q;
 			break;
 		}
 	}
-	if (s == NULL && fresh == NULL) {
-		/* every slot taken: the rest share the last one */
-		s = &repeats[AUDIT_COALESCE_SLOTS];
-		if (!s->used) {
-			s->used = 1;
-			s->opened_ms = now;
-			snprintf(s->event, sizeof(s->event), "%s", "repeats");
-			snprintf(s->decision, sizeof(s->decision), "%s", "any");
-			snprintf(s->reason, sizeof(s->reason), "%s", "other kinds "
-			    "or origins than those counted apart");
+	if (s == NULL && mine >= AUDIT_COALESCE_PER_ORIGIN) {
+		/* an origin that keeps finding new kinds (a reason can name a
+		 * path the client chose): the rest of its kinds share one */
+		if (rest != NULL) {
+			rest->count++;
 			wb_free(&pw);
-			return 0;
+			return 1;
 		}
-		s->count++;
-		wb_free(&pw);
-		return 1;
+		is_rest = 1;
+	}
+	if (s == NULL && fresh == NULL) {
+		/* every slot taken: the window opened first closes early (its
+		 * count recorded now), so a new kind or origin is still
+		 * recorded whole */
+		fresh = &repeats[0];
+		for (size_t i = 1; i < AUDIT_COALESCE_SLOTS; i++)
+			if (repeats[i].opened_ms < fresh->opened_ms)
+				fresh = &repeats[i];
+		repeat_flush(P, fresh);
 	}
 	if (s != NULL) {
 		s->count++;
@@ -331,9 +336,13 @@ repeat_counted(struct policy *P, const struct audit_rec *r)
 	fresh->used = 1;
 	fresh->uid = r->conn->uid;
 	fresh->opened_ms = now;
-	snprintf(fresh->event, sizeof(fresh->event), "%s", r->event);
-	snprintf(fresh->decision, sizeof(fresh->decision), "%s", r->decision);
-	snprintf(fresh->reason, sizeof(fresh->reason), "%s", reason);
+	fresh->rest = is_rest;
+	snprintf(fresh->event, sizeof(fresh->event), "%s", is_rest ? "repeats" :
+	    r->event);
+	snprintf(fresh->decision, sizeof(fresh->decision), "%s", is_rest ?
+	    "any" : r->decision);
+	snprintf(fresh->reason, sizeof(fresh->reason), "%s", is_rest ?
+	    "other kinds from this origin" : reason);
 	snprintf(fresh->origin, sizeof(fresh->origin), "%s", origin);
 	snprintf(fresh->socket, sizeof(fresh->socket), "%s",
 	    scope_name(P->rules, r->conn->sock));
@@ -350,7 +359,7 @@ audit_repeats_due(struct policy *P)
 	uint64_t now = now_ms(), window = AUDIT_COALESCE_WINDOW_S * 1000ULL;
 	uint64_t next = 0;
 
-	for (size_t i = 0; i <= AUDIT_COALESCE_SLOTS; i++) {
+	for (size_t i = 0; i < AUDIT_COALESCE_SLOTS; i++) {
 		struct repeat *s = &repeats[i];
 		if (!s->used)
 			continue;
@@ -369,7 +378,7 @@ audit_repeats_flush(struct policy *P)
 {
 	if (!P->audit_on)
 		return;
-	for (size_t i = 0; i <= AUDIT_COALESCE_SLOTS; i++)
+	for (size_t i = 0; i < AUDIT_COALESCE_SLOTS; i++)
 		if (repeats[i].used)
 			repeat_flush(P, &repeats[i]);
 }
