@@ -225,7 +225,7 @@
                                                   * PROMPT_MAX_CONCURRENT are
                                                   * the user's local clients' */
 
-/* Rules files (policy/rules.h, keyward(5)): read whole before any
+/* Rules files (rules/rules.h, keyward(5)): read whole before any
  * sandbox, refused whole when one line is wrong. A pattern is bounded so
  * wmatch's work (its two lengths multiplied) stays small per rule. */
 #define RULES_MAX_FILE             (64 * 1024)   /* bytes of one rules file */
@@ -244,6 +244,9 @@
 #define SOCKET_PATH_MAX            107           /* bytes of its path: sun_path
                                                   * less the NUL */
 #define RULES_ERR_MAX              512           /* one error message */
+#define RULES_READ_MSG_MAX         (TEXT_TERM_MAX + 128) /* why a rules file
+                                                  * could not be read, its
+                                                  * path escaped */
 #define RULES_MAX_REMEMBERED       256           /* remembered confirmations; the
                                                   * oldest is forgotten first */
 
@@ -261,7 +264,7 @@
 #define TEXT_JSON_KEEP             4096          /* input bytes of one string in JSON */
 #define TEXT_TERM_MAX              2048          /* buffer for one string, terminal form */
 
-/* The audit trail (policy/auditor.c, policy/auditchain.h, keyward(1)).
+/* The audit trail (policy/auditor.c, audit/chain.h, keyward(1)).
  * Every record carries its sequence number and the SHA-256 of the line
  * before it; with -O audit-key= the auditor appends a seal (an HMAC with
  * a key that evolves one-way after each use) after AUDIT_SEAL_RECORDS

@@ -56,8 +56,7 @@ struct verdict {
 	const char *rule;       /* in words a user can act on */
 };
 
-/* §8.1: '*' any run, '?' one byte, else itself; whole string; linear. */
-int wmatch(const char *s, const char *p);
+/* §8.1, wmatch: rules/match.h (one matcher for the whole agent). */
 /* §8.2: does host key K (canonical blob, plain or certificate) match h? */
 int hop_matches(struct slice K, const struct hop *h, time_t now);
 /* §8.3: prev NULL = ORIGIN; K.p NULL = ANY; user NULL = ANY. The index of

@@ -8,8 +8,8 @@
  * only lines the trail has (the line where it stopped, or another), and "intact" only for a trail whose last line
  * is a seal that verified. Each line is also parsed alone.
  */
+#include "audit/chain.h"
 #include "ipc/limits.h"
-#include "policy/auditchain.h"
 
 #include <stdio.h>
 #include <stdlib.h>

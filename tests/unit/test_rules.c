@@ -1,5 +1,5 @@
 /*
- * test_rules.c - the rules language of keyward(5) (policy/rules.h): every
+ * test_rules.c - the rules language of keyward(5) (rules/rules.h): every
  * syntax element read and printed back canonically, every malformed input
  * refused with its exact file:line:column, the decisions of the worked
  * examples of keyward(5), first match wins, the default, and the round
@@ -7,7 +7,7 @@
  */
 #include "ipc/buf.h"
 #include "ipc/limits.h"
-#include "policy/rules.h"
+#include "rules/rules.h"
 #include "tests/unit/tap.h"
 
 #include <stdlib.h>
