@@ -1,8 +1,9 @@
 /*
  * hop.h - destination constraints and the decision procedure of spec §8,
- * with the spec's names: wmatch, hop_matches, hop_permitted,
- * path_permitted. Pure functions of their arguments (and the clock for
- * certificate validity), so unit tests can walk every clause.
+ * with the spec's names: hop_matches, hop_permitted, path_permitted
+ * (wmatch, §8.1, is rules/match.h's). Pure functions of their arguments
+ * (and the clock for certificate validity), so unit tests can walk every
+ * clause.
  */
 #ifndef KEYWARD_HOP_H
 #define KEYWARD_HOP_H
