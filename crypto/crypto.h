@@ -1,6 +1,7 @@
 /*
- * crypto.h - libcrypto glue shared by policy (verify only) and keyholder
- * (private keys, signing). Never linked into the monitor.
+ * crypto.h - libcrypto glue for verification, shared by policy and the
+ * keyholder. Private keys and signing are the keyholder's alone
+ * (keyholder/privkey.h). Never linked into the monitor.
  */
 #ifndef KEYWARD_CRYPTO_H
 #define KEYWARD_CRYPTO_H
@@ -10,19 +11,21 @@
 #include "ipc/sshkey.h"
 
 #include <openssl/evp.h>
+#include <openssl/param_build.h>
 
 /* A public key for verification; the EC point is checked to lie on its
  * curve. NULL (with *why) on failure. */
 EVP_PKEY *pkey_public(const struct pubkey *k, const char **why);
-/* A private key, checked to be the private half of k->pub: Ed25519 seed
- * derives A, d·G = Q with d of sane size, RSA n = p·q and d, e, iqmp
- * consistent. Arithmetic only, no primality test: well under a
- * millisecond for any key, so an ADD never stalls the keyholder. Wipes
- * every intermediate. NULL (with *why) on failure. */
-EVP_PKEY *pkey_private(const struct privkey *k, const char **why);
-/* The same without the checks, for material pkey_private accepted before
- * (the keyholder rebuilds a shielded key for each signature). */
-EVP_PKEY *pkey_private_trusted(const struct privkey *k);
+/* For keyholder/privkey.c: the OpenSSL group name of an ECDSA kind (NULL
+ * for others), and a key made of the parameters in bld (secret: wipe them
+ * after). */
+const char *crypto_group_name(enum key_kind kind);
+EVP_PKEY *crypto_from_params(const char *type, int selection,
+    OSSL_PARAM_BLD *bld, int secret);
+/* The digest of a signature algorithm (NULL: the key hashes itself), and
+ * whether it is ECDSA (its blob holds r and s, not the raw signature). */
+const EVP_MD *sig_alg_md(enum sig_alg alg);
+int sig_alg_is_ecdsa(enum sig_alg alg);
 
 /* Verify an SSH signature blob over data with key k. 0 if valid. If
  * alg_out is given, it receives the algorithm the blob named. */
@@ -36,10 +39,6 @@ int sig_verify(const struct pubkey *k, struct slice sig, struct slice data,
 #define SK_MESSAGE_LEN 69
 int sk_sig_verify(const struct pubkey *k, struct slice data, struct slice sig,
     uint8_t *flags, uint32_t *counter);
-/* Sign data with pkey using alg and append the SSH signature blob
- * (string name; string/sub-encoded signature) to out. 0 on success. */
-int sig_make(EVP_PKEY *pkey, enum sig_alg alg, struct slice data, struct wb *out);
-
 /* The CA signature of a certificate verifies (spec §4.3). */
 int cert_verify(const struct pubkey *cert);
 

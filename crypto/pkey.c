@@ -1,20 +1,19 @@
 /*
- * pkey.c - EVP_PKEY objects from SSH wire fields. Private material is
- * copied into BIGNUMs and OSSL_PARAM arrays only as long as it takes to
- * build the key; every such copy is cleared before it is freed.
+ * pkey.c - public EVP_PKEY objects from SSH wire fields, for verification.
+ * Private keys are built in the keyholder alone (keyholder/privkey.c),
+ * with the two helpers exported here (crypto_group_name,
+ * crypto_from_params).
  */
 #include "crypto/crypto.h"
 
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
-#include <openssl/ec.h>
-#include <openssl/obj_mac.h>
 #include <openssl/params.h>
 #include <openssl/param_build.h>
 #include <string.h>
 
-static const char *
-group_name(enum key_kind kind)
+const char *
+crypto_group_name(enum key_kind kind)
 {
 	switch (kind) {
 	case KEY_ECDSA_P256: return "prime256v1";
@@ -24,78 +23,8 @@ group_name(enum key_kind kind)
 	}
 }
 
-static unsigned
-group_bits(enum key_kind kind)
-{
-	switch (kind) {
-	case KEY_ECDSA_P256: return 256;
-	case KEY_ECDSA_P384: return 384;
-	case KEY_ECDSA_P521: return 521;
-	default: return 0;
-	}
-}
-
-static int
-curve_nid(enum key_kind kind)
-{
-	return kind == KEY_ECDSA_P256 ? NID_X9_62_prime256v1 :
-	    kind == KEY_ECDSA_P384 ? NID_secp384r1 : NID_secp521r1;
-}
-
-/* The private scalar d of an ECDSA key belongs to its public point Q:
- * as OpenSSH (sshkey_ec_validate_private), d has more bits than half the
- * order and is below order - 1; then Q is a point of the curve, not the
- * point at infinity, and d·G = Q. One scalar multiplication (OpenSSL's
- * constant-time ladder for the generator), no more. */
-static int
-ec_consistent(enum key_kind kind, const BIGNUM *d, struct slice q,
-    const char **why)
-{
-	EC_GROUP *g = EC_GROUP_new_by_curve_name(curve_nid(kind));
-	EC_POINT *pub = NULL, *dg = NULL;
-	BN_CTX *bnctx = BN_CTX_secure_new();
-	BIGNUM *lim = NULL;
-	int ok = 0;
-
-	if (g == NULL || bnctx == NULL || (pub = EC_POINT_new(g)) == NULL ||
-	    (dg = EC_POINT_new(g)) == NULL ||
-	    (lim = BN_dup(EC_GROUP_get0_order(g))) == NULL || !BN_sub_word(lim, 1)) {
-		*why = "out of memory";
-		goto out;
-	}
-	if ((unsigned)BN_num_bits(d) <= group_bits(kind) / 2) {
-		*why = "ECDSA private scalar is too small";
-		goto out;
-	}
-	if (BN_cmp(d, lim) >= 0) {
-		*why = "ECDSA private scalar is not below the group order minus one";
-		goto out;
-	}
-	if (EC_POINT_oct2point(g, pub, q.p, q.len, bnctx) != 1 ||
-	    EC_POINT_is_at_infinity(g, pub) || EC_POINT_is_on_curve(g, pub, bnctx) != 1) {
-		*why = "ECDSA point is not a valid point of its curve";
-		goto out;
-	}
-	if (EC_POINT_mul(g, dg, d, NULL, NULL, bnctx) != 1) {
-		*why = "out of memory";
-		goto out;
-	}
-	if (EC_POINT_cmp(g, dg, pub, bnctx) != 0) {
-		*why = "ECDSA private key does not match its public key";
-		goto out;
-	}
-	ok = 1;
-out:
-	BN_free(lim);
-	EC_POINT_clear_free(dg);
-	EC_POINT_free(pub);
-	BN_CTX_free(bnctx);
-	EC_GROUP_free(g);
-	return ok ? 0 : -1;
-}
-
-static EVP_PKEY *
-from_params(const char *type, int selection, OSSL_PARAM_BLD *bld, int secret)
+EVP_PKEY *
+crypto_from_params(const char *type, int selection, OSSL_PARAM_BLD *bld, int secret)
 {
 	OSSL_PARAM *params = OSSL_PARAM_BLD_to_param(bld);
 	EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_name(NULL, type, NULL);
@@ -161,13 +90,13 @@ pkey_public(const struct pubkey *k, const char **why)
 	case KEY_ECDSA_P521:
 		if ((bld = OSSL_PARAM_BLD_new()) == NULL ||
 		    !OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME,
-		    group_name(kind), 0) ||
+		    crypto_group_name(kind), 0) ||
 		    !OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY,
 		    k->ec_q.p, k->ec_q.len)) {
 			*why = "out of memory";
 			goto out;
 		}
-		if ((pkey = from_params("EC", EVP_PKEY_PUBLIC_KEY, bld, 0)) == NULL) {
+		if ((pkey = crypto_from_params("EC", EVP_PKEY_PUBLIC_KEY, bld, 0)) == NULL) {
 			*why = "ECDSA point is not on its curve";
 			goto out;
 		}
@@ -186,7 +115,7 @@ pkey_public(const struct pubkey *k, const char **why)
 			*why = "out of memory";
 			goto out;
 		}
-		if ((pkey = from_params("RSA", EVP_PKEY_PUBLIC_KEY, bld, 0)) == NULL) {
+		if ((pkey = crypto_from_params("RSA", EVP_PKEY_PUBLIC_KEY, bld, 0)) == NULL) {
 			*why = "bad RSA public key";
 			goto out;
 		}
@@ -202,266 +131,5 @@ out:
 	OSSL_PARAM_BLD_free(bld);
 	BN_free(n);
 	BN_free(e);
-	return pkey;
-}
-
-static EVP_PKEY *
-ecdsa_private(const struct privkey *k, int checked, const char **why)
-{
-	OSSL_PARAM_BLD *bld = NULL;
-	BIGNUM *d = NULL;
-	EVP_PKEY *pkey = NULL;
-
-	if ((d = BN_secure_new()) == NULL ||
-	    BN_bin2bn(k->ec_d.p, (int)k->ec_d.len, d) == NULL) {
-		*why = "out of memory";
-		goto out;
-	}
-	BN_set_flags(d, BN_FLG_CONSTTIME);
-	if (checked && ec_consistent(k->pub.kind, d, k->pub.ec_q, why) != 0)
-		goto out;
-	if ((bld = OSSL_PARAM_BLD_new()) == NULL ||
-	    !OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME,
-	    group_name(k->pub.kind), 0) ||
-	    !OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY,
-	    k->pub.ec_q.p, k->pub.ec_q.len) ||
-	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_PRIV_KEY, d)) {
-		*why = "out of memory";
-		goto out;
-	}
-	if ((pkey = from_params("EC", EVP_PKEY_KEYPAIR, bld, 1)) == NULL) {
-		*why = "bad ECDSA private key";
-		goto out;
-	}
-out:
-	OSSL_PARAM_BLD_free(bld);
-	BN_clear_free(d);
-	return pkey;
-}
-
-/* 1 if a mod m == 1 (m > 1); t is scratch. */
-static int
-is_one_mod(BIGNUM *t, const BIGNUM *a, const BIGNUM *m, BN_CTX *bnctx)
-{
-	return BN_mod(t, a, m, bnctx) && BN_is_one(t);
-}
-
-/* The private half of an RSA key belongs to its public half, by
- * arithmetic only: n = p·q with p, q > 1 and distinct; 1 < e < n, e odd;
- * 1 < d < n with e·d = 1 mod (p-1) and mod (q-1), which is e·d = 1 mod
- * lcm(p-1, q-1); 0 < iqmp < p with iqmp·q = 1 mod p. A few
- * multiplications and divisions, about a millisecond even for 16384
- * bits. No primality test: that p and q are prime is the adder's
- * business (OpenSSH does not test it either), and a key that passes
- * signs correctly or not at all for that client only. */
-static int
-rsa_consistent(const BIGNUM *n, const BIGNUM *e, const BIGNUM *d,
-    const BIGNUM *p, const BIGNUM *q, const BIGNUM *iqmp, BN_CTX *bnctx,
-    const char **why)
-{
-	BIGNUM *t = BN_secure_new(), *ed = BN_secure_new(), *m = BN_secure_new();
-	int ok = 0;
-
-	if (t == NULL || ed == NULL || m == NULL) {
-		*why = "out of memory";
-		goto out;
-	}
-	BN_set_flags(t, BN_FLG_CONSTTIME);
-	BN_set_flags(ed, BN_FLG_CONSTTIME);
-	BN_set_flags(m, BN_FLG_CONSTTIME);
-	if (BN_cmp(p, BN_value_one()) <= 0 || BN_cmp(q, BN_value_one()) <= 0 ||
-	    BN_cmp(p, q) == 0) {
-		*why = "RSA private key has impossible factors";
-		goto out;
-	}
-	if (!BN_mul(t, p, q, bnctx)) {
-		*why = "out of memory";
-		goto out;
-	}
-	if (BN_cmp(t, n) != 0) {
-		*why = "RSA private key does not match its public key (n != p*q)";
-		goto out;
-	}
-	if (!BN_is_odd(e) || BN_is_one(e) || BN_cmp(e, n) >= 0) {
-		*why = "RSA public exponent is out of range";
-		goto out;
-	}
-	if (BN_cmp(d, BN_value_one()) <= 0 || BN_cmp(d, n) >= 0) {
-		*why = "RSA private exponent is out of range";
-		goto out;
-	}
-	if (BN_is_zero(iqmp) || BN_cmp(iqmp, p) >= 0) {
-		*why = "RSA private key is inconsistent (d, e, iqmp)";
-		goto out;
-	}
-	/* ed = e·d - 1, a multiple of p-1 and of q-1 */
-	if (!BN_mul(ed, e, d, bnctx) || !BN_sub_word(ed, 1) ||
-	    !BN_sub(m, p, BN_value_one()) || !BN_mod(t, ed, m, bnctx)) {
-		*why = "out of memory";
-		goto out;
-	}
-	if (!BN_is_zero(t)) {
-		*why = "RSA private key is inconsistent (d, e, iqmp)";
-		goto out;
-	}
-	if (!BN_sub(m, q, BN_value_one()) || !BN_mod(t, ed, m, bnctx)) {
-		*why = "out of memory";
-		goto out;
-	}
-	if (!BN_is_zero(t)) {
-		*why = "RSA private key is inconsistent (d, e, iqmp)";
-		goto out;
-	}
-	if (!BN_mul(m, iqmp, q, bnctx)) {
-		*why = "out of memory";
-		goto out;
-	}
-	if (!is_one_mod(t, m, p, bnctx)) {
-		*why = "RSA private key is inconsistent (d, e, iqmp)";
-		goto out;
-	}
-	ok = 1;
-out:
-	BN_clear_free(t);
-	BN_clear_free(ed);
-	BN_clear_free(m);
-	return ok ? 0 : -1;
-}
-
-static EVP_PKEY *
-rsa_private(const struct privkey *k, int checked, const char **why)
-{
-	OSSL_PARAM_BLD *bld = NULL;
-	BIGNUM *n = NULL, *e = NULL, *d = NULL, *p = NULL, *q = NULL;
-	BIGNUM *iqmp = NULL, *dmp1 = NULL, *dmq1 = NULL, *t = NULL;
-	BN_CTX *bnctx = NULL;
-	EVP_PKEY *pkey = NULL;
-
-	if ((bnctx = BN_CTX_secure_new()) == NULL ||
-	    (n = bn(k->pub.rsa_n)) == NULL || (e = bn(k->pub.rsa_e)) == NULL ||
-	    (d = BN_secure_new()) == NULL || (p = BN_secure_new()) == NULL ||
-	    (q = BN_secure_new()) == NULL || (iqmp = BN_secure_new()) == NULL ||
-	    (dmp1 = BN_secure_new()) == NULL || (dmq1 = BN_secure_new()) == NULL ||
-	    (t = BN_secure_new()) == NULL ||
-	    BN_bin2bn(k->rsa_d.p, (int)k->rsa_d.len, d) == NULL ||
-	    BN_bin2bn(k->rsa_p.p, (int)k->rsa_p.len, p) == NULL ||
-	    BN_bin2bn(k->rsa_q.p, (int)k->rsa_q.len, q) == NULL ||
-	    BN_bin2bn(k->rsa_iqmp.p, (int)k->rsa_iqmp.len, iqmp) == NULL) {
-		*why = "out of memory";
-		goto out;
-	}
-	BN_set_flags(d, BN_FLG_CONSTTIME);
-	BN_set_flags(p, BN_FLG_CONSTTIME);
-	BN_set_flags(q, BN_FLG_CONSTTIME);
-	BN_set_flags(iqmp, BN_FLG_CONSTTIME);
-	if (checked && rsa_consistent(n, e, d, p, q, iqmp, bnctx, why) != 0)
-		goto out;
-	/* CRT exponents derived from d, p and q, as the reference does. */
-	if (!BN_sub(t, p, BN_value_one()) || !BN_mod(dmp1, d, t, bnctx) ||
-	    !BN_sub(t, q, BN_value_one()) || !BN_mod(dmq1, d, t, bnctx)) {
-		*why = "bad RSA private key";
-		goto out;
-	}
-	if ((bld = OSSL_PARAM_BLD_new()) == NULL ||
-	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_N, n) ||
-	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_E, e) ||
-	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_D, d) ||
-	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_FACTOR1, p) ||
-	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_FACTOR2, q) ||
-	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_EXPONENT1, dmp1) ||
-	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_EXPONENT2, dmq1) ||
-	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_COEFFICIENT1, iqmp)) {
-		*why = "out of memory";
-		goto out;
-	}
-	if ((pkey = from_params("RSA", EVP_PKEY_KEYPAIR, bld, 1)) == NULL) {
-		*why = "bad RSA private key";
-		goto out;
-	}
-out:
-	OSSL_PARAM_BLD_free(bld);
-	BN_free(n);
-	BN_free(e);
-	BN_clear_free(d);
-	BN_clear_free(p);
-	BN_clear_free(q);
-	BN_clear_free(iqmp);
-	BN_clear_free(dmp1);
-	BN_clear_free(dmq1);
-	BN_clear_free(t);
-	BN_CTX_free(bnctx);
-	return pkey;
-}
-
-static EVP_PKEY *
-build_private(const struct privkey *k, int checked, const char **why)
-{
-	EVP_PKEY *pkey = NULL;
-	uint8_t a[32];
-	size_t alen = sizeof(a);
-	const char *unasked;
-
-	if (why == NULL)
-		why = &unasked;         /* every failure below sets *why */
-	switch (k->pub.kind) {
-	case KEY_ED25519:
-		if ((pkey = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, NULL,
-		    k->ed_k.p, 32)) == NULL) {
-			*why = "bad Ed25519 private key";
-			goto out;
-		}
-		if (checked && (EVP_PKEY_get_raw_public_key(pkey, a, &alen) != 1 ||
-		    alen != 32 || memcmp(a, k->pub.ed_a.p, 32) != 0)) {
-			EVP_PKEY_free(pkey);
-			pkey = NULL;
-			*why = "Ed25519 private key does not match its public key";
-			goto out;
-		}
-		return pkey;
-	case KEY_ECDSA_P256:
-	case KEY_ECDSA_P384:
-	case KEY_ECDSA_P521:
-		return ecdsa_private(k, checked, why);
-	case KEY_RSA:
-		return rsa_private(k, checked, why);
-	case KEY_SK_ECDSA_P256:
-	case KEY_SK_ED25519:
-		/* The private key is in the authenticator; the agent holds a
-		 * key handle, which no EVP_PKEY can be made of. */
-		*why = "a FIDO key has no private key to build";
-		goto out;
-	case KEY_NONE:
-		break;
-	}
-	*why = "unknown key type";
-	goto out;
-out:
-	return pkey;
-}
-
-EVP_PKEY *
-pkey_private(const struct privkey *k, const char **why)
-{
-	return build_private(k, 1, why);
-}
-
-EVP_PKEY *
-pkey_private_trusted(const struct privkey *k)
-{
-	OSSL_PARAM_BLD *bld;
-	EVP_PKEY *pkey = NULL;
-
-	if (k->pub.kind != KEY_ED25519)
-		return build_private(k, 0, NULL);
-	/* Ed25519 from both halves: EVP_PKEY_new_raw_private_key would
-	 * recompute the public key, a scalar multiplication as dear as the
-	 * signature itself, for a key that was checked when it was added. */
-	if ((bld = OSSL_PARAM_BLD_new()) != NULL &&
-	    OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PRIV_KEY,
-	    k->ed_k.p, 32) &&
-	    OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY,
-	    k->pub.ed_a.p, 32))
-		pkey = from_params("ED25519", EVP_PKEY_KEYPAIR, bld, 1);
-	OSSL_PARAM_BLD_free(bld);
 	return pkey;
 }

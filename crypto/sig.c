@@ -1,7 +1,7 @@
 /*
- * sig.c - SSH signature blobs (spec §4.6): made by the keyholder, verified
- * by policy (certificate CA signatures; session-bind host signatures; the
- * FIDO signatures a token helper's answer becomes).
+ * sig.c - SSH signature blobs (spec §4.6), verified by policy: certificate
+ * CA signatures, session-bind host signatures, the FIDO signatures a token
+ * helper's answer becomes. The keyholder makes them (keyholder/privkey.c).
  */
 #include "crypto/crypto.h"
 #include "ipc/fphash.h"
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const EVP_MD *
-sig_md(enum sig_alg alg)
+const EVP_MD *
+sig_alg_md(enum sig_alg alg)
 {
 	switch (alg) {
 	case SIG_ECDSA_P256: return EVP_sha256();
@@ -26,53 +26,10 @@ sig_md(enum sig_alg alg)
 	}
 }
 
-static int
-is_ecdsa(enum sig_alg alg)
+int
+sig_alg_is_ecdsa(enum sig_alg alg)
 {
 	return alg == SIG_ECDSA_P256 || alg == SIG_ECDSA_P384 || alg == SIG_ECDSA_P521;
-}
-
-int
-sig_make(EVP_PKEY *pkey, enum sig_alg alg, struct slice data, struct wb *out)
-{
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	uint8_t *sig = NULL, r[80], s[80];
-	const unsigned char *der;
-	const BIGNUM *br, *bs;
-	ECDSA_SIG *es = NULL;
-	size_t len = 0, mark;
-	int rc = -1, rl, sl;
-
-	/* FIDO signatures come from an authenticator, never from here. */
-	if (ctx == NULL || alg == SIG_SK_ECDSA_P256 || alg == SIG_SK_ED25519 ||
-	    EVP_DigestSignInit(ctx, NULL, sig_md(alg), NULL, pkey) != 1 ||
-	    EVP_DigestSign(ctx, NULL, &len, data.p, data.len) != 1 ||
-	    (sig = malloc(len)) == NULL ||
-	    EVP_DigestSign(ctx, sig, &len, data.p, data.len) != 1)
-		goto out;
-	wb_cstring(out, sig_alg_name(alg));
-	if (!is_ecdsa(alg)) {
-		/* Ed25519: 64 bytes; RSA: exactly the modulus length. */
-		wb_string(out, sig, len);
-	} else {
-		der = sig;
-		if ((es = d2i_ECDSA_SIG(NULL, &der, (long)len)) == NULL)
-			goto out;
-		ECDSA_SIG_get0(es, &br, &bs);
-		if ((rl = BN_bn2bin(br, r)) < 0 || (sl = BN_bn2bin(bs, s)) < 0 ||
-		    rl > (int)sizeof(r) || sl > (int)sizeof(s))
-			goto out;
-		mark = wb_begin_string(out);
-		wb_mpint(out, r, (size_t)rl);
-		wb_mpint(out, s, (size_t)sl);
-		wb_end_string(out, mark);
-	}
-	rc = out->err ? -1 : 0;
-out:
-	ECDSA_SIG_free(es);
-	free(sig);
-	EVP_MD_CTX_free(ctx);
-	return rc;
 }
 
 /* The raw signature in the form EVP_DigestVerify wants it. */
@@ -146,11 +103,11 @@ sig_verify(const struct pubkey *k, struct slice blob, struct slice data,
 	if (alg == SIG_ED25519) {
 		if (sig.len == 64)
 			rc = verify_raw(pkey, NULL, sig.p, sig.len, data);
-	} else if (is_ecdsa(alg)) {
+	} else if (sig_alg_is_ecdsa(alg)) {
 		rd_init(&inner, sig.p, sig.len);
 		if (rd_mpint(&inner, &r_m) == 0 && rd_mpint(&inner, &s_m) == 0 &&
 		    rd_done(&inner) == 0)
-			rc = verify_ecdsa(pkey, sig_md(alg), r_m, s_m, data);
+			rc = verify_ecdsa(pkey, sig_alg_md(alg), r_m, s_m, data);
 	} else {
 		size_t modlen = (k->rsa_bits + 7) / 8;
 		uint8_t *padded;
@@ -158,7 +115,7 @@ sig_verify(const struct pubkey *k, struct slice blob, struct slice data,
 		if (sig.len > modlen || (padded = calloc(1, modlen)) == NULL)
 			goto out;
 		memcpy(padded + modlen - sig.len, sig.p, sig.len);
-		rc = verify_raw(pkey, sig_md(alg), padded, modlen, data);
+		rc = verify_raw(pkey, sig_alg_md(alg), padded, modlen, data);
 		free(padded);
 	}
 	if (rc == 0 && alg_out != NULL)

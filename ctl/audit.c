@@ -1,16 +1,16 @@
 /*
  * audit.c - keyward-ctl audit: keygen makes the key the auditor seals the
  * trail with (-O audit-key=) and prints its verification key, once;
- * verify checks a trail read back (audit/chain.h) and says where it
+ * verify checks a trail read back (crypto/auditchain.h) and says where it
  * was first changed; tail prints it for a person, and follows it.
  * The trail is a file anyone with the uid may have written: nothing of it
  * reaches the terminal unescaped.
  */
 #include "ctl/audit.h"
-#include "audit/chain.h"
 #include "ipc/buf.h"
 #include "ipc/limits.h"
 #include "ipc/text.h"
+#include "crypto/auditchain.h"
 
 #include <errno.h>
 #include <fcntl.h>

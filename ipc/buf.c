@@ -94,6 +94,35 @@ rd_count(struct rd *r, uint32_t max, size_t min_bytes, uint32_t *n)
 }
 
 int
+rd_array(struct rd *r, uint32_t max, size_t min_bytes, size_t size,
+    void **p, size_t *n, const char *truncated, const char **why)
+{
+	uint32_t count;
+
+	*p = NULL;
+	*n = 0;
+	switch (rd_count(r, max, min_bytes, &count)) {
+	case BUF_OK:
+		break;
+	case BUF_ERR_TOO_LONG:
+		*why = "a count is over its limit";
+		return -1;
+	case BUF_ERR_FORMAT:
+		*why = "a count is larger than the bytes that follow";
+		return -1;
+	default:
+		*why = truncated;
+		return -1;
+	}
+	if (count > 0 && (*p = calloc(count, size)) == NULL) {
+		*why = "out of memory";
+		return -1;
+	}
+	*n = count;
+	return 0;
+}
+
+int
 rd_u32(struct rd *r, uint32_t *v)
 {
 	struct slice s;
@@ -222,6 +251,20 @@ slice_eq_str(struct slice a, const char *s)
 	size_t n = strlen(s);
 
 	return a.len == n && memcmp(a.p, s, n) == 0;
+}
+
+int
+rd_text_max(struct rd *r, struct slice *s, size_t max)
+{
+	if (rd_string(r, s) != 0 || s->len > max || slice_has_nul(*s))
+		return -1;
+	return 0;
+}
+
+int
+slice_has_nul(struct slice s)
+{
+	return s.len != 0 && memchr(s.p, '\0', s.len) != NULL;
 }
 
 char *

@@ -45,17 +45,26 @@ int rd_flag(struct rd *r, int *v);           /* our own bools: 0 or 1 only */
  * follows: BUF_ERR_TOO_LONG over max, BUF_ERR_FORMAT over what the rest of
  * the input could hold, so a hostile count never sizes an allocation. */
 int rd_count(struct rd *r, uint32_t max, size_t min_bytes, uint32_t *n);
+/* rd_count, then a zeroed array of that many elements of size bytes: 0
+ * with *p (NULL for none) and *n, or -1 with *why (truncated: what a short
+ * read is called by the caller). */
+int rd_array(struct rd *r, uint32_t max, size_t min_bytes, size_t size,
+    void **p, size_t *n, const char *truncated, const char **why);
 int rd_u32(struct rd *r, uint32_t *v);
 int rd_u64(struct rd *r, uint64_t *v);
 int rd_bytes(struct rd *r, size_t n, struct slice *s);  /* s may be NULL */
 int rd_string(struct rd *r, struct slice *s);
 int rd_sub(struct rd *r, struct rd *sub);    /* a string, to be parsed alone */
 int rd_text(struct rd *r, struct slice *s);  /* no NUL but a trailing one */
+/* Text as keyward's own encoders write it: no NUL at all, at most max. */
+int rd_text_max(struct rd *r, struct slice *s, size_t max);
 int rd_mpint(struct rd *r, struct slice *magnitude); /* >= 0, leading 0s cut */
 int rd_done(const struct rd *r);             /* BUF_OK iff nothing is left */
 
 int slice_eq(struct slice a, struct slice b);
 int slice_eq_str(struct slice a, const char *s);
+/* Does s hold a NUL anywhere (text that must have none)? */
+int slice_has_nul(struct slice s);
 /* NUL-terminated malloc'd copy of a text slice; NULL on failure. */
 char *slice_strdup(struct slice s);
 

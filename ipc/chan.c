@@ -164,3 +164,101 @@ chan_close(struct chan *c)
 		close(c->fd);
 	c->fd = -1;
 }
+
+ssize_t
+chan_send_fd(int sock, const void *p, size_t n, int fd)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr msg;
+	struct iovec iov;
+	struct cmsghdr *c;
+	ssize_t r;
+
+	memset(&msg, 0, sizeof(msg));
+	memset(&u, 0, sizeof(u));
+	iov.iov_base = (void *)(uintptr_t)p;
+	iov.iov_len = n;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	if (fd >= 0) {
+		msg.msg_control = u.b;
+		msg.msg_controllen = sizeof(u.b);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	do {
+		r = sendmsg(sock, &msg, MSG_NOSIGNAL);
+	} while (r < 0 && errno == EINTR);
+	return r;
+}
+
+/* Close every fd a control message carried; the number of them. */
+static int
+close_fds(struct msghdr *msg, int *first)
+{
+	struct cmsghdr *c;
+	size_t k, nfd;
+	int fd, n = 0;
+
+	for (c = CMSG_FIRSTHDR(msg); c != NULL; c = CMSG_NXTHDR(msg, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+		    c->cmsg_len < CMSG_LEN(0))
+			continue;
+		nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (k = 0; k < nfd; k++) {
+			memcpy(&fd, CMSG_DATA(c) + k * sizeof(int), sizeof(int));
+			if (n++ == 0 && first != NULL)
+				*first = fd;
+			else
+				close(fd);
+		}
+	}
+	return n;
+}
+
+int
+chan_recv_fd(int sock, void *buf, size_t cap, size_t *n, int *fdp)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(2 * sizeof(int))];
+	} u;
+	struct msghdr msg;
+	struct iovec iov;
+	ssize_t r;
+	int fd = -1, nfd;
+
+	*n = 0;
+	*fdp = -1;
+	memset(&msg, 0, sizeof(msg));
+	iov.iov_base = buf;
+	iov.iov_len = cap;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = u.b;
+	msg.msg_controllen = sizeof(u.b);
+	do {
+		r = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	} while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -1;
+	nfd = close_fds(&msg, &fd);
+	if (r == 0 && nfd == 0)
+		return 0;
+	if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || nfd > 1 ||
+	    (size_t)r >= cap) {
+		if (fd >= 0)
+			close(fd);
+		errno = EMSGSIZE;
+		return -1;
+	}
+	*n = (size_t)r;
+	*fdp = fd;
+	return 1;
+}

@@ -10,6 +10,7 @@
 #include "ipc/buf.h"
 
 #include <stddef.h>
+#include <sys/types.h>
 
 struct chan_q;
 
@@ -25,6 +26,15 @@ void chan_setup_fd(int fd);
 /* Send one message (w holds it), queueing what the kernel cannot take
  * now. -1 only when the peer is gone: the caller fails closed. */
 int chan_send(struct chan *c, const struct wb *w);
+/* Send one datagram of n bytes at p on sock, with fd passed beside it
+ * (SCM_RIGHTS) unless fd < 0; retried on EINTR, never SIGPIPE. What
+ * sendmsg returned. */
+ssize_t chan_send_fd(int sock, const void *p, size_t n, int fd);
+/* Receive one datagram into buf and the fd that came with it (*fdp, -1
+ * if none; close-on-exec). 1 with *n set, 0 on EOF, -1 on an error, a
+ * datagram of cap bytes or more (truncated, or cut) or more than one fd
+ * (every fd that came is closed). */
+int chan_recv_fd(int sock, void *buf, size_t cap, size_t *n, int *fdp);
 /* Flush queued messages; -1 on a dead peer. */
 int chan_flush(struct chan *c);
 /* Receive one datagram into buf (at least IPC_MAX_MSG + 1 bytes).

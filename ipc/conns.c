@@ -21,7 +21,7 @@
 static int
 text_ok(struct slice s, size_t max)
 {
-	return s.len <= max && (s.len == 0 || memchr(s.p, '\0', s.len) == NULL);
+	return s.len <= max && !slice_has_nul(s);
 }
 
 void
@@ -86,35 +86,7 @@ bad(const char **why, const char *what)
 static int
 get_text(struct rd *r, struct slice *s, size_t max)
 {
-	if (rd_string(r, s) != 0 || !text_ok(*s, max))
-		return -1;
-	return 0;
-}
-
-/* A count of at most max elements of at least min_bytes each: 0 with *p
- * (NULL for none) and *n, or -1 with *why. */
-static int
-get_array(struct rd *r, uint32_t max, size_t min_bytes, size_t size, void **p,
-    size_t *n, const char **why)
-{
-	uint32_t count;
-
-	*p = NULL;
-	*n = 0;
-	switch (rd_count(r, max, min_bytes, &count)) {
-	case BUF_OK:
-		break;
-	case BUF_ERR_TOO_LONG:
-		return bad(why, "a count is over its limit");
-	case BUF_ERR_FORMAT:
-		return bad(why, "a count is larger than the bytes that follow");
-	default:
-		return bad(why, "truncated reply");
-	}
-	if (count > 0 && (*p = calloc(count, size)) == NULL)
-		return bad(why, "out of memory");
-	*n = count;
-	return 0;
+	return rd_text_max(r, s, max);
 }
 
 static int
@@ -130,8 +102,8 @@ decode_conn(struct rd *r, struct conns_conn *c, const char **why)
 	if (get_text(r, &c->exe, PEER_MAX_EXE) != 0 ||
 	    get_text(r, &c->cmdline, PEER_MAX_CMDLINE) != 0)
 		return bad(why, "bad caller executable or command line");
-	if (get_array(r, PEER_MAX_ANCESTORS, MIN_ANC_BYTES, sizeof(*c->anc), &p,
-	    &c->nanc, why) != 0)
+	if (rd_array(r, PEER_MAX_ANCESTORS, MIN_ANC_BYTES, sizeof(*c->anc), &p,
+	    &c->nanc, "truncated reply", why) != 0)
 		return -1;
 	c->anc = p;
 	for (size_t i = 0; i < c->nanc; i++)
@@ -141,8 +113,8 @@ decode_conn(struct rd *r, struct conns_conn *c, const char **why)
 			return bad(why, "bad ancestor");
 	if (rd_flag(r, &c->bind_attempted) != 0)
 		return bad(why, "bad session-bind flag");
-	if (get_array(r, AGENT_MAX_BINDINGS, MIN_HOP_BYTES, sizeof(*c->hops), &p,
-	    &c->nhops, why) != 0)
+	if (rd_array(r, AGENT_MAX_BINDINGS, MIN_HOP_BYTES, sizeof(*c->hops), &p,
+	    &c->nhops, "truncated reply", why) != 0)
 		return -1;
 	c->hops = p;
 	for (size_t i = 0; i < c->nhops; i++)
@@ -167,8 +139,8 @@ conns_decode(struct rd *r, struct conns_list *l, const char **why)
 	*why = NULL;
 	if (rd_u32(r, &l->total) != 0)
 		return bad(why, "truncated reply");
-	if (get_array(r, UINT32_MAX, MIN_CONN_BYTES, sizeof(*l->c), &p, &l->n,
-	    why) != 0)
+	if (rd_array(r, UINT32_MAX, MIN_CONN_BYTES, sizeof(*l->c), &p, &l->n,
+	    "truncated reply", why) != 0)
 		return -1;
 	l->c = p;
 	if (l->n > l->total) {

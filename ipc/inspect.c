@@ -74,54 +74,20 @@ bad(const char **why, const char *what)
 	return -1;
 }
 
-/* Text as the encoder writes it: no NUL anywhere, not even a last one. */
-static int
-get_text(struct rd *r, struct slice *s)
-{
-	if (rd_string(r, s) != 0 ||
-	    (s->len > 0 && memchr(s->p, '\0', s->len) != NULL))
-		return -1;
-	return 0;
-}
-
-/* A count, then room for that many elements that each take at least
- * min_bytes of what follows: 0 with *p (NULL for none) and *n, or -1 with
- * *why (truncated: what a short read is called here). */
-static int
-get_array(struct rd *r, const char *truncated, size_t min_bytes, size_t size,
-    void **p, size_t *n, const char **why)
-{
-	uint32_t count;
-
-	*p = NULL;
-	*n = 0;
-	switch (rd_count(r, UINT32_MAX, min_bytes, &count)) {
-	case BUF_OK:
-		break;
-	case BUF_ERR_SHORT:
-		return bad(why, truncated);
-	default:
-		return bad(why, "a count is larger than the bytes that follow");
-	}
-	if (count > 0 && (*p = calloc(count, size)) == NULL)
-		return bad(why, "out of memory");
-	*n = count;
-	return 0;
-}
-
 static int
 decode_hop(struct rd *r, struct inspect_hop *h, const char **why)
 {
 	void *keys;
 
-	if (get_text(r, &h->user) != 0 || get_text(r, &h->host) != 0)
+	if (rd_text_max(r, &h->user, SIZE_MAX) != 0 ||
+	    rd_text_max(r, &h->host, SIZE_MAX) != 0)
 		return bad(why, "truncated destination hop");
-	if (get_array(r, "truncated destination hop", MIN_KEY_BYTES,
-	    sizeof(*h->keys), &keys, &h->nkeys, why) != 0)
+	if (rd_array(r, UINT32_MAX, MIN_KEY_BYTES, sizeof(*h->keys),
+	    &keys, &h->nkeys, "truncated destination hop", why) != 0)
 		return -1;
 	h->keys = keys;
 	for (size_t i = 0; i < h->nkeys; i++)
-		if (get_text(r, &h->keys[i].fp) != 0 ||
+		if (rd_text_max(r, &h->keys[i].fp, SIZE_MAX) != 0 ||
 		    rd_flag(r, &h->keys[i].is_ca) != 0)
 			return bad(why, "truncated hop key");
 	return 0;
@@ -132,8 +98,8 @@ decode_rules(struct rd *r, struct inspect_id *id, const char **why)
 {
 	void *rules;
 
-	if (get_array(r, "truncated identity", MIN_RULE_BYTES,
-	    sizeof(*id->rules), &rules, &id->nrules, why) != 0)
+	if (rd_array(r, UINT32_MAX, MIN_RULE_BYTES, sizeof(*id->rules),
+	    &rules, &id->nrules, "truncated identity", why) != 0)
 		return -1;
 	id->rules = rules;
 	for (size_t i = 0; i < id->nrules; i++) {
@@ -156,9 +122,11 @@ decode_id(struct rd *r, struct inspect_id *id, const char **why)
 {
 	const char *kwhy = NULL;
 
-	if (rd_string(r, &id->blob) != 0 || get_text(r, &id->comment) != 0 ||
-	    get_text(r, &id->fp) != 0 || rd_u32(r, &id->seconds_left) != 0 ||
-	    rd_flag(r, &id->confirm) != 0 || get_text(r, &id->provider) != 0)
+	if (rd_string(r, &id->blob) != 0 ||
+	    rd_text_max(r, &id->comment, SIZE_MAX) != 0 ||
+	    rd_text_max(r, &id->fp, SIZE_MAX) != 0 ||
+	    rd_u32(r, &id->seconds_left) != 0 || rd_flag(r, &id->confirm) != 0 ||
+	    rd_text_max(r, &id->provider, SIZE_MAX) != 0)
 		return bad(why, "truncated identity");
 	if (key_parse_public(id->blob, &id->pub, &kwhy) != 0)
 		return bad(why, kwhy != NULL ? kwhy :
@@ -173,8 +141,8 @@ inspect_decode(struct rd *r, struct inspect_list *l, const char **why)
 
 	memset(l, 0, sizeof(*l));
 	*why = NULL;
-	if (get_array(r, "truncated reply", MIN_ID_BYTES, sizeof(*l->ids), &ids,
-	    &l->n, why) != 0)
+	if (rd_array(r, UINT32_MAX, MIN_ID_BYTES, sizeof(*l->ids), &ids, &l->n,
+	    "truncated reply", why) != 0)
 		return -1;
 	l->ids = ids;
 	for (size_t i = 0; i < l->n; i++)

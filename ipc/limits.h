@@ -264,7 +264,7 @@
 #define TEXT_JSON_KEEP             4096          /* input bytes of one string in JSON */
 #define TEXT_TERM_MAX              2048          /* buffer for one string, terminal form */
 
-/* The audit trail (policy/auditor.c, audit/chain.h, keyward(1)).
+/* The audit trail (policy/auditor.c, crypto/auditchain.h, keyward(1)).
  * Every record carries its sequence number and the SHA-256 of the line
  * before it; with -O audit-key= the auditor appends a seal (an HMAC with
  * a key that evolves one-way after each use) after AUDIT_SEAL_RECORDS

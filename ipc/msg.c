@@ -98,6 +98,7 @@ constraints_decode(struct rd *r, struct constraints *c)
 void
 msg_add_encode(struct wb *w, const struct msg_add *m)
 {
+	wb_slice(w, m->pub);
 	wb_slice(w, m->key);
 	wb_slice(w, m->comment);
 	constraints_encode(w, &m->c);
@@ -106,7 +107,8 @@ msg_add_encode(struct wb *w, const struct msg_add *m)
 int
 msg_add_decode(struct rd *r, struct msg_add *m)
 {
-	if (rd_string(r, &m->key) || rd_text(r, &m->comment))
+	if (rd_string(r, &m->pub) || rd_string(r, &m->key) ||
+	    rd_text(r, &m->comment))
 		return -1;
 	return constraints_decode(r, &m->c);
 }
@@ -174,6 +176,13 @@ msg_status_decode(struct rd *r, struct msg_status *m)
 	if (rd_u8(r, &m->status) || rd_done(r))
 		return -1;
 	return m->status <= ST_EXT_FAIL ? 0 : -1;
+}
+
+void
+msg_status_reply(struct wb *w, uint32_t req, uint32_t conn, uint8_t st)
+{
+	msg_begin(w, MSG_R_STATUS, req, conn);
+	msg_status_encode(w, &(struct msg_status){ st });
 }
 
 void

@@ -77,6 +77,8 @@ enum msg_type {
 	MSG_R_POLICY,           /* msg_blob: POLICY_EXTENSION's "show" body:
 	                         * string rules_text (ipc/agent.h) */
 	MSG_R_CONNS,            /* msg_blob: the body of ipc/conns.h */
+	MSG_R_PUBKEY,           /* msg_blob: the public key the keyholder
+	                         * derived from an accepted MSG_KH_ADD */
 };
 
 enum msg_status_code {
@@ -107,11 +109,15 @@ struct constraints {
  * rules declare (rules/scope.h). */
 struct msg_open { uint32_t uid, pid, sock; };
 struct msg_sign { struct slice key, data; uint32_t flags; };
-struct msg_add { struct slice key, comment; struct constraints c; };
+/* pub: the public key blob (a certificate's whole blob) the monitor read
+ * in key, the private encoding as the client sent it, which policy hands
+ * on to the keyholder unparsed. */
+struct msg_add { struct slice pub, key, comment; struct constraints c; };
 struct msg_blob { struct slice blob; };
 struct msg_bind { struct slice hostkey, session_id, signature; int forwarding; };
 struct msg_status { uint8_t status; };
 struct msg_identities { uint32_t n; struct slice entries; }; /* repeat{ string blob; string comment } */
+/* priv: an ADD's private encoding (a certificate's form too) */
 struct msg_kh_add { uint64_t key_id; struct slice priv; };
 struct msg_kh_sign { uint64_t key_id; uint8_t alg; struct slice data; };
 struct msg_kh_delete { uint64_t key_id; };
@@ -153,6 +159,9 @@ int msg_bind_decode(struct rd *r, struct msg_bind *m);
 void msg_blob_encode(struct wb *w, const struct msg_blob *m);
 int msg_blob_decode(struct rd *r, struct msg_blob *m);
 void msg_status_encode(struct wb *w, const struct msg_status *m);
+/* A whole MSG_R_STATUS reply in w (msg_begin, then the status): the one
+ * way every process answers with a status. */
+void msg_status_reply(struct wb *w, uint32_t req, uint32_t conn, uint8_t st);
 int msg_status_decode(struct rd *r, struct msg_status *m);
 void msg_identities_encode(struct wb *w, const struct msg_identities *m);
 int msg_identities_decode(struct rd *r, struct msg_identities *m);

@@ -5,6 +5,7 @@
  * requests and encodes replies. No libcrypto here.
  */
 #include "ipc/peer.h"
+#include "ipc/chan.h"
 
 #include <errno.h>
 #include <string.h>
@@ -53,12 +54,6 @@ peer_req_decode(struct rd *r, struct peer_req *m)
 }
 
 static int
-has_nul(struct slice s)
-{
-	return s.len != 0 && memchr(s.p, '\0', s.len) != NULL;
-}
-
-static int
 has_data(uint32_t status)
 {
 	return status == PEER_OK || status == PEER_NOPIDFD;
@@ -98,8 +93,8 @@ peer_reply_decode(struct rd *r, struct peer_reply *m)
 	    rd_string(r, &m->cmdline) || rd_u32(r, &m->nanc))
 		goto bad;
 	if (m->status > PEER_STATUS_MAX || m->nanc > PEER_MAX_ANCESTORS ||
-	    m->exe.len > PEER_MAX_EXE || has_nul(m->exe) ||
-	    m->cmdline.len > PEER_MAX_CMDLINE || has_nul(m->cmdline))
+	    m->exe.len > PEER_MAX_EXE || slice_has_nul(m->exe) ||
+	    m->cmdline.len > PEER_MAX_CMDLINE || slice_has_nul(m->cmdline))
 		goto bad;
 	if (!has_data(m->status) &&
 	    (m->exe.len != 0 || m->cmdline.len != 0 || m->nanc != 0))
@@ -110,8 +105,8 @@ peer_reply_decode(struct rd *r, struct peer_reply *m)
 		    rd_string(r, &a->argv0))
 			goto bad;
 		if (a->pid == 0 || a->pid > PEER_MAX_PID ||
-		    a->exe.len > PEER_MAX_EXE || has_nul(a->exe) ||
-		    a->argv0.len > PEER_MAX_ARGV0 || has_nul(a->argv0))
+		    a->exe.len > PEER_MAX_EXE || slice_has_nul(a->exe) ||
+		    a->argv0.len > PEER_MAX_ARGV0 || slice_has_nul(a->argv0))
 			goto bad;
 	}
 	if (rd_done(r))
@@ -125,13 +120,6 @@ peer_reply_decode(struct rd *r, struct peer_reply *m)
 int
 peer_req_send(int sock, const struct peer_req *m, int pidfd)
 {
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr msg;
-	struct iovec iov;
-	struct cmsghdr *c;
 	struct wb w;
 	ssize_t r;
 	int ret = -1;
@@ -143,24 +131,7 @@ peer_req_send(int sock, const struct peer_req *m, int pidfd)
 		errno = ENOMEM;
 		return -1;
 	}
-	memset(&msg, 0, sizeof(msg));
-	memset(&u, 0, sizeof(u));
-	iov.iov_base = w.p;
-	iov.iov_len = w.len;
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	if (m->flags & PEER_REQ_PIDFD) {
-		msg.msg_control = u.b;
-		msg.msg_controllen = sizeof(u.b);
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &pidfd, sizeof(int));
-	}
-	do {
-		r = sendmsg(sock, &msg, MSG_NOSIGNAL);
-	} while (r < 0 && errno == EINTR);
+	r = chan_send_fd(sock, w.p, w.len, m->flags & PEER_REQ_PIDFD ? pidfd : -1);
 	if (r >= 0 && (size_t)r == w.len)
 		ret = 0;
 	else if (r >= 0)
@@ -169,67 +140,8 @@ peer_req_send(int sock, const struct peer_req *m, int pidfd)
 	return ret;
 }
 
-/* Close every fd a control message carried; the number of them. */
-static int
-close_fds(struct msghdr *msg, int *first)
-{
-	struct cmsghdr *c;
-	size_t k, nfd;
-	int fd, n = 0;
-
-	for (c = CMSG_FIRSTHDR(msg); c != NULL; c = CMSG_NXTHDR(msg, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-		    c->cmsg_len < CMSG_LEN(0))
-			continue;
-		nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (k = 0; k < nfd; k++) {
-			memcpy(&fd, CMSG_DATA(c) + k * sizeof(int), sizeof(int));
-			if (n++ == 0 && first != NULL)
-				*first = fd;
-			else
-				close(fd);
-		}
-	}
-	return n;
-}
-
 int
 peer_req_recv(int sock, uint8_t *buf, size_t cap, size_t *n, int *fdp)
 {
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(2 * sizeof(int))];
-	} u;
-	struct msghdr msg;
-	struct iovec iov;
-	ssize_t r;
-	int fd = -1, nfd;
-
-	*n = 0;
-	*fdp = -1;
-	memset(&msg, 0, sizeof(msg));
-	iov.iov_base = buf;
-	iov.iov_len = cap;
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = u.b;
-	msg.msg_controllen = sizeof(u.b);
-	do {
-		r = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-	} while (r < 0 && errno == EINTR);
-	if (r < 0)
-		return -1;
-	nfd = close_fds(&msg, &fd);
-	if (r == 0 && nfd == 0)
-		return 0;
-	if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || nfd > 1 ||
-	    (size_t)r >= cap) {
-		if (fd >= 0)
-			close(fd);
-		errno = EMSGSIZE;
-		return -1;
-	}
-	*n = (size_t)r;
-	*fdp = fd;
-	return 1;
+	return chan_recv_fd(sock, buf, cap, n, fdp);
 }

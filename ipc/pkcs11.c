@@ -7,12 +7,6 @@
 
 #include <string.h>
 
-static int
-has_nul(struct slice s)
-{
-	return s.len != 0 && memchr(s.p, '\0', s.len) != NULL;
-}
-
 /* The algorithms a PKCS#11 key may sign with: the plain ones. */
 static int
 plain_alg(uint32_t alg)
@@ -71,7 +65,7 @@ p11_req_decode(struct rd *r, struct p11_req *m)
 	default:
 		return -1;
 	}
-	if (m->pin.len > P11_MAX_PIN || has_nul(m->pin))
+	if (m->pin.len > P11_MAX_PIN || slice_has_nul(m->pin))
 		return -1;
 	return 0;
 }
@@ -98,7 +92,7 @@ key_ok(const struct p11_key *k)
 	struct pubkey pk;
 
 	if (k->blob.len > P11_MAX_KEY_BLOB || k->label.len > P11_MAX_LABEL ||
-	    has_nul(k->label) || (k->flags & ~(uint32_t)P11_KEY_ALWAYS_AUTH) != 0)
+	    slice_has_nul(k->label) || (k->flags & ~(uint32_t)P11_KEY_ALWAYS_AUTH) != 0)
 		return 0;
 	if (key_parse_public(k->blob, &pk, NULL) != 0 || pk.is_cert)
 		return 0;

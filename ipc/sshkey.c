@@ -3,6 +3,7 @@
  * checked structurally: lengths, names, counts, nesting, nothing trailing.
  */
 #include "ipc/sshkey.h"
+#include "ipc/sshkey_int.h"
 #include "ipc/limits.h"
 
 #include <string.h>
@@ -129,8 +130,8 @@ key_kind_from_name(struct slice name, int *is_cert, const char **why)
 }
 
 /* Every parser below returns through this: the reason for the log. */
-static int
-fail(const char **why, const char *msg)
+int
+key_fail(const char **why, const char *msg)
 {
 	if (why != NULL)
 		*why = msg;
@@ -153,36 +154,36 @@ magnitude_bits(struct slice m)
 
 /* The checks on an RSA public half, wherever it was read (public blob,
  * private encoding): e odd, 1024 to 16384 bits of modulus (§4.2). */
-static int
-rsa_check_public(struct pubkey *k, const char **why)
+int
+key_rsa_check_public(struct pubkey *k, const char **why)
 {
 	if (k->rsa_e.len == 0 || (k->rsa_e.p[k->rsa_e.len - 1] & 1) == 0)
-		return fail(why, "RSA public exponent is not odd");
+		return key_fail(why, "RSA public exponent is not odd");
 	k->rsa_bits = magnitude_bits(k->rsa_n);
 	if (k->rsa_bits < AGENT_RSA_MIN_BITS)
-		return fail(why, "RSA modulus is shorter than 1024 bits");
+		return key_fail(why, "RSA modulus is shorter than 1024 bits");
 	if (k->rsa_bits > AGENT_RSA_MAX_BITS)
-		return fail(why, "RSA modulus is longer than 16384 bits");
+		return key_fail(why, "RSA modulus is longer than 16384 bits");
 	return 0;
 }
 
 /* A FIDO key's application: text (one trailing NUL dropped, as OpenSSH
  * reads it with sshbuf_get_cstring and hashes its strlen). */
-static int
-parse_sk_app(struct rd *r, struct slice *app, const char **why)
+int
+key_parse_sk_app(struct rd *r, struct slice *app, const char **why)
 {
 	if (rd_text(r, app) != 0)
-		return fail(why, "FIDO application missing or not text");
+		return key_fail(why, "FIDO application missing or not text");
 	if (app->len > AGENT_MAX_SK_APPLICATION)
-		return fail(why, "FIDO application is longer than 1024 bytes");
+		return key_fail(why, "FIDO application is longer than 1024 bytes");
 	return 0;
 }
 
 /* The public fields of a key of a known kind, as in the plain blob after
  * the type name (and inside a certificate after the nonce). A FIDO key
  * has its base kind's fields, then the application (§4.2). */
-static int
-parse_pub_fields(struct rd *r, enum key_kind kind, struct pubkey *k,
+int
+key_parse_pub_fields(struct rd *r, enum key_kind kind, struct pubkey *k,
     const char **why)
 {
 	const struct kinfo *ki = kinfo(kind);
@@ -191,31 +192,31 @@ parse_pub_fields(struct rd *r, enum key_kind kind, struct pubkey *k,
 	switch (kind) {
 	case KEY_ED25519:
 		if (rd_string(r, &k->ed_a) != 0 || k->ed_a.len != 32)
-			return fail(why, "bad Ed25519 public key");
+			return key_fail(why, "bad Ed25519 public key");
 		return 0;
 	case KEY_ECDSA_P256:
 	case KEY_ECDSA_P384:
 	case KEY_ECDSA_P521:
 		if (rd_string(r, &curve) != 0 || !slice_eq_str(curve, ki->curve))
-			return fail(why, "ECDSA curve does not match the key type");
+			return key_fail(why, "ECDSA curve does not match the key type");
 		if (rd_string(r, &k->ec_q) != 0 || k->ec_q.len != ki->qlen ||
 		    k->ec_q.p[0] != 0x04)
-			return fail(why, "ECDSA point is not an uncompressed point "
+			return key_fail(why, "ECDSA point is not an uncompressed point "
 			    "of its curve");
 		return 0;
 	case KEY_RSA:
 		if (rd_mpint(r, &k->rsa_e) != 0 || rd_mpint(r, &k->rsa_n) != 0)
-			return fail(why, "bad RSA public key");
-		return rsa_check_public(k, why);
+			return key_fail(why, "bad RSA public key");
+		return key_rsa_check_public(k, why);
 	case KEY_SK_ECDSA_P256:
 	case KEY_SK_ED25519:
-		if (parse_pub_fields(r, ki->base, k, why) != 0)
+		if (key_parse_pub_fields(r, ki->base, k, why) != 0)
 			return -1;
-		return parse_sk_app(r, &k->sk_app, why);
+		return key_parse_sk_app(r, &k->sk_app, why);
 	case KEY_NONE:
 		break;
 	}
-	return fail(why, "unknown key type");
+	return key_fail(why, "unknown key type");
 }
 
 static int
@@ -241,8 +242,8 @@ parse_cert(struct rd *r, struct slice whole, struct pubkey *k, const char **why)
 	int ca_cert;
 
 	if (rd_string(r, &c->nonce) != 0)
-		return fail(why, "truncated certificate");
-	if (parse_pub_fields(r, k->kind, k, why) != 0)
+		return key_fail(why, "truncated certificate");
+	if (key_parse_pub_fields(r, k->kind, k, why) != 0)
 		return -1;
 	if (rd_u64(r, &c->serial) != 0 || rd_u32(r, &c->type) != 0 ||
 	    rd_text(r, &c->key_id) != 0 || rd_string(r, &c->principals) != 0 ||
@@ -250,22 +251,22 @@ parse_cert(struct rd *r, struct slice whole, struct pubkey *k, const char **why)
 	    rd_string(r, &c->critical_options) != 0 ||
 	    rd_string(r, &c->extensions) != 0 || rd_string(r, &reserved) != 0 ||
 	    rd_string(r, &c->signature_key) != 0)
-		return fail(why, "truncated certificate");
+		return key_fail(why, "truncated certificate");
 	c->signed_len = whole.len - r->len;
 	if (rd_string(r, &c->signature) != 0 || rd_done(r) != 0)
-		return fail(why, "certificate signature missing or bytes after it");
+		return key_fail(why, "certificate signature missing or bytes after it");
 	if (c->type != 1 && c->type != 2)
-		return fail(why, "certificate type is neither user nor host");
+		return key_fail(why, "certificate type is neither user nor host");
 	rd_init(&pr, c->principals.p, c->principals.len);
 	for (c->nprincipals = 0; pr.len > 0; c->nprincipals++) {
 		struct slice p;
 		if (c->nprincipals >= AGENT_MAX_PRINCIPALS || rd_text(&pr, &p) != 0)
-			return fail(why, "certificate principals malformed or "
+			return key_fail(why, "certificate principals malformed or "
 			    "more than 256");
 	}
 	if (well_formed_pairs(c->critical_options) != 0 ||
 	    well_formed_pairs(c->extensions) != 0)
-		return fail(why, "certificate options or extensions malformed");
+		return key_fail(why, "certificate options or extensions malformed");
 	/* Refuse a certificate as the CA by its name, before parsing it:
 	 * otherwise the recursion depth would follow the input (one frame
 	 * could nest some two thousand certificates). key_parse_public
@@ -273,7 +274,7 @@ parse_cert(struct rd *r, struct slice whole, struct pubkey *k, const char **why)
 	rd_init(&cr, c->signature_key.p, c->signature_key.len);
 	if (rd_string(&cr, &caname) == 0 &&
 	    key_kind_from_name(caname, &ca_cert, NULL) != KEY_NONE && ca_cert)
-		return fail(why, "certificate signed by a certificate");
+		return key_fail(why, "certificate signed by a certificate");
 	return key_parse_public(c->signature_key, &ca, why);
 }
 
@@ -286,134 +287,22 @@ key_parse_public(struct slice blob, struct pubkey *k, const char **why)
 	memset(k, 0, sizeof(*k));
 	rd_init(&r, blob.p, blob.len);
 	if (rd_string(&r, &name) != 0)
-		return fail(why, "key blob has no type name");
+		return key_fail(why, "key blob has no type name");
 	if ((k->kind = key_kind_from_name(name, &k->is_cert, why)) == KEY_NONE)
 		return -1;
 	if (k->is_cert) {
 		k->cert_blob = blob;
 		return parse_cert(&r, blob, k, why);
 	}
-	if (parse_pub_fields(&r, k->kind, k, why) != 0)
+	if (key_parse_pub_fields(&r, k->kind, k, why) != 0)
 		return -1;
 	if (rd_done(&r) != 0)
-		return fail(why, "bytes after the key");
+		return key_fail(why, "bytes after the key");
 	return 0;
 }
 
-static int
-nonzero_mpint(struct rd *r, struct slice *m)
-{
-	return rd_mpint(r, m) == 0 && m->len > 0 ? 0 : -1;
-}
-
-/* What follows the public fields of a FIDO key in an ADD (§4.4). */
-static int
-parse_sk_private(struct rd *r, struct privkey *k, const char **why)
-{
-	if (rd_u8(r, &k->sk_flags) != 0 ||
-	    rd_string(r, &k->sk_key_handle) != 0 ||
-	    rd_string(r, &k->sk_reserved) != 0)
-		return fail(why, "bad FIDO key: flags, key handle or reserved "
-		    "field missing");
-	if (k->sk_key_handle.len > AGENT_MAX_SK_KEY_HANDLE)
-		return fail(why, "FIDO key handle is longer than 4096 bytes");
-	if (k->sk_reserved.len > AGENT_MAX_SK_RESERVED)
-		return fail(why, "FIDO reserved field is longer than 1024 bytes");
-	return 0;
-}
-
-/* The certificate form of a FIDO ADD repeats public fields of the
- * certified key, which must match it: Ed25519's A, then the application
- * (both kinds). */
-static int
-parse_sk_cert_repeats(struct rd *r, const struct pubkey *pub, const char **why)
-{
-	struct slice a, app;
-
-	if (pub->kind == KEY_SK_ED25519) {
-		if (rd_string(r, &a) != 0 || a.len != 32)
-			return fail(why, "bad Ed25519 public key");
-		if (!slice_eq(a, pub->ed_a))
-			return fail(why, "Ed25519 key does not match its certificate");
-	}
-	if (parse_sk_app(r, &app, why) != 0)
-		return -1;
-	if (!slice_eq(app, pub->sk_app))
-		return fail(why, "FIDO application does not match the certificate");
-	return 0;
-}
-
-int
-key_parse_private(struct rd *r, struct privkey *k, const char **why)
-{
-	struct slice name, cert, a;
-	struct pubkey *pub = &k->pub;
-	enum key_kind kind;
-	int is_cert;
-
-	memset(k, 0, sizeof(*k));
-	if (rd_text(r, &name) != 0)
-		return fail(why, "no key type name");
-	if ((kind = key_kind_from_name(name, &is_cert, why)) == KEY_NONE)
-		return -1;
-	if (is_cert) {
-		if (rd_string(r, &cert) != 0)
-			return fail(why, "truncated certificate key");
-		if (key_parse_public(cert, pub, why) != 0)
-			return -1;
-		if (!pub->is_cert || pub->kind != kind)
-			return fail(why, "certificate type does not match the key type");
-	} else {
-		pub->kind = kind;
-	}
-
-	switch (kind) {
-	case KEY_ED25519:
-		if (rd_string(r, &a) != 0 || a.len != 32 ||
-		    rd_string(r, &k->ed_k) != 0 || k->ed_k.len != 64)
-			return fail(why, "bad Ed25519 private key lengths");
-		if (is_cert && !slice_eq(a, pub->ed_a))
-			return fail(why, "Ed25519 key does not match its certificate");
-		pub->ed_a = a;
-		if (memcmp(k->ed_k.p + 32, a.p, 32) != 0)
-			return fail(why, "Ed25519 private key does not contain its "
-			    "public key");
-		return 0;
-	case KEY_ECDSA_P256:
-	case KEY_ECDSA_P384:
-	case KEY_ECDSA_P521:
-		if (!is_cert && parse_pub_fields(r, kind, pub, why) != 0)
-			return -1;
-		if (nonzero_mpint(r, &k->ec_d) != 0)
-			return fail(why, "bad ECDSA private scalar");
-		return 0;
-	case KEY_RSA:
-		if (!is_cert) {
-			if (rd_mpint(r, &pub->rsa_n) != 0 || rd_mpint(r, &pub->rsa_e) != 0)
-				return fail(why, "bad RSA key");
-			if (rsa_check_public(pub, why) != 0)
-				return -1;
-		}
-		if (nonzero_mpint(r, &k->rsa_d) != 0 ||
-		    nonzero_mpint(r, &k->rsa_iqmp) != 0 ||
-		    nonzero_mpint(r, &k->rsa_p) != 0 ||
-		    nonzero_mpint(r, &k->rsa_q) != 0)
-			return fail(why, "bad RSA private key");
-		return 0;
-	case KEY_SK_ECDSA_P256:
-	case KEY_SK_ED25519:
-		if (is_cert ? parse_sk_cert_repeats(r, pub, why) != 0 :
-		    parse_pub_fields(r, kind, pub, why) != 0)
-			return -1;
-		return parse_sk_private(r, k, why);
-	case KEY_NONE:
-		break;
-	}
-	return fail(why, "unknown key type");
-}
-
-static void
-write_pub_fields(struct wb *w, enum key_kind kind, const struct pubkey *k)
+void
+key_write_pub_fields(struct wb *w, enum key_kind kind, const struct pubkey *k)
 {
 	switch (kind) {
 	case KEY_ED25519:
@@ -431,7 +320,7 @@ write_pub_fields(struct wb *w, enum key_kind kind, const struct pubkey *k)
 		break;
 	case KEY_SK_ECDSA_P256:
 	case KEY_SK_ED25519:
-		write_pub_fields(w, key_kind_base(kind), k);
+		key_write_pub_fields(w, key_kind_base(kind), k);
 		wb_slice(w, k->sk_app);
 		break;
 	case KEY_NONE:
@@ -448,45 +337,7 @@ key_write_public(struct wb *w, const struct pubkey *k)
 		return;
 	}
 	wb_cstring(w, key_kind_name(k->kind));
-	write_pub_fields(w, k->kind, k);
-}
-
-void
-key_write_private_plain(struct wb *w, const struct privkey *k)
-{
-	const struct pubkey *p = &k->pub;
-
-	wb_cstring(w, key_kind_name(p->kind));
-	switch (p->kind) {
-	case KEY_ED25519:
-		wb_slice(w, p->ed_a);
-		wb_slice(w, k->ed_k);
-		break;
-	case KEY_ECDSA_P256:
-	case KEY_ECDSA_P384:
-	case KEY_ECDSA_P521:
-		write_pub_fields(w, p->kind, p);
-		wb_mpint(w, k->ec_d.p, k->ec_d.len);
-		break;
-	case KEY_RSA:
-		wb_mpint(w, p->rsa_n.p, p->rsa_n.len);
-		wb_mpint(w, p->rsa_e.p, p->rsa_e.len);
-		wb_mpint(w, k->rsa_d.p, k->rsa_d.len);
-		wb_mpint(w, k->rsa_iqmp.p, k->rsa_iqmp.len);
-		wb_mpint(w, k->rsa_p.p, k->rsa_p.len);
-		wb_mpint(w, k->rsa_q.p, k->rsa_q.len);
-		break;
-	case KEY_SK_ECDSA_P256:
-	case KEY_SK_ED25519:
-		write_pub_fields(w, p->kind, p);
-		wb_u8(w, k->sk_flags);
-		wb_slice(w, k->sk_key_handle);
-		wb_slice(w, k->sk_reserved);
-		break;
-	case KEY_NONE:
-		w->err = 1;
-		break;
-	}
+	key_write_pub_fields(w, k->kind, k);
 }
 
 static const struct {

@@ -85,14 +85,15 @@ enum key_kind key_kind_base(enum key_kind kind);
 /* Parse a whole key blob (plain or certificate); nothing may trail. On
  * failure *why (if given) says what was wrong, for the log. */
 int key_parse_public(struct slice blob, struct pubkey *k, const char **why);
-/* Parse the key part of an ADD message (§4.4) from r. */
+/* Parse the key part of an ADD message (§4.4) from r: the monitor and
+ * the keyholder only (ipc/sshkey_private.c, which policy does not link). */
 int key_parse_private(struct rd *r, struct privkey *k, const char **why);
 
 /* The canonical public blob: the certificate as received, or the plain key
  * re-encoded with minimal mpints (§4.5). */
 void key_write_public(struct wb *w, const struct pubkey *k);
 /* The plain private encoding (§4.4, non-certificate form) of k, which is
- * what policy hands the keyholder for plain and certificate keys alike. */
+ * what the keyholder keeps for plain and certificate keys alike. */
 void key_write_private_plain(struct wb *w, const struct privkey *k);
 
 /* The algorithm names a signature blob may carry. */

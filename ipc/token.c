@@ -24,12 +24,6 @@ token_req_encode(struct wb *w, const struct token_req *m)
 	wb_slice(w, m->pin);
 }
 
-static int
-has_nul(struct slice s)
-{
-	return s.len != 0 && memchr(s.p, '\0', s.len) != NULL;
-}
-
 int
 token_req_decode(struct rd *r, struct token_req *m)
 {
@@ -45,13 +39,13 @@ token_req_decode(struct rd *r, struct token_req *m)
 		return -1;
 	if (m->application.len == 0 ||
 	    m->application.len > TOKEN_MAX_APPLICATION ||
-	    has_nul(m->application))
+	    slice_has_nul(m->application))
 		return -1;
 	if (m->key_handle.len == 0 || m->key_handle.len > TOKEN_MAX_KEY_HANDLE)
 		return -1;
 	if (m->data.len > TOKEN_MAX_DATA)
 		return -1;
-	if (m->pin.len > TOKEN_MAX_PIN || has_nul(m->pin))
+	if (m->pin.len > TOKEN_MAX_PIN || slice_has_nul(m->pin))
 		return -1;
 	return 0;
 }

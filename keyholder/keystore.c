@@ -4,7 +4,7 @@
  * key and open it for one signature.
  */
 #include "keyholder/keystore.h"
-#include "crypto/crypto.h"
+#include "keyholder/privkey.h"
 #include "ipc/log.h"
 #include "ipc/msg.h"
 #include "ipc/sshkey.h"
@@ -59,15 +59,18 @@ ks_grow(struct keystore *ks)
 	return 0;
 }
 
-/* Seal priv into slot s and keep its public blob; s is unchanged on failure. */
+/* Seal priv (a plain private encoding) into slot s and keep its plain
+ * public blob; s is unchanged on failure. */
 static int
 slot_fill(struct keyslot *s, struct slice priv, const struct privkey *k)
 {
+	struct pubkey plain = k->pub;
 	struct sealed fresh;
 	struct wb pub;
 
+	plain.is_cert = 0;
 	wb_init(&pub);
-	key_write_public(&pub, &k->pub);
+	key_write_public(&pub, &plain);
 	if (pub.err || shield_seal(priv, &fresh) != 0) {
 		wb_free(&pub);
 		return -1;
@@ -89,23 +92,46 @@ slot_free(struct keyslot *s)
 	free(s);
 }
 
+/* Keep the checked key k (its plain encoding plain) under id. */
+static int
+ks_keep(struct keystore *ks, uint64_t id, struct slice plain,
+    const struct privkey *k)
+{
+	struct keyslot *s;
+
+	if ((s = ks_find(ks, id)) != NULL)
+		return slot_fill(s, plain, k);
+	if ((ks->n >= ks->nbuckets && ks_grow(ks) != 0) ||
+	    (s = calloc(1, sizeof(*s))) == NULL)
+		return -1;
+	if (slot_fill(s, plain, k) != 0) {
+		free(s);
+		return -1;
+	}
+	s->id = id;
+	s->next = *ks_bucket(ks, id);
+	*ks_bucket(ks, id) = s;
+	ks->n++;
+	return 0;
+}
+
 int
-ks_add(struct keystore *ks, uint64_t id, struct slice priv)
+ks_add(struct keystore *ks, uint64_t id, struct slice priv, struct wb *pub)
 {
 	struct privkey k;
-	struct keyslot *s;
 	struct rd r;
+	struct wb plain;
 	const char *why = NULL;
 	EVP_PKEY *pkey;
+	int rc;
 
 	if (ks->locked) {
 		log_info("refused key: the keyholder is locked");
 		return -1;
 	}
 	rd_init(&r, priv.p, priv.len);
-	if (key_parse_private(&r, &k, &why) != 0 || rd_done(&r) != 0 ||
-	    k.pub.is_cert) {
-		log_info("refused key: %s", why ? why : "not a plain private key");
+	if (key_parse_private(&r, &k, &why) != 0 || rd_done(&r) != 0) {
+		log_info("refused key: %s", why ? why : "bytes after the key");
 		return -1;
 	}
 	/* Checked once, here; then only the shielded encoding is kept. A
@@ -119,20 +145,17 @@ ks_add(struct keystore *ks, uint64_t id, struct slice priv)
 		return -1;
 	}
 	EVP_PKEY_free(pkey);
-	if ((s = ks_find(ks, id)) != NULL)
-		return slot_fill(s, priv, &k);
-	if ((ks->n >= ks->nbuckets && ks_grow(ks) != 0) ||
-	    (s = calloc(1, sizeof(*s))) == NULL)
+	/* What policy compares with the public key it was given. */
+	key_write_public(pub, &k.pub);
+	if (pub->err)
 		return -1;
-	if (slot_fill(s, priv, &k) != 0) {
-		free(s);
-		return -1;
-	}
-	s->id = id;
-	s->next = *ks_bucket(ks, id);
-	*ks_bucket(ks, id) = s;
-	ks->n++;
-	return 0;
+	/* A certificate's key is kept in its plain form; policy holds the
+	 * certificate. */
+	wb_init(&plain);
+	key_write_private_plain(&plain, &k);
+	rc = plain.err ? -1 : ks_keep(ks, id, wb_slice_of(&plain), &k);
+	wb_free_secret(&plain);
+	return rc;
 }
 
 int

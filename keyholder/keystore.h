@@ -30,9 +30,11 @@ struct keystore {
 };
 
 void ks_init(struct keystore *ks);
-/* Check and shield a key given in its plain private encoding; replaces an
- * existing id. 0 or -1 (with the reason logged). */
-int ks_add(struct keystore *ks, uint64_t id, struct slice priv);
+/* Check and shield a key given in the private encoding of an ADD (a
+ * certificate's is kept plain); replaces an existing id. 0, with the
+ * public key it derived (the certificate, if one came) appended to pub,
+ * or -1 (with the reason logged). */
+int ks_add(struct keystore *ks, uint64_t id, struct slice priv, struct wb *pub);
 /* A copy of the sealed key (the caller frees it), or -1. */
 int ks_get(struct keystore *ks, uint64_t id, int *kind, struct sealed *out);
 /* A FIDO key's material for one signature (ipc/msg.h msg_sk_material:

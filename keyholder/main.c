@@ -12,6 +12,7 @@
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
+#include "ipc/secmem.h"
 #include "ipc/msg.h"
 #include "keyholder/jobs.h"
 #include "keyholder/keystore.h"
@@ -27,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 struct job {
@@ -51,32 +51,16 @@ static struct {
 } K = { .mu = PTHREAD_MUTEX_INITIALIZER,
 	.cv = { PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER } };
 
-#define RBUF_LEN (IPC_MAX_MSG + 1)
-
 /* The receive buffer holds each ADD's private key until it is wiped:
- * lock it in memory and keep it out of core dumps. */
-static void
-guard_rbuf(void)
-{
-	void *p = mmap(NULL, RBUF_LEN, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		fatal("mmap: %m");
-	if (madvise(p, RBUF_LEN, MADV_DONTDUMP) != 0)
-		fatal("madvise(MADV_DONTDUMP): %m");
-	if (mlock(p, RBUF_LEN) != 0)
-		log_error("warning: cannot lock the receive buffer in memory (%m)");
-	K.rbuf = p;
-}
+ * secret_map locks it in memory and keeps it out of core dumps. */
+#define RBUF_LEN (IPC_MAX_MSG + 1)
 
 static void
 reply_status(uint32_t req, uint8_t status)
 {
 	/* The main thread answers with a status only: signatures are sent by
 	 * the worker that made them (worker_reply). */
-	msg_begin(&K.out, MSG_R_STATUS, req, 0);
-	msg_status_encode(&K.out, &(struct msg_status){ status });
+	msg_status_reply(&K.out, req, 0, status);
 	if (chan_send(&K.policy, &K.out) != 0)
 		exit(0);
 }
@@ -96,8 +80,7 @@ worker_reply(const struct job *j)
 		msg_begin(&w, MSG_R_SIGNATURE, j->req, 0);
 		msg_blob_encode(&w, &(struct msg_blob){ wb_slice_of(&j->sig) });
 	} else {
-		msg_begin(&w, MSG_R_STATUS, j->req, 0);
-		msg_status_encode(&w, &(struct msg_status){ ST_FAIL });
+		msg_status_reply(&w, j->req, 0, ST_FAIL);
 	}
 	if (w.err)
 		fatal("cannot encode a reply");
@@ -132,16 +115,27 @@ worker(void *arg)
 	return arg;
 }
 
+/* The private half of an ADD, as the client sent it: policy has not
+ * parsed it. Accepted, the answer is the public key derived from it,
+ * which policy compares with the one it judged. */
 static int
 k_add(const struct msg_hdr *h, struct rd *r)
 {
 	struct msg_kh_add m;
-	int rc;
+	struct wb pub;
 
 	if (msg_kh_add_decode(r, &m) != 0)
 		return -1;
-	rc = ks_add(&K.keys, m.key_id, m.priv);
-	reply_status(h->req, rc == 0 ? ST_OK : ST_FAIL);
+	wb_init(&pub);
+	if (ks_add(&K.keys, m.key_id, m.priv, &pub) != 0) {
+		reply_status(h->req, ST_FAIL);
+	} else {
+		msg_begin(&K.out, MSG_R_PUBKEY, h->req, 0);
+		msg_blob_encode(&K.out, &(struct msg_blob){ wb_slice_of(&pub) });
+		if (chan_send(&K.policy, &K.out) != 0)
+			exit(0);
+	}
+	wb_free(&pub);
 	return 0;
 }
 
@@ -339,7 +333,7 @@ main(int argc, char **argv)
 	    RAND_status() != 1)
 		fatal("cannot initialise libcrypto");
 	shield_init();
-	guard_rbuf();
+	K.rbuf = secret_map(RBUF_LEN, "receive buffer");
 #ifndef KEYWARD_SANITIZE
 	/* One malloc arena for every thread: glibc shrinking a thread's own
 	 * arena after a large free first opens /proc/sys/vm/overcommit_memory,

@@ -113,11 +113,16 @@ parse_constraints(struct rd *r, struct constraints *cs)
 	return 0;
 }
 
+/* The monitor reads the key to find where it ends and what its public
+ * key is; policy judges that public key and hands the private encoding,
+ * unparsed, to the keyholder, which answers with the public key it
+ * derives (doc/threat-model.md). */
 static int
 req_add(struct req_ctx *c)
 {
 	struct privkey k;
 	struct msg_add m;
+	struct wb pub;
 	const uint8_t *start = c->r.p;
 	const char *why = NULL;
 
@@ -129,8 +134,16 @@ req_add(struct req_ctx *c)
 	m.key.len = (size_t)(c->r.p - start);
 	if (rd_text(&c->r, &m.comment) != 0 || parse_constraints(&c->r, &m.c) != 0)
 		return REFUSE;
+	wb_init(&pub);
+	key_write_public(&pub, &k.pub);
+	if (pub.err) {
+		wb_free(&pub);
+		return REFUSE;
+	}
+	m.pub = wb_slice_of(&pub);
 	msg_begin(c->ipc, MSG_ADD, c->req, c->conn);
 	msg_add_encode(c->ipc, &m);
+	wb_free(&pub);
 	return FORWARD;
 }
 

@@ -3,7 +3,7 @@
  * command line, the socket (or the one systemd passed), daemonising or
  * running a command, signals, the audit trail's fd and the children.
  */
-#include "audit/chain.h"
+#include "crypto/auditchain.h"
 #include "ipc/log.h"
 #include "ipc/msg.h"
 #include "monitor/ask.h"

@@ -58,17 +58,11 @@ static void
 reader_run(void *arg)
 {
 	uint8_t rep[4 + PEER_MAX_EXE + 1];
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr msg;
-	struct iovec iov;
-	struct cmsghdr *c;
+	uint8_t x[2];           /* a request is one byte */
 	int32_t e;
-	ssize_t r, n;
-	uint8_t x;
-	int fd;
+	ssize_t n;
+	size_t got;
+	int fd, r;
 
 	(void)arg;
 	sandbox_harden();
@@ -76,21 +70,7 @@ reader_run(void *arg)
 	    "another process's exe); it opens no file");
 	sandbox_peer_exe(READER_FD);
 	for (;;) {
-		memset(&msg, 0, sizeof(msg));
-		iov.iov_base = &x;
-		iov.iov_len = 1;
-		msg.msg_iov = &iov;
-		msg.msg_iovlen = 1;
-		msg.msg_control = u.b;
-		msg.msg_controllen = sizeof(u.b);
-		do {
-			r = recvmsg(READER_FD, &msg, MSG_CMSG_CLOEXEC);
-		} while (r < 0 && errno == EINTR);
-		fd = -1;
-		if ((c = CMSG_FIRSTHDR(&msg)) != NULL &&
-		    c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-		    c->cmsg_len == CMSG_LEN(sizeof(int)))
-			memcpy(&fd, CMSG_DATA(c), sizeof(int));
+		r = chan_recv_fd(READER_FD, x, sizeof(x), &got, &fd);
 		if (r <= 0 || fd < 0)
 			_exit(r == 0 ? 0 : 1);
 		n = readlinkat(fd, "exe", (char *)rep + 4, PEER_MAX_EXE + 1);
@@ -132,34 +112,11 @@ static ssize_t
 ask_reader(int dirfd, char *out, size_t cap)
 {
 	static uint8_t rep[4 + PEER_MAX_EXE + 2];
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr msg;
-	struct iovec iov;
-	struct cmsghdr *c;
-	uint8_t x = 'x';
 	int32_t e;
 	ssize_t r;
 	size_t n;
 
-	memset(&msg, 0, sizeof(msg));
-	memset(&u, 0, sizeof(u));
-	iov.iov_base = &x;
-	iov.iov_len = 1;
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = u.b;
-	msg.msg_controllen = sizeof(u.b);
-	c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &dirfd, sizeof(int));
-	do {
-		r = sendmsg(EXE_FD, &msg, MSG_NOSIGNAL);
-	} while (r < 0 && errno == EINTR);
+	r = chan_send_fd(EXE_FD, "x", 1, dirfd);
 	if (r != 1)
 		fatal("the exe reader is gone");
 	do {

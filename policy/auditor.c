@@ -9,7 +9,7 @@
  * waits for the acknowledgement before it lets a signature be made: no
  * signature goes unrecorded.
  *
- * The auditor puts each record in the chain (audit/chain.h): its
+ * The auditor puts each record in the chain (crypto/auditchain.h): its
  * seq and the hash of the line before; with a key it seals the chain every
  * AUDIT_SEAL_RECORDS records, AUDIT_SEAL_INTERVAL_S after the first
  * unsealed one, and at exit, and after each seal evolves the key and
@@ -23,13 +23,13 @@
  * beyond send) when the daemon restarted. A message that cannot be sent
  * is a record not written: signing is refused until one can be.
  */
-#include "audit/chain.h"
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
-#include "ipc/msg.h"
 #include "ipc/spawn.h"
+#include "ipc/msg.h"
 #include "policy/audit.h"
+#include "crypto/auditchain.h"
 #include "seccomp/sandbox.h"
 
 #include <errno.h>

@@ -85,16 +85,14 @@ resolve(uint32_t req, struct slice in)
 	char path[TOKEN_MAX_PATH], real[PATH_MAX];
 
 	if (in.len >= sizeof(path)) {
-		msg_begin(&B.out, MSG_R_STATUS, req, 0);
-		msg_status_encode(&B.out, &(struct msg_status){ ST_FAIL });
+		msg_status_reply(&B.out, req, 0, ST_FAIL);
 		send_policy();
 		return;
 	}
 	memcpy(path, in.p, in.len);
 	path[in.len] = '\0';
 	if (realpath(path, real) == NULL) {
-		msg_begin(&B.out, MSG_R_STATUS, req, 0);
-		msg_status_encode(&B.out, &(struct msg_status){ ST_FAIL });
+		msg_status_reply(&B.out, req, 0, ST_FAIL);
 	} else {
 		msg_begin(&B.out, MSG_R_PATH, req, 0);
 		msg_blob_encode(&B.out, &(struct msg_blob){

@@ -117,10 +117,7 @@ send_to(struct chan *c, struct wb *w, const char *peer)
 void
 reply_status(struct policy *P, uint32_t conn, uint32_t req, uint8_t st)
 {
-	struct msg_status m = { st };
-
-	msg_begin(&P->out, MSG_R_STATUS, req, conn);
-	msg_status_encode(&P->out, &m);
+	msg_status_reply(&P->out, req, conn, st);
 	send_to(&P->mon, &P->out, "monitor");
 }
 
@@ -276,6 +273,11 @@ policy_from_keyholder(struct policy *P, const uint8_t *p, size_t n)
 		sign_signed(P, pd, sig.blob);
 		return;
 	}
+	if (h.type == MSG_R_PUBKEY && pd->state == P_ADD &&
+	    msg_blob_decode(&r, &sig) == 0) {
+		keys_add_done(P, pd, sig.blob);
+		return;
+	}
 	if (h.type == MSG_R_SK_MATERIAL && pd->state == P_SK_MATERIAL &&
 	    msg_sk_material_decode(&r, &mat) == 0) {
 		token_material(P, pd, &mat);
@@ -289,7 +291,7 @@ policy_from_keyholder(struct policy *P, const uint8_t *p, size_t n)
 		lock_done(P, pd, st.status == ST_OK);
 		break;
 	case P_ADD:
-		keys_add_done(P, pd, st.status == ST_OK);
+		keys_add_done(P, pd, (struct slice){ NULL, 0 });
 		break;
 	case P_SIGN:
 		sign_signed(P, pd, (struct slice){ NULL, 0 });

@@ -1,7 +1,9 @@
 /*
  * keys.c - the identity table's requests: list, add, remove, remove all,
- * and expiry. An ADD takes effect only when the keyholder has accepted
- * the private half; until then it is a barrier (pending.h).
+ * and expiry. An ADD is judged on its public key; it takes effect only
+ * when the keyholder has accepted the private half (which policy hands on
+ * unparsed) and derived that same public key from it; until then it is
+ * a barrier (pending.h).
  */
 #include "crypto/crypto.h"
 #include "ipc/log.h"
@@ -18,7 +20,6 @@
 #include <string.h>
 #include <time.h>
 
-static void kh_add(struct policy *P, struct pending *p);
 static void keys_add_refused(struct policy *P, struct pending *p, const char *why);
 
 /* Is identity I usable at all on connection C (§8.4 with u = ANY)? */
@@ -171,17 +172,17 @@ refuse_add(struct ctx *c, const char *why, struct identity *id)
 	ctx_reply(c, ST_FAIL);
 }
 
-/* The identity an ADD would make, from its decoded key and constraints:
+/* The identity an ADD would make, from its public key and constraints:
  * NULL (and *why) when the request must be refused. */
 static struct identity *
-identity_of(struct ctx *c, const struct privkey *k, const struct msg_add *m,
+identity_of(struct ctx *c, const struct pubkey *pub, const struct msg_add *m,
     size_t cost, const char **why)
 {
 	struct policy *P = c->P;
 	struct identity *id, *held;
 	struct wb blob;
 
-	if (k->pub.is_cert && cert_verify(&k->pub) != 0) {
+	if (pub->is_cert && cert_verify(pub) != 0) {
 		*why = "certificate signature does not verify";
 		return NULL;
 	}
@@ -190,7 +191,7 @@ identity_of(struct ctx *c, const struct privkey *k, const struct msg_add *m,
 		fatal("out of memory");
 	/* A certificate's fingerprint is its plain key's, as OpenSSH makes
 	 * it: ssh-add -l, the logs and keyward-ctl then agree. */
-	struct pubkey plain = k->pub;
+	struct pubkey plain = *pub;
 	plain.is_cert = 0;
 	wb_init(&blob);
 	key_write_public(&blob, &plain);
@@ -198,13 +199,13 @@ identity_of(struct ctx *c, const struct privkey *k, const struct msg_add *m,
 	    sizeof(id->fp)) != 0)
 		fatal("cannot encode a parsed key");
 	wb_free(&blob);
-	key_write_public(&blob, &k->pub);
+	key_write_public(&blob, pub);
 	if (blob.err)
 		fatal("cannot encode a parsed key");
 	id->blob = blob.p;      /* the identity takes the buffer */
 	id->blob_len = blob.len;
-	id->kind = k->pub.kind;
-	id->is_cert = k->pub.is_cert;
+	id->kind = pub->kind;
+	id->is_cert = pub->is_cert;
 	id->confirm = m->c.confirm;
 	/* Re-adding replaces an identity: only one this connection may see
 	 * (§8.10), judged against the table as every request before left it. */
@@ -245,10 +246,9 @@ h_add(struct ctx *c)
 {
 	struct policy *P = c->P;
 	struct msg_add m;
-	struct privkey k;
+	struct pubkey pub;
 	struct identity *id;
 	struct pending *p;
-	struct rd kr;
 	const char *why = NULL;
 
 	if (msg_add_decode(&c->r, &m) != 0)
@@ -257,17 +257,18 @@ h_add(struct ctx *c)
 	size_t cost = m.key.len + m.comment.len + AGENT_KEY_OVERHEAD +
 	    (m.c.has_dest ? m.c.dest.len : 0) +
 	    (m.c.has_provider ? m.c.provider.len : 0);
-	rd_init(&kr, m.key.p, m.key.len);
-	if (key_parse_private(&kr, &k, &why) != 0 || rd_done(&kr) != 0) {
-		refuse_add(c, why ? why : "bytes after the key", NULL);
+	/* Judged on its public key alone: the private half is never parsed
+	 * here (doc/threat-model.md). */
+	if (key_parse_public(m.pub, &pub, &why) != 0) {
+		refuse_add(c, why ? why : "malformed public key", NULL);
 		return 0;
 	}
-	if (m.c.has_provider && !key_is_sk(k.pub.kind)) {
+	if (m.c.has_provider && !key_is_sk(pub.kind)) {
 		refuse_add(c, "an sk-provider constraint on a key that is not a "
 		    "FIDO key", NULL);
 		return 0;
 	}
-	if ((id = identity_of(c, &k, &m, cost, &why)) == NULL) {
+	if ((id = identity_of(c, &pub, &m, cost, &why)) == NULL) {
 		refuse_add(c, why, NULL);
 		return 0;
 	}
@@ -276,8 +277,7 @@ h_add(struct ctx *c)
 	p->add = id;
 	p->key_id = id->key_id = ++P->next_key_id;
 	P->barrier = p->id;
-	key_write_private_plain(&p->data, &k);
-	if (key_is_sk(k.pub.kind)) {
+	if (key_is_sk(pub.kind)) {
 		struct slice prov = m.c.has_provider ? m.c.provider :
 		    (struct slice){ (const uint8_t *)"internal", 8 };
 		if (token_provider_internal(prov)) {
@@ -288,26 +288,18 @@ h_add(struct ctx *c)
 			    "a FIDO provider library (keyward -O allow-remote-pkcs11)");
 			return 0;
 		} else {
-			token_resolve(P, p, prov);
-			return 0;
+			/* resolved once the keyholder has accepted the key */
+			wb_bytes(&p->data, prov.p, prov.len);
 		}
 	}
-	kh_add(P, p);
-	return 0;
-}
-
-/* Hand the private half (p->data) to the keyholder; p waits in P_ADD. */
-static void
-kh_add(struct policy *P, struct pending *p)
-{
+	/* The private half goes on as it came; policy keeps no copy. */
 	p->state = P_ADD;
 	pending_keep(P, p);
 	msg_begin(&P->out, MSG_KH_ADD, p->id, p->conn);
-	msg_kh_add_encode(&P->out, &(struct msg_kh_add){ p->key_id,
-	    wb_slice_of(&p->data) });
-	wb_free_secret(&p->data);
+	msg_kh_add_encode(&P->out, &(struct msg_kh_add){ p->key_id, m.key });
 	send_to(&P->kh, &P->out, "keyholder");
 	wipe(P->out.p, P->out.len);
+	return 0;
 }
 
 static void
@@ -321,51 +313,16 @@ keys_add_refused(struct policy *P, struct pending *p, const char *why)
 	pending_free(P, p);
 }
 
-/* The broker has resolved an ADD's provider path (path.p NULL: it could
- * not): the add goes on only for a library -P allows (§6.5). */
-void
-keys_resolved(struct policy *P, struct pending *p, struct slice path)
-{
-	char real[TOKEN_MAX_PATH];
-
-	if (path.p == NULL || path.len == 0 || path.len >= sizeof(real) ||
-	    memchr(path.p, '\0', path.len) != NULL) {
-		keys_add_refused(P, p, "the FIDO provider path does not resolve");
-		return;
-	}
-	memcpy(real, path.p, path.len);
-	real[path.len] = '\0';
-	if (!match_list(real, P->args.providers)) {
-		char why[TOKEN_MAX_PATH + 64], shown[TEXT_TERM_MAX];
-		text_term_str(shown, sizeof(shown), real);
-		snprintf(why, sizeof(why), "FIDO provider %s is not allowed by -P",
-		    shown);
-		keys_add_refused(P, p, why);
-		return;
-	}
-	p->add->provider = str_dup(real);
-	kh_add(P, p);
-}
-
-/* The keyholder has judged the private half. Accepted, the identity goes
- * live; an existing one keeps its list position and takes every new
- * attribute (spec §5.4). */
-void
-keys_add_done(struct policy *P, struct pending *p, int ok)
+/* The add is judged whole: the identity goes live; an existing one keeps
+ * its list position and takes every new attribute (spec §5.4). */
+static void
+keys_add_live(struct policy *P, struct pending *p)
 {
 	struct identity *id = p->add, *old;
 	const struct conn *c = conn_find(P, p->conn);
 
 	if (P->barrier == p->id)
 		P->barrier = 0;
-	if (!ok) {
-		log_info("refused add: the keyholder rejected the private key");
-		audit_simple(P, "add", "refuse", "the private key does not match "
-		    "its public key", c, NULL);
-		reply_status(P, p->conn, p->req, ST_FAIL);
-		pending_free(P, p);
-		return;
-	}
 	old = idt_find(&P->ids, (struct slice){ id->blob, id->blob_len });
 	if (old != NULL) {
 		uint64_t stale = old->key_id;
@@ -399,6 +356,63 @@ keys_add_done(struct policy *P, struct pending *p, int ok)
 	keys_expiry_changed(P);
 	reply_status(P, p->conn, p->req, ST_OK);
 	pending_free(P, p);
+}
+
+/* The keyholder has judged the private half (pub.p NULL: refused) and
+ * answered with the public key it derived: the add goes on only if that
+ * is the key policy judged. A FIDO key naming a library then waits for
+ * the broker to resolve its path. */
+void
+keys_add_done(struct policy *P, struct pending *p, struct slice pub)
+{
+	struct identity *id = p->add;
+
+	if (pub.p == NULL) {
+		keys_add_refused(P, p, "the keyholder rejected the private key");
+		return;
+	}
+	if (pub.len != id->blob_len || memcmp(pub.p, id->blob, pub.len) != 0) {
+		log_error("the keyholder derived another public key than the "
+		    "monitor sent for an add");
+		kh_delete(P, p->key_id);
+		keys_add_refused(P, p, "the private key does not match its "
+		    "public key");
+		return;
+	}
+	if (p->data.len > 0) {
+		token_resolve(P, p, wb_slice_of(&p->data));
+		return;
+	}
+	keys_add_live(P, p);
+}
+
+/* The broker has resolved an ADD's provider path (path.p NULL: it could
+ * not): the add goes on only for a library -P allows (§6.5). The
+ * keyholder holds the key already and forgets it on a refusal. */
+void
+keys_resolved(struct policy *P, struct pending *p, struct slice path)
+{
+	char real[TOKEN_MAX_PATH];
+
+	if (path.p == NULL || path.len == 0 || path.len >= sizeof(real) ||
+	    memchr(path.p, '\0', path.len) != NULL) {
+		kh_delete(P, p->key_id);
+		keys_add_refused(P, p, "the FIDO provider path does not resolve");
+		return;
+	}
+	memcpy(real, path.p, path.len);
+	real[path.len] = '\0';
+	if (!match_list(real, P->args.providers)) {
+		char why[TOKEN_MAX_PATH + 64], shown[TEXT_TERM_MAX];
+		text_term_str(shown, sizeof(shown), real);
+		snprintf(why, sizeof(why), "FIDO provider %s is not allowed by -P",
+		    shown);
+		kh_delete(P, p->key_id);
+		keys_add_refused(P, p, why);
+		return;
+	}
+	p->add->provider = str_dup(real);
+	keys_add_live(P, p);
 }
 
 int

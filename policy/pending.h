@@ -9,13 +9,15 @@
  *              SK_MATERIAL --keyholder--> TOKEN --broker: signature verified--> reply
  *              TOKEN --"PIN required", first time--> PIN --prompter--> SK_MATERIAL
  *              TOKEN --no touch / refused / died--> refuse
- *   add:     h_add --(FIDO key naming a library)--> RESOLVE --broker: path
- *                   allowed by -P--> ADD                                 [barrier]
  *   PKCS#11: h_p11_add --> RESOLVE --> P11_LOGIN --keys listed--> reply [barrier]
  *            h_p11_remove --> RESOLVE --> keys dropped, reply          [barrier]
  *            sign as above, with P11_SIGN (the provider's helper) for SIGN
- *   add:     h_add --> ADD --keyholder ok--> identity live, reply OK
- *                          \-keyholder no--> reply FAIL                 [barrier]
+ *   add:     h_add --> ADD --keyholder: the public key judged--> identity
+ *                          live, reply OK                             [barrier]
+ *                          \-keyholder no, or another key--> reply FAIL
+ *            ADD --(FIDO key naming a library)--> RESOLVE --broker: path
+ *                   allowed by -P--> identity live; else the keyholder
+ *                   forgets the key, reply FAIL
  *   lock:    h_lock (locked from here on) --> LOCK --keyholder--> reply
  *   unlock:  h_unlock --> UNLOCK_QUEUED --judged: right--> UNLOCK --> reply [barrier]
  *                                      \--judged: wrong--> UNLOCK_DELAY --due--> FAIL
@@ -76,7 +78,8 @@ struct pending {
 	uint64_t due_ms;        /* P_UNLOCK_DELAY: when to answer */
 	enum sig_alg alg;
 	struct wb data;         /* sign: the data; unlock: the passphrase;
-	                         * RESOLVE: the private key (all wiped) */
+	                         * ADD: the FIDO provider to resolve (all
+	                         * wiped) */
 	struct wb pin;          /* a token's PIN, until handed on (wiped) */
 	int pin_asked;          /* once per signature, as OpenSSH */
 	enum p11_op p11;        /* RESOLVE, P11_LOGIN: a provider's add or remove */

@@ -124,7 +124,7 @@ void lock_done(struct policy *P, struct pending *p, int ok);
 
 /* keys.c */
 void keys_expire(struct policy *P);
-void keys_add_done(struct policy *P, struct pending *p, int ok);
+void keys_add_done(struct policy *P, struct pending *p, struct slice pub);
 void keys_resolved(struct policy *P, struct pending *p, struct slice path);
 /* An expiry was set or an identity went: recompute the next one. */
 void keys_expiry_changed(struct policy *P);

@@ -52,8 +52,7 @@ answer(struct chan *c, uint32_t req, int yes)
 	struct wb w;
 
 	wb_init(&w);
-	msg_begin(&w, MSG_R_STATUS, req, 0);
-	msg_status_encode(&w, &(struct msg_status){ yes ? ST_OK : ST_FAIL });
+	msg_status_reply(&w, req, 0, yes ? ST_OK : ST_FAIL);
 	if (chan_send(c, &w) != 0)
 		_exit(0);
 	wb_free(&w);

@@ -15,6 +15,7 @@
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
+#include "ipc/secmem.h"
 #include "ipc/pkcs11.h"
 #include "ipc/sshkey.h"
 #include "seccomp/sandbox.h"
@@ -31,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -219,20 +219,6 @@ find_stores(void)
 	}
 }
 
-static void
-guard_secrets(void)
-{
-	void *p = mmap(NULL, sizeof(struct secrets), PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		fatal("mmap: %m");
-	if (madvise(p, sizeof(struct secrets), MADV_DONTDUMP) != 0)
-		fatal("madvise(MADV_DONTDUMP): %m");
-	if (mlock(p, sizeof(struct secrets)) != 0)
-		log_error("warning: cannot lock the request buffer in memory (%m)");
-	S.sec = p;
-}
 
 /* Landlock: the system's libraries and configuration and the stores,
  * nothing else (seccomp/landlock.c); then the filter. */
@@ -607,7 +593,7 @@ main(int argc, char **argv)
 	sandbox_trap_module(S.provider);
 	sandbox_trap_install("pkcs11");
 	token_helper_setup();
-	guard_secrets();
+	S.sec = secret_map(sizeof(struct secrets), "request buffer");
 	find_stores();
 	load_module();
 	/* Before the first request, so no PIN and no data to sign ever

@@ -16,6 +16,7 @@
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
+#include "ipc/secmem.h"
 #include "ipc/token.h"
 #include "seccomp/sandbox.h"
 #include "token/helper.h"
@@ -32,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -103,20 +103,6 @@ load_provider(int debug)
 	log_debug("provider %s, API 0x%08x", S.provider, v);
 }
 
-static void
-guard_secrets(void)
-{
-	void *p = mmap(NULL, sizeof(struct secrets), PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		fatal("mmap: %m");
-	if (madvise(p, sizeof(struct secrets), MADV_DONTDUMP) != 0)
-		fatal("madvise(MADV_DONTDUMP): %m");
-	if (mlock(p, sizeof(struct secrets)) != 0)
-		log_error("warning: cannot lock the request buffer in memory (%m)");
-	S.sec = p;
-}
 
 /* "internal": the tokens were opened before (fido.c), so no file at all
  * and a filter that reads and writes only them. A provider library finds
@@ -300,7 +286,7 @@ main(int argc, char **argv)
 	}
 	S.provider = args.provider;
 	token_helper_setup();
-	guard_secrets();
+	S.sec = secret_map(sizeof(struct secrets), "request buffer");
 	load_provider(debug);
 	confine();
 	return serve();

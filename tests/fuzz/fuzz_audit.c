@@ -1,6 +1,6 @@
 /*
  * fuzz_audit.c - libFuzzer harness for the audit trail's verifier
- * (policy/auditchain.c), which keyward-ctl audit verify runs over a file
+ * (crypto/auditchain.c), which keyward-ctl audit verify runs over a file
  * anyone with the uid may have written. Input: byte 0 flags (bit 0: verify
  * with the key, bit 1: and with a key file made from the key at epoch 0),
  * bytes 1-32 the verification key, then the trail. On every input: no
@@ -8,8 +8,8 @@
  * only lines the trail has (the line where it stopped, or another), and "intact" only for a trail whose last line
  * is a seal that verified. Each line is also parsed alone.
  */
-#include "audit/chain.h"
 #include "ipc/limits.h"
+#include "crypto/auditchain.h"
 
 #include <stdio.h>
 #include <stdlib.h>

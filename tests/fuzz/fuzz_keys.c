@@ -1,7 +1,7 @@
 /*
  * fuzz_keys.c - libFuzzer harness for key, certificate and private-key
  * parsing (ipc/sshkey.c) and the crypto checks policy and the keyholder
- * make on what parses (crypto/: pkey_public, cert_verify, pkey_private).
+ * make on what parses (crypto/: pkey_public, cert_verify; keyholder/privkey.c: pkey_private).
  *
  * The whole input is tried two ways:
  *  1. as a public key blob: what parses re-encodes (key_write_public, and
@@ -25,6 +25,7 @@
  * re-encodings.
  */
 #include "crypto/crypto.h"
+#include "keyholder/privkey.h"
 #include "ipc/buf.h"
 #include "ipc/limits.h"
 #include "ipc/sksig.h"

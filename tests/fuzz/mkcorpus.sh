@@ -178,6 +178,16 @@ sub u64 { pack('NN', 0, $_[0]) }
 sub hdr { pack('CNN', @_) }
 # read one string from $$s at $$o
 sub rs { my ($s, $o) = @_; die "short\n" if $$o + 4 > length $$s; my $l = unpack('N', substr($$s, $$o, 4)); die "short\n" if $$o + 4 + $l > length $$s; my $r = substr($$s, $$o + 4, $l); $$o += 4 + $l; $r }
+# the public key blob of a private key encoding, as the monitor sends it
+# in MSG_ADD: a certificate's blob, or the plain key's public fields
+sub pub_of {
+	my ($k) = @_; my $o = 0; my $t = rs(\$k, \$o);
+	return rs(\$k, \$o) if $t =~ /-cert-v01\@openssh\.com$/;
+	my @f = map { rs(\$k, \$o) } 1 .. ($t =~ /^sk-/ ? ($t =~ /ed25519/ ? 2 : 3) :
+		$t eq 'ssh-ed25519' ? 1 : 2);
+	@f[0, 1] = @f[1, 0] if $t eq 'ssh-rsa';          # n, e in the private form
+	return join '', map { str($_) } $t, @f;
+}
 # strings after the type name in a private key encoding (§4.4)
 my %nstr = ('ssh-ed25519' => 2, 'ecdsa-sha2-nistp256' => 3, 'ecdsa-sha2-nistp384' => 3,
 	'ecdsa-sha2-nistp521' => 3, 'ssh-rsa' => 6,
@@ -255,7 +265,7 @@ for my $c (sort keys %conn) {
 				(my $short = $kt) =~ s/\@openssh\.com//;
 				$name .= "-$short";
 				put('fuzz_keys', "private-$short", $key);
-				put('fuzz_msg', 'add', hdr(5, $req, 7) . str($key) . str($comment) .
+				put('fuzz_msg', 'add', hdr(5, $req, 7) . str(pub_of($key)) . str($key) . str($comment) .
 					u8($life) . u32($lt) . u8($conf) . u8($hasd) . str($dest));
 				if ($kt !~ /cert/) {
 					put('fuzz_msg', 'kh-add', hdr(32, $req, 0) . u64($req) . str($key));

@@ -7,6 +7,7 @@
 #   kC: -h scylla -h "scylla>charybdis"    (nothing to do with perseus)
 #   kU: no constraint
 # Logins that only carry a listing use kU.
+# check: early (one of the longest files: make check starts it first)
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-dest.sh"
 

@@ -4,6 +4,7 @@
 # sign requests.
 # Throughout, a probe does LIST and an Ed25519 SIGN every 100 ms: the
 # agent must survive, keep its keys and answer it within 1 s (x3 sanitized).
+# check: serial (a flood that keeps the CPU busy, and the probe's latency bound)
 . "$(dirname "$0")/lib-hostile.sh"
 
 hostile_case b

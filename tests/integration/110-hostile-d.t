@@ -5,6 +5,7 @@
 # lock passphrase "pw\0" is not opened by "pw" (spec §2).
 # Throughout, a probe does LIST and an Ed25519 SIGN every 100 ms: the
 # agent must survive, keep its keys and answer it within 1 s (x3 sanitized).
+# check: early (one of the longest files: make check starts it first)
 . "$(dirname "$0")/lib-hostile.sh"
 
 hostile_case d

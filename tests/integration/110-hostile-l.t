@@ -5,6 +5,7 @@
 # agent full a LIST is cut to one frame. The 50 LISTs at the limit leave at
 # most one "identity list cut" line: the log says it when the key count
 # changes, never once a request.
+# check: serial (a flood that keeps the CPU busy, and the probe's latency bound)
 . "$(dirname "$0")/lib-hostile.sh"
 
 hostile_case l

@@ -1,4 +1,5 @@
 #!/bin/bash
+# check: serial (counts the prompts open at once against a forwarded flood)
 # 110-hostile-n - hostile client, case n (tests/hostile/attack.c): 9
 # forwarded hosts (each its own host key), 2 connections each, ask for
 # signatures with a -c key at once: each host within its own

@@ -15,8 +15,16 @@ sk_key slow ed25519-sk
 gen_key plain ed25519 || bail "ssh-keygen plain"
 echo "signed by an ordinary key" >"$T/plaindata"
 
-# token_busy: some process (the agent's signer) has the middleware mapped
-token_busy() { grep -qsF "$SO" /proc/[0-9]*/maps; }
+# token_busy: a process of this agent (its signer) has the middleware
+# mapped. Only the agent's own tree: other test files running meanwhile
+# load the same middleware.
+token_busy() {
+	local p
+	for p in $(descendants "$AGENT_FG_PID"); do
+		grep -qsF "$SO" "/proc/$p/maps" && return 0
+	done
+	return 1
+}
 
 # bg_sign NAME: ssh-keygen -Y sign of $T/data with NAME in the background,
 # output in $T/bg.out, signature $T/data.sig; sets BG

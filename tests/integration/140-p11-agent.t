@@ -9,6 +9,7 @@
 # PKCS#11 keys: it lists the token's RSA and ECDSA keys only. Every
 # Ed25519 assertion is skipped for it (never counted as a pass), with a
 # note of what it did.
+# check: early (one of the longest files: make check starts it first)
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-p11.sh"
 

@@ -11,6 +11,7 @@
 #
 # Debian's ssh-agent 9.2 has no Ed25519 PKCS#11 keys: the rows for
 # provider A's Ed25519 key are skipped for it (never counted as passes).
+# check: early (one of the longest files: make check starts it first)
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-dest.sh"
 . "$LIBDIR/lib-p11.sh"

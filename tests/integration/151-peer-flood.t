@@ -7,6 +7,7 @@
 # delays a new client by about PEER_TIMEOUT_MS (2 s), not forever, and it
 # is served with its caller unavailable; a killed one leaves the agent
 # serving, every caller unavailable. keyward only.
+# check: serial (a flood, and it bounds how long a client waits: 1 s, 2 s)
 . "$(dirname "$0")/lib.sh"
 
 NTESTS=35

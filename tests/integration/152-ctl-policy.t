@@ -15,6 +15,7 @@
 #   kB  ed25519, the key the rules deny
 #   kD  ed25519, -h perseus: its destination constraint names perseus's
 #       host key, so "connections" shows that hop by name
+# check: early (one of the longest files: make check starts it first)
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-dest.sh"
 

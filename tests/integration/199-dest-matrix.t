@@ -7,6 +7,7 @@
 # - Otherwise: run every dest scenario here against both agents (matrices in
 #   $T/matrix, TAP output in $T/runs), then compare. Without a keyward
 #   binary: a visible skip.
+# check: early (one of the longest files: make check starts it first)
 . "$(dirname "$0")/lib.sh"
 
 OFFICIAL=/usr/bin/ssh-agent
@@ -54,8 +55,13 @@ if [ ! -x "$KW" ]; then
 fi
 [ -x "$OFFICIAL" ] || bail "$OFFICIAL is missing"
 
-mkdir -p "$T/matrix" "$T/runs"
-for agent in "$OFFICIAL" "$KW"; do
+# series AGENT: every dest scenario against AGENT, one after another (each
+# appends its rows to $T/matrix/AGENT.tsv); its diagnostics in
+# $T/runs/AGENT.diag. The two agents' series run side by side: each
+# scenario has its own $T, agent and sshd, and the two write to different
+# matrix files, so only the suite's time changes (half).
+series() {
+	local agent=$1 an f log rc
 	an=$(basename "$agent")
 	: >"$T/matrix/$an.tsv"
 	for f in "$LIBDIR"/1[0-9][0-9]-dest-*.t; do
@@ -68,7 +74,15 @@ for agent in "$OFFICIAL" "$KW"; do
 			diag "$an: $(basename "$f") exited $rc; its failures:"
 			grep -E '^(not ok|Bail out)' "$log" | head -n 20 | sed 's/^/  /' | while IFS= read -r l; do diag "$l"; done
 		fi
-	done
-done
+	done >"$T/runs/$an.diag"
+}
+
+mkdir -p "$T/matrix" "$T/runs"
+series "$OFFICIAL" &
+EXTRA_PIDS+=($!)
+series "$KW" &
+EXTRA_PIDS+=($!)
+wait "${EXTRA_PIDS[@]}"
+cat "$T/runs/$(basename "$OFFICIAL").diag" "$T/runs/$(basename "$KW").diag"
 compare_matrices "$T/matrix/ssh-agent.tsv" "$T/matrix/keyward.tsv"
 done_testing

@@ -1,4 +1,5 @@
 #!/bin/bash
+# check: serial (100,000 requests while the user's signatures must still be made and recorded)
 # The audit trail cannot be flooded: a raw client sends 100,000 sign
 # requests the agent refuses (a key it does not hold), pipelined on one
 # connection, while the user signs; the trail gains at most the bound

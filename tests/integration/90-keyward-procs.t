@@ -3,13 +3,15 @@
 # the monitor ($SSH_AGENT_PID, binary keyward) and its children
 # keyward-policy, keyward-keyholder and keyward-peer are each sandboxed
 # (seccomp filter, no_new_privs, no capabilities); the monitor maps no
-# libcrypto; killing any one of monitor, policy, keyholder or one of the
-# two reapers takes the whole set down and removes the socket; killing
-# keyward-peer, which reads what hostile processes write, does not: the
-# agent serves on, callers unavailable.
+# libcrypto; keyward-policy links no signing or private-key code and
+# keyward and keyward-ctl no policy object (nm); killing any one of
+# monitor, policy, keyholder or one of the two reapers takes the whole set
+# down and removes the socket; killing keyward-peer, which reads what
+# hostile processes write, does not: the agent serves on, callers
+# unavailable.
 . "$(dirname "$0")/lib.sh"
 
-NTESTS=53
+NTESTS=60
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
@@ -47,6 +49,38 @@ status_field() { # PID FIELD
 # ------------------------------------------------------------ binary
 run ldd "$AGENT"
 unlike "$OUT" 'libcrypto' "ldd $AGENT lists no libcrypto"
+
+# Policy sees public keys only: it links no signing and no private-key
+# reading (keyholder/privkey.c, ipc/sshkey_private.c), and calls none of
+# libcrypto's (doc/threat-model.md). nm lists the defined and the imported
+# symbols; that it lists sig_verify shows it could read the binary.
+BIN=$(dirname "$AGENT")
+PSYMS=$(nm "$BIN/keyward-policy" 2>&1; nm -D "$BIN/keyward-policy" 2>&1)
+like "$PSYMS" ' T sig_verify$' "nm keyward-policy: its symbols are readable (sig_verify)"
+unlike "$PSYMS" ' (sig_make|pkey_private|pkey_private_trusted|key_parse_private|key_write_private_plain)$' \
+	"nm keyward-policy: no sig_make, pkey_private*, key_parse_private, key_write_private_plain"
+unlike "$PSYMS" ' U (EVP_DigestSign|EVP_PKEY_sign|PEM_read|d2i_PrivateKey|d2i_AutoPrivateKey|OSSL_DECODER)' \
+	"nm keyward-policy: imports no EVP_DigestSign*, EVP_PKEY_sign*, PEM_read*, d2i_*PrivateKey, OSSL_DECODER*"
+# ... and the keyholder does have them, so the patterns can match.
+KSYMS=$(nm "$BIN/keyward-keyholder" 2>&1)
+like "$KSYMS" ' T sig_make$' "nm keyward-keyholder: sig_make is there (the patterns above can match)"
+
+# No policy object in keyward or keyward-ctl: no global symbol defined by
+# an object of a policy/*.c (but main) is defined in either.
+OBJ=$KEYWARD_BUILD/obj/policy
+if [ -f "$OBJ/main.o" ]; then
+	POLSYMS=$(for c in "$REPO"/policy/*.c; do
+		nm --defined-only -g "$OBJ/$(basename "${c%.c}").o"
+	done 2>&1 | awk 'NF == 3 && $3 != "main" {print $3}' | sort -u)
+	like "$POLSYMS" '^h_add$' "policy objects' symbols read (h_add among them)"
+	for prog in keyward keyward-ctl; do
+		GOT=$(nm --defined-only -g "$BIN/$prog" 2>&1 | awk 'NF == 3 {print $3}' |
+		    sort -u | comm -12 - <(printf '%s\n' "$POLSYMS"))
+		is "$GOT" "" "nm $prog: defines no symbol of a policy object"
+	done
+else
+	skip_n 3 "no policy objects in $OBJ"
+fi
 
 # ------------------------------------------------------------ sandbox state
 gen_key k ed25519 || bail "ssh-keygen k"

@@ -10,7 +10,9 @@
 #                       reference (attack -r: its results are diagnostics)
 #                       and prints both agents' figures side by side.
 #
-# Environment: HOSTILE_REFERENCE=0 skips the reference run;
+# Environment: HOSTILE_REFERENCE=0 skips the reference run (make check sets
+# it: the run gives only diagnostics; it is also the default for a
+# build-asan agent, beside which it is the same ssh-agent as beside build/);
 # HOSTILE_NOFILE=N starts the agents with RLIMIT_NOFILE N (case i);
 # HOSTILE_STRESS=1 longer windows (make stress); HOSTILE_SLOW=1 (set here
 # for a build-asan agent) scales the latency bound x3.
@@ -19,7 +21,7 @@
 ATTACK=$KEYWARD_BUILD/tests/attack
 REF_AGENT=${REF_AGENT:-/usr/bin/ssh-agent}
 export HOSTILE_KEYS=$REPO/tests/hostile/keys
-case $KEYWARD_BUILD in *asan*) export HOSTILE_SLOW=1 ;; esac
+case $KEYWARD_BUILD in *asan*) export HOSTILE_SLOW=1 HOSTILE_REFERENCE=${HOSTILE_REFERENCE:-0} ;; esac
 
 # _hostile_run BIN NAME CASE OUT [-r]: the agent BIN in the foreground on
 # its own socket, the attack against it, then the agent stopped.

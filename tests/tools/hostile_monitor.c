@@ -288,6 +288,8 @@ struct addopt {
 	const struct tb *dest;          /* constraint list with its strings */
 	struct slice dest_raw;          /* or as bytes */
 	const struct tb *priv;          /* NULL: the key's own encoding */
+	const struct tb *pub;           /* NULL: the public key read in priv, as
+	                                 * the monitor sends it */
 };
 
 static void
@@ -295,10 +297,26 @@ m_add(struct tb *t, uint32_t conn, const struct ukey *k, const struct addopt *o)
 {
 	static const struct addopt none;
 
+	const struct tb *priv;
+	struct privkey pk;
+	struct wb pub;
+	struct rd r;
+
 	if (o == NULL)
 		o = &none;
+	priv = o->priv ? o->priv : &k->priv;
+	wb_init(&pub);
+	rd_init(&r, priv->w.p, priv->w.len);
+	if (o->pub != NULL)
+		wb_bytes(&pub, o->pub->w.p, o->pub->w.len);
+	else if (key_parse_private(&r, &pk, NULL) == 0)
+		key_write_public(&pub, &pk.pub);
+	else
+		wb_bytes(&pub, k->pub.w.p, k->pub.w.len);
 	m_begin(t, MSG_ADD, req_new(), conn);
-	tb_string_of(t, o->priv ? o->priv : &k->priv);
+	tb_string(t, pub.p, pub.len);
+	wb_free(&pub);
+	tb_string_of(t, priv);
 	tb_cstring(t, o->comment ? o->comment : k->name);
 	tb_u8(t, o->life != 0);
 	tb_u32(t, o->lifetime);
@@ -1900,9 +1918,20 @@ t_add_forged(void)
 		    "refused", v ? "a wrong d" : "p of another key");
 		tb_free(&p);
 	}
-	ok(!is_listed(ADMIN_CONN, &E1) && !is_listed(ADMIN_CONN, &E4) &&
-	    base_intact(), "forged ADD: none of them was added; the base keys "
-	    "are unchanged");
+	/* A well-formed private key under another key's public key: policy
+	 * judges E2, the keyholder derives E1. */
+	{
+		struct addopt ao = { .priv = &E1.priv, .pub = &E2.pub };
+		ok(refused(do_add(ADMIN_CONN, &E2, &ao)), "forged ADD: E1's private "
+		    "key sent with E2's public key: refused");
+		ok(!is_listed(ADMIN_CONN, &E2), "forged ADD: ... E2 is not listed");
+		ok(refused(do_sign(ADMIN_CONN, &E2, sl_str("x"), 0, 0)) &&
+		    refused(do_sign(ADMIN_CONN, &E1, sl_str("x"), 0, 0)),
+		    "forged ADD: ... neither key signs");
+	}
+	ok(!is_listed(ADMIN_CONN, &E1) && !is_listed(ADMIN_CONN, &E2) &&
+	    !is_listed(ADMIN_CONN, &E4) && base_intact(), "forged ADD: none of "
+	    "them was added; the base keys are unchanged");
 	/* The constrained key, re-added without constraints, from a
 	 * connection where it is not visible. */
 	{

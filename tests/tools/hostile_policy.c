@@ -52,6 +52,8 @@ inspect(const struct msg_hdr *h, struct rd *r, size_t n)
 		bad = msg_blob_decode(r, &mb) != 0, st.signatures++;
 	else if (h->type == MSG_R_SK_MATERIAL)
 		bad = msg_sk_material_decode(r, &skm) != 0;
+	else if (h->type == MSG_R_PUBKEY)
+		bad = msg_blob_decode(r, &mb) != 0;
 	else
 		bad = 1;
 	if (bad || h->conn != 0) {
@@ -174,6 +176,22 @@ do_add(uint64_t id, const struct tb *priv)
 	return run(&t);
 }
 
+/* Accepted: the keyholder answers with the public key it derived, which
+ * must be pub (what policy would compare it with). */
+static int
+added(enum outcome o, const struct tb *pub)
+{
+	struct msg_hdr h;
+	struct msg_blob b;
+	struct rd r;
+
+	if (o != O_REPLY || R.type != MSG_R_PUBKEY)
+		return 0;
+	rd_init(&r, R.p, R.n);
+	return msg_hdr_decode(&r, &h) == 0 && msg_blob_decode(&r, &b) == 0 &&
+	    slice_eq(b.blob, tb_slice(pub));
+}
+
 static enum outcome
 do_sign(uint64_t id, uint8_t alg, struct slice data)
 {
@@ -227,7 +245,7 @@ setup_base(void)
 
 	cur_case = "adding the base keys";
 	for (int i = 0; i < NBASE; i++)
-		if (!is_status(do_add(U[i].id, &U[i].priv), ST_OK)) {
+		if (!added(do_add(U[i].id, &U[i].priv), &U[i].pub)) {
 			printf("Bail out! the keyholder (%s) refuses base key %s\n",
 			    P[0].path, U[i].name);
 			exit(1);
@@ -312,7 +330,7 @@ t_ids(void)
 static void
 t_mismatch(void)
 {
-	struct tb p;
+	struct tb p, t;
 	uint8_t k64[64], buf[1100];
 	struct {
 		const char *what;
@@ -423,15 +441,24 @@ t_mismatch(void)
 		    U[b].name);
 		tb_free(&bad[i].t);
 	}
-	/* The certificate form: policy hands over plain keys only. */
+	/* The certificate form, as a client sends it: kept plain, answered
+	 * with the certificate policy compares with the one it judged. */
 	{
 		struct certspec cs = { .key = &U[K_ED].k, .ca = &O_ED.k, .type = 1,
 		    .nprincipals = 1 };
+		struct tb cert;
+		tb_init(&cert);
+		tk_cert(&cert, &cs);
 		tb_init(&p);
 		tk_priv_cert(&p, &cs);
-		ok(refused(do_add(778, &p)), "mismatch: KH_ADD of a certificate "
-		    "encoding: refused");
+		ok(added(do_add(778, &p), &cert), "mismatch: KH_ADD of a certificate "
+		    "encoding: answered with the certificate");
+		ok(sig_good(do_sign(778, SIG_ED25519, sl_data()), &U[K_ED],
+		    sl_data(), SIG_ED25519), "mismatch: ... its key signs");
+		m_delete(&t, 778);
+		ok(is_status(run(&t), ST_OK), "mismatch: ... deleted");
 		tb_free(&p);
+		tb_free(&cert);
 	}
 	/* Not a key at all. */
 	tb_init(&p);
@@ -591,8 +618,8 @@ t_sk(void)
 
 	cur_case = "fido";
 	for (size_t i = 0; i < 2; i++)
-		ok(is_status(do_add(sk[i]->id, &sk[i]->priv), ST_OK), "fido: KH_ADD of "
-		    "%s", sk[i]->name);
+		ok(added(do_add(sk[i]->id, &sk[i]->priv), &sk[i]->pub), "fido: KH_ADD "
+		    "of %s, answered with its public key", sk[i]->name);
 	for (size_t i = 0; i < 2; i++)
 		for (int alg = 0; alg <= SIG_SK_ED25519 + 1; alg++)
 			if (!refused(do_sign(sk[i]->id, (uint8_t)alg, sl_data())))
@@ -686,7 +713,7 @@ t_delete_wipe(void)
 	    "given is answered (%s)", outcome_name(o));
 	ok(sig_good(do_sign(U[K_P521].id, SIG_ECDSA_P521, sl_data()), &U[K_P521],
 	    sl_data(), SIG_ECDSA_P521), "delete: the other keys still sign");
-	ok(is_status(do_add(U[K_P384].id, &U[K_P384].priv), ST_OK) &&
+	ok(added(do_add(U[K_P384].id, &U[K_P384].priv), &U[K_P384].pub) &&
 	    sig_good(do_sign(U[K_P384].id, SIG_ECDSA_P384, sl_data()), &U[K_P384],
 	    sl_data(), SIG_ECDSA_P384), "delete: added again, it signs again");
 
@@ -906,7 +933,7 @@ t_fair(void)
 
 	cur_case = "connections in turn";
 	kh_key(&big, KEY_RSA, KEYHOLDER_FAST_RSA_BITS + 64, "rsa-slow", 4242);
-	if (!is_status(do_add(big.id, &big.priv), ST_OK)) {
+	if (!added(do_add(big.id, &big.priv), &big.pub)) {
 		ok(0, "fair: an RSA-%d key is added", KEYHOLDER_FAST_RSA_BITS + 64);
 		return;
 	}

@@ -4,9 +4,9 @@
  * kind of tampering, each reported at the line it was done; the line
  * parser's table; the key file's format.
  */
-#include "audit/chain.h"
 #include "ipc/buf.h"
 #include "ipc/limits.h"
+#include "crypto/auditchain.h"
 #include "tests/unit/tap.h"
 
 #define MAXL 64

@@ -6,6 +6,7 @@
  * what it signs we verify, what we sign it verifies.
  */
 #include "crypto/crypto.h"
+#include "keyholder/privkey.h"
 #include "ipc/limits.h"
 #include "ipc/sksig.h"
 #include "ipc/sshkey.h"

@@ -10,6 +10,22 @@
 #include "tests/unit/tap.h"
 #include "tests/unit/testkeys.h"
 
+/* The public key the keyholder derived at the last add. */
+static struct wb derived;
+
+static int
+add(struct keystore *ks, uint64_t id, struct slice priv)
+{
+	struct wb w;
+	int rc;
+
+	wb_init(&w);
+	rc = ks_add(ks, id, priv, &w);
+	wb_free(&derived);
+	derived = w;
+	return rc;
+}
+
 static void
 sign_rows(struct keystore *ks)
 {
@@ -43,7 +59,9 @@ sign_rows(struct keystore *ks)
 		tb_init(&pub);
 		tk_priv(&priv, &k);
 		tk_pub(&pub, &k);
-		is_int(ks_add(ks, id, tb_slice(&priv)), 0, "%s: a matching key is added", rows[i].name);
+		is_int(add(ks, id, tb_slice(&priv)), 0, "%s: a matching key is added", rows[i].name);
+		ok(slice_eq(wb_slice_of(&derived), tb_slice(&pub)),
+		    "%s: the answer is its public key", rows[i].name);
 		is_int(ks_get(ks, id, &kind, &s), 0, "%s: its sealed copy is handed out", rows[i].name);
 		is_int(kind, rows[i].kind, "%s: with its kind", rows[i].name);
 		is_int(ks_rsa_bits(ks, id), rows[i].kind == KEY_RSA ? 2048 : 0,
@@ -87,18 +105,60 @@ mismatch_rows(struct keystore *ks)
 	memcpy(k64, b.seed.b, 32);
 	memcpy(k64 + 32, a.a.b, 32);
 	tb_string(&t, k64, 64);
-	ok(ks_add(ks, 1, tb_slice(&t)) != 0, "Ed25519 seed of another key: refused");
+	ok(add(ks, 1, tb_slice(&t)) != 0, "Ed25519 seed of another key: refused");
 	tb_free(&t);
 	testkey_free(&a);
 	testkey_free(&b);
 
-	/* A certificate form is never handed to the keyholder. */
+	/* A certificate form that does not parse. */
 	tb_init(&t);
 	tb_cstring(&t, "ssh-ed25519-cert-v01@openssh.com");
 	tb_string(&t, "x", 1);
-	ok(ks_add(ks, 2, tb_slice(&t)) != 0, "a certificate encoding: refused");
+	ok(add(ks, 2, tb_slice(&t)) != 0, "a broken certificate encoding: refused");
 	tb_free(&t);
 	ok(ks->n == 0, "nothing was stored");
+}
+
+/* A certificate's private form, as a client sends it: kept as its plain
+ * key, answered with the certificate (what policy judged). */
+static void
+cert_rows(struct keystore *ks)
+{
+	static const uint8_t data[] = "data to sign";
+	struct slice msg = { data, sizeof(data) };
+	struct testkey k, ca;
+	struct tb priv, cert;
+	struct pubkey pk;
+	struct sealed s;
+	struct wb sig;
+	int kind = -1;
+
+	testkey_gen(&k, KEY_ECDSA_P256, 0);
+	testkey_gen(&ca, KEY_ED25519, 0);
+	struct certspec cs = { .key = &k, .ca = &ca, .type = 1, .nprincipals = 1 };
+	tb_init(&priv);
+	tb_init(&cert);
+	tk_priv_cert(&priv, &cs);
+	tk_cert(&cert, &cs);
+	is_int(add(ks, 400, tb_slice(&priv)), 0, "certificate: its private form is added");
+	ok(slice_eq(wb_slice_of(&derived), tb_slice(&cert)),
+	    "certificate: the answer is the certificate");
+	is_int(ks_get(ks, 400, &kind, &s), 0, "certificate: kept");
+	ok(s.len < priv.w.len, "certificate: kept as its plain key, without the "
+	    "certificate");
+	wb_init(&sig);
+	ok(ks_sign(&s, SIG_ECDSA_P256, msg, &sig) == 0 &&
+	    key_parse_public(tb_slice(&cert), &pk, NULL) == 0 &&
+	    sig_verify(&pk, wb_slice_of(&sig), msg, NULL) == 0,
+	    "certificate: it signs, and the signature verifies with the "
+	    "certificate's key");
+	wb_free(&sig);
+	sealed_free(&s);
+	ks_delete(ks, 400);
+	tb_free(&priv);
+	tb_free(&cert);
+	testkey_free(&k);
+	testkey_free(&ca);
 }
 
 static void
@@ -150,12 +210,12 @@ lock_rows(struct keystore *ks)
 	tb_init(&pub);
 	tk_priv(&priv, &k);
 	tk_pub(&pub, &k);
-	is_int(ks_add(ks, 7, tb_slice(&priv)), 0, "lock: a key is added");
+	is_int(add(ks, 7, tb_slice(&priv)), 0, "lock: a key is added");
 	is_int(ks_get(ks, 7, &kind, &before), 0, "lock: its prekey seal");
 	is_int(ks_lock(ks, good), 0, "lock: the store is sealed under the passphrase");
 	ok(ks_lock(ks, good) != 0, "lock: locking twice fails");
 	ok(ks_get(ks, 7, &kind, &s) != 0, "lock: no key is handed out for signing while locked");
-	ok(ks_add(ks, 8, tb_slice(&priv)) != 0, "lock: no key is added while locked");
+	ok(add(ks, 8, tb_slice(&priv)) != 0, "lock: no key is added while locked");
 	wb_init(&sig);
 	ok(ks_sign(&before, SIG_ED25519, msg, &sig) != 0,
 	    "lock: the prekey seal taken before the lock no longer opens");
@@ -233,7 +293,7 @@ sk_rows(struct keystore *ks)
 		k[i].skflags = 0x05;
 		tb_init(&priv[i]);
 		tk_priv(&priv[i], &k[i]);
-		is_int(ks_add(ks, rows[i].id, tb_slice(&priv[i])), 0, "%s: added",
+		is_int(add(ks, rows[i].id, tb_slice(&priv[i])), 0, "%s: added",
 		    rows[i].name);
 		is_int(ks_get(ks, rows[i].id, &kind, &s), 0, "%s: held, kind %s",
 		    rows[i].name, key_kind_name(rows[i].kind));
@@ -259,7 +319,7 @@ sk_rows(struct keystore *ks)
 	k[1].q.b[64] ^= 0x01;
 	tk_priv(&t, &k[1]);
 	k[1].q.b[64] ^= 0x01;
-	ok(ks_add(ks, 302, tb_slice(&t)) != 0, "sk-ecdsa with a point off the curve: "
+	ok(add(ks, 302, tb_slice(&t)) != 0, "sk-ecdsa with a point off the curve: "
 	    "refused");
 	tb_free(&t);
 
@@ -267,7 +327,7 @@ sk_rows(struct keystore *ks)
 	testkey_gen(&ed, KEY_ED25519, 0);
 	tb_init(&edpriv);
 	tk_priv(&edpriv, &ed);
-	is_int(ks_add(ks, 303, tb_slice(&edpriv)), 0, "an Ed25519 key beside them");
+	is_int(add(ks, 303, tb_slice(&edpriv)), 0, "an Ed25519 key beside them");
 	wb_init(&w);
 	ok(ks_sk_material(ks, 303, &w) != 0 && w.len == 0,
 	    "no FIDO material for an Ed25519 key");
@@ -310,9 +370,11 @@ main(void)
 	seal_rows();
 	sign_rows(&ks);
 	mismatch_rows(&ks);
+	cert_rows(&ks);
 	lock_rows(&ks);
 	sk_rows(&ks);
 	ks_wipe(&ks);
 	free(ks.buckets);       /* ks_wipe keeps the table for reuse */
+	wb_free(&derived);
 	return done_testing();
 }

@@ -115,7 +115,8 @@ d_add(const uint8_t *p, size_t n, void *arg)
 	rd_init(&r, p, n);
 	if (msg_add_decode(&r, &m) != 0)
 		return -1;
-	return arg == NULL || (slice_eq(m.key, add_in.key) &&
+	return arg == NULL || (slice_eq(m.pub, add_in.pub) &&
+	    slice_eq(m.key, add_in.key) &&
 	    slice_eq(m.comment, add_in.comment) &&
 	    m.c.has_lifetime == add_in.c.has_lifetime &&
 	    m.c.lifetime == add_in.c.lifetime && m.c.confirm == add_in.c.confirm &&
@@ -258,11 +259,15 @@ enc_sign(struct tb *t)
 static void
 enc_add(struct tb *t)
 {
+	size_t pub = 4 + add_in.pub.len, key = pub + 4 + add_in.key.len;
+
 	tb_note(t);
 	tb_note(t);
-	t->pos[t->n - 1] = 4 + add_in.key.len;
+	t->pos[t->n - 1] = pub;
 	tb_note(t);
-	t->pos[t->n - 1] = 4 + add_in.key.len + 4 + add_in.comment.len + 7;
+	t->pos[t->n - 1] = key;
+	tb_note(t);
+	t->pos[t->n - 1] = key + 4 + add_in.comment.len + 7;
 	msg_add_encode(&t->w, &add_in);
 }
 
@@ -342,7 +347,7 @@ static const struct {
 } rows[] = {
 	{ "MSG_OPEN (uid, pid, socket)", enc_open, d_open },
 	{ "MSG_SIGN (key, data, flags)", enc_sign, d_sign },
-	{ "MSG_ADD (key, comment, lifetime, confirm, destinations)", enc_add, d_add },
+	{ "MSG_ADD (public key, key, comment, lifetime, confirm, destinations)", enc_add, d_add },
 	{ "MSG_BIND (host key, session id, signature, forwarding)", enc_bind, d_bind },
 	{ "MSG_REMOVE / LOCK / R_SIGNATURE (one blob)", enc_blob, d_blob },
 	{ "MSG_R_IDENTITIES (count, entries)", enc_ids, d_ids },
@@ -366,6 +371,7 @@ set_inputs(void)
 	sign_in.key = sl(key, sizeof(key) - 1);
 	sign_in.data = sl_str("session id and userauth request");
 	sign_in.flags = 0x04;
+	add_in.pub = sl_str("\0\0\0\x07ssh-rsa public fields");
 	add_in.key = sl(addkey, sizeof(addkey) - 1);
 	add_in.comment = sl_str("perseus@argos");
 	add_in.c.has_lifetime = 1;
@@ -423,44 +429,44 @@ static const struct {
 	const uint8_t *in; size_t len;
 	int rc;
 } rules[] = {
-	/* key "k", comment, has_lifetime, lifetime, confirm, has_dest, dest,
-	 * has_provider, provider */
+	/* public key "p", key "k", comment, has_lifetime, lifetime, confirm,
+	 * has_dest, dest, has_provider, provider */
 	{ "add: no lifetime, no confirm, no destinations", d_add,
-	  B(0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0 },
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0 },
 	{ "add: lifetime 0 (expire now) accepted", d_add,
-	  B(0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0 },
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0 },
 	{ "add: lifetime 0xffffffff accepted", d_add,
-	  B(0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 1, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0 },
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 1, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0 },
 	{ "add: has_lifetime byte 2 refused", d_add,
-	  B(0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 2, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), -1 },
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 2, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), -1 },
 	{ "add: confirm byte 2 refused", d_add,
-	  B(0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), -1 },
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), -1 },
 	{ "add: a lifetime without has_lifetime refused", d_add,
-	  B(0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), -1 },
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), -1 },
 	{ "add: has_dest byte 2 refused", d_add,
-	  B(0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0), -1 },
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0), -1 },
 	{ "add: destinations without has_dest refused", d_add,
-	  B(0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 'x', 0, 0, 0, 0, 0), -1 },
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 'x', 0, 0, 0, 0, 0), -1 },
 	{ "add: has_dest with destinations accepted", d_add,
-	  B(0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 'x', 0, 0, 0, 0, 0), 0 },
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 'x', 0, 0, 0, 0, 0), 0 },
 	{ "add: comment with NUL inside refused", d_add,
-	  B(0, 0, 0, 1, 'k', 0, 0, 0, 3, 'c', 0, 'd', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), -1 },
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 3, 'c', 0, 'd', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), -1 },
 	{ "add: comment with one trailing NUL tolerated", d_add,
-	  B(0, 0, 0, 1, 'k', 0, 0, 0, 2, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0 },
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 2, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0 },
 	{ "add: a provider accepted", d_add,
-	  B(0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	    1, 0, 0, 0, 1, 'p'), 0 },
 	{ "add: has_provider byte 2 refused", d_add,
-	  B(0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	    2, 0, 0, 0, 1, 'p'), -1 },
 	{ "add: a provider without has_provider refused", d_add,
-	  B(0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	    0, 0, 0, 0, 1, 'p'), -1 },
 	{ "add: has_provider with an empty provider refused", d_add,
-	  B(0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	    1, 0, 0, 0, 0), -1 },
 	{ "add: a provider with a NUL inside refused", d_add,
-	  B(0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	    1, 0, 0, 0, 3, 'p', 0, 'q'), -1 },
 	{ "bind: forwarding byte 2 refused", d_bind,
 	  B(0, 0, 0, 1, 'h', 0, 0, 0, 1, 's', 0, 0, 0, 1, 'g', 2), -1 },
@@ -521,7 +527,7 @@ test_rules(void)
 	ok(msg_empty_decode(&r) != 0, "empty payload: one byte refused");
 
 	/* the constraint flags are normalised by the encoder */
-	struct msg_add a = { .key = sl("k", 1), .comment = sl("c", 1),
+	struct msg_add a = { .pub = sl("p", 1), .key = sl("k", 1), .comment = sl("c", 1),
 	    .c = { .has_lifetime = 7, .lifetime = 60, .confirm = 9 } };
 	struct msg_add out;
 	struct wb w;

@@ -236,6 +236,7 @@ struct expect {
 };
 
 static const uint8_t session_id[32] = { 0x5e, 0x55, 0x10, 0x4e };
+static struct tb add_pub;       /* the public key of the row's ADD */
 
 static void
 dest_list(struct tb *t)
@@ -390,6 +391,14 @@ build(struct tb *t, const struct prow *r, struct expect *e)
 	case RQ_ADD_COMMENT_NUL:
 	case RQ_ADD_COMMENT_TRAILING_NUL:
 		start = t->w.len;
+		/* what the monitor reads in the key and sends beside it */
+		tb_free(&add_pub);
+		tb_init(&add_pub);
+		if (r->rq == RQ_ADD_CERT)
+			tk_cert(&add_pub, &cs);
+		else
+			tk_pub(&add_pub, k);
+		e->add.pub = tb_slice(&add_pub);
 		if (r->rq == RQ_ADD_CERT) {
 			tk_priv_cert(t, &cs);
 		} else if (r->rq == RQ_ADD_BAD_KEY) {

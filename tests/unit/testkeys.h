@@ -14,6 +14,7 @@
 #define KEYWARD_TEST_KEYS_H
 
 #include "crypto/crypto.h"
+#include "keyholder/privkey.h"
 #include "ipc/buf.h"
 #include "ipc/sshkey.h"
 #include "tests/unit/wire.h"

@@ -1,5 +1,5 @@
 /*
- * chain.h - what makes the audit trail tamper-evident (the
+ * auditchain.h - what makes the audit trail tamper-evident (the
  * construction is in doc/threat-model.md, "The audit trail"): the line
  * format the auditor writes, the key that seals it, and the verifier
  * keyward-ctl audit verify runs over a trail read back.

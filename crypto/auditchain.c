@@ -1,12 +1,12 @@
 /*
- * chain.c - the audit trail's chain, seals, key file and verifier
- * (chain.h). The verifier reads a file anyone with the uid may have
+ * auditchain.c - the audit trail's chain, seals, key file and verifier
+ * (auditchain.h). The verifier reads a file anyone with the uid may have
  * written: it parses each line by a fixed prefix, never beyond the line,
  * and stops at the first thing that is not as the auditor wrote it.
  */
-#include "audit/chain.h"
 #include "ipc/buf.h"
 #include "ipc/limits.h"
+#include "crypto/auditchain.h"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>

@@ -1,0 +1,25 @@
+/*
+ * privkey.h - private keys and signing, the keyholder's alone: no other
+ * program links keyholder/ (tests/integration/90-keyward-procs.t checks
+ * keyward-policy with nm).
+ */
+#ifndef KEYWARD_PRIVKEY_H
+#define KEYWARD_PRIVKEY_H
+
+#include "crypto/crypto.h"
+
+/* A private key, checked to be the private half of k->pub: Ed25519 seed
+ * derives A, d·G = Q with d of sane size, RSA n = p·q and d, e, iqmp
+ * consistent. Arithmetic only, no primality test: well under a
+ * millisecond for any key, so an ADD never stalls the keyholder. Wipes
+ * every intermediate. NULL (with *why) on failure. */
+EVP_PKEY *pkey_private(const struct privkey *k, const char **why);
+/* The same without the checks, for material pkey_private accepted before
+ * (the keyholder rebuilds a shielded key for each signature). */
+EVP_PKEY *pkey_private_trusted(const struct privkey *k);
+
+/* Sign data with pkey using alg and append the SSH signature blob
+ * (string name; string/sub-encoded signature) to out. 0 on success. */
+int sig_make(EVP_PKEY *pkey, enum sig_alg alg, struct slice data, struct wb *out);
+
+#endif
