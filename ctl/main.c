@@ -15,7 +15,7 @@
 #include "ipc/agent.h"
 #include "ipc/limits.h"
 #include "ipc/text.h"
-#include "policy/rules.h"
+#include "rules/rules.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -378,52 +378,6 @@ list(const char *sock, int json)
 
 /* ------------------------------------------------------------ policy */
 
-/* The file whole, at most RULES_MAX_FILE bytes, as keyward -O policy=
- * reads it (monitor/setup.c): 0, or -1 with a message printed. */
-static int
-read_file(const char *path, char **text, size_t *len)
-{
-	char shown[TEXT_TERM_MAX];
-	ssize_t r;
-	int fd;
-
-	text_term_str(shown, sizeof(shown), path);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0) {
-		fprintf(stderr, "keyward-ctl: cannot open the policy %s: %s\n",
-		    shown, strerror(errno));
-		return -1;
-	}
-	if ((*text = malloc(RULES_MAX_FILE + 1)) == NULL) {
-		fputs("keyward-ctl: out of memory\n", stderr);
-		close(fd);
-		return -1;
-	}
-	*len = 0;
-	while (*len <= RULES_MAX_FILE &&
-	    (r = read(fd, *text + *len, RULES_MAX_FILE + 1 - *len)) != 0) {
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			fprintf(stderr, "keyward-ctl: cannot read the policy %s: %s\n",
-			    shown, strerror(errno));
-			goto fail;
-		}
-		*len += (size_t)r;
-	}
-	close(fd);
-	if (*len > RULES_MAX_FILE) {
-		fprintf(stderr, "keyward-ctl: %s: larger than %d bytes\n", shown,
-		    RULES_MAX_FILE);
-		free(*text);
-		return -1;
-	}
-	return 0;
-fail:
-	close(fd);
-	free(*text);
-	return -1;
-}
-
 static void
 policy_show_request(struct wb *w)
 {
@@ -484,6 +438,7 @@ static int
 policy_load(const char *sock, const char *path)
 {
 	struct ruleset *rs;
+	char why_read[RULES_READ_MSG_MAX];
 	struct rules_err err;
 	enum inspect_answer a;
 	const char *why;
@@ -494,8 +449,10 @@ policy_load(const char *sock, const char *path)
 	char *text;
 	int rc;
 
-	if (read_file(path, &text, &len) != 0)
+	if (rules_read_file(path, &text, &len, why_read, sizeof(why_read)) != 0) {
+		fprintf(stderr, "keyward-ctl: %s\n", why_read);
 		return EX_BAD;
+	}
 	if (rules_parse(path, text, len, &rs, &err) != 0) {
 		char shown[TEXT_TERM_MAX];
 

@@ -225,7 +225,7 @@
                                                   * PROMPT_MAX_CONCURRENT are
                                                   * the user's local clients' */
 
-/* Rules files (policy/rules.h, keyward(5)): read whole before any
+/* Rules files (rules/rules.h, keyward(5)): read whole before any
  * sandbox, refused whole when one line is wrong. A pattern is bounded so
  * wmatch's work (its two lengths multiplied) stays small per rule. */
 #define RULES_MAX_FILE             (64 * 1024)   /* bytes of one rules file */
@@ -244,6 +244,9 @@
 #define SOCKET_PATH_MAX            107           /* bytes of its path: sun_path
                                                   * less the NUL */
 #define RULES_ERR_MAX              512           /* one error message */
+#define RULES_READ_MSG_MAX         (TEXT_TERM_MAX + 128) /* why a rules file
+                                                  * could not be read, its
+                                                  * path escaped */
 #define RULES_MAX_REMEMBERED       256           /* remembered confirmations; the
                                                   * oldest is forgotten first */
 

@@ -106,7 +106,7 @@ struct constraints {
 };
 
 /* sock: the socket it came in on, 0 the main one, i the i-th the
- * rules declare (policy/scope.h). */
+ * rules declare (rules/scope.h). */
 struct msg_open { uint32_t uid, pid, sock; };
 struct msg_sign { struct slice key, data; uint32_t flags; };
 /* pub: the public key blob (a certificate's whole blob) the monitor read

@@ -3,14 +3,14 @@
  * command line, the socket (or the one systemd passed), daemonising or
  * running a command, signals, the audit trail's fd and the children.
  */
+#include "crypto/auditchain.h"
 #include "ipc/log.h"
 #include "ipc/msg.h"
 #include "monitor/ask.h"
 #include "monitor/monitor.h"
 #include "monitor/setup.h"
 #include "monitor/sockpath.h"
-#include "crypto/auditchain.h"
-#include "policy/rules.h"
+#include "rules/rules.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -300,36 +300,14 @@ static int
 read_rules(void)
 {
 	struct ruleset *rs;
+	char why[RULES_READ_MSG_MAX];
 	struct rules_err err;
-	ssize_t r;
-	int fd;
 
 	if (M.opt.policy_file == NULL)
 		return 0;
-	if ((fd = open(M.opt.policy_file, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0) {
-		fprintf(stderr, "keyward: cannot open the policy %s: %s\n",
-		    M.opt.policy_file, strerror(errno));
-		return -1;
-	}
-	if ((rules_text = malloc(RULES_MAX_FILE + 1)) == NULL)
-		fatal("out of memory");
-	rules_len = 0;
-	while (rules_len <= RULES_MAX_FILE && (r = read(fd, rules_text + rules_len,
-	    RULES_MAX_FILE + 1 - rules_len)) != 0) {
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			fprintf(stderr, "keyward: cannot read the policy %s: %s\n",
-			    M.opt.policy_file, strerror(errno));
-			close(fd);
-			return -1;
-		}
-		rules_len += (size_t)r;
-	}
-	close(fd);
-	if (rules_len > RULES_MAX_FILE) {
-		fprintf(stderr, "keyward: %s: larger than %d bytes\n",
-		    M.opt.policy_file, RULES_MAX_FILE);
+	if (rules_read_file(M.opt.policy_file, &rules_text, &rules_len, why,
+	    sizeof(why)) != 0) {
+		fprintf(stderr, "keyward: %s\n", why);
 		return -1;
 	}
 	if (rules_parse(M.opt.policy_file, rules_text, rules_len, &rs, &err) != 0) {

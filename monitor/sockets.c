@@ -8,7 +8,7 @@
 #include "ipc/log.h"
 #include "monitor/sockets.h"
 #include "monitor/sockpath.h"
-#include "policy/rules.h"
+#include "rules/rules.h"
 
 #include <ctype.h>
 #include <errno.h>

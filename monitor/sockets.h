@@ -3,7 +3,7 @@
  * ("socket NAME [PATH] [manage]"): made (or taken from systemd) before
  * any child starts, all of them or none, with the main socket's mode and
  * peer-uid check; printed for the shell. Index 0 is the main socket, i
- * the i-th declared one, as policy counts them (policy/scope.h).
+ * the i-th declared one, as policy counts them (rules/scope.h).
  */
 #ifndef KEYWARD_SOCKETS_H
 #define KEYWARD_SOCKETS_H

@@ -10,10 +10,10 @@
 #include "ipc/log.h"
 #include "ipc/text.h"
 #include "policy/audit.h"
-#include "policy/scope.h"
 #include "policy/describe.h"
 #include "policy/ruling.h"
 #include "policy/userauth.h"
+#include "rules/scope.h"
 
 #include <openssl/evp.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * caller.h - who is at the other end of a connection, as keyward-peer
  * read it (ipc/peer.h) and the monitor passed it on (MSG_PEER): kept with
  * the connection, shown in prompts, refusal logs, audit records and
- * keyward-ctl's connection list, matched by rules (policy/rules.h).
+ * keyward-ctl's connection list, matched by rules (rules/rules.h).
  *
  * Everything here but the pids is text the peer chose (its argv, the
  * path it runs from): it is stored as the bytes came (no NUL) and

@@ -8,7 +8,7 @@
 #include "policy/describe.h"
 #include "policy/policy.h"
 #include "policy/ruling.h"
-#include "policy/scope.h"
+#include "rules/scope.h"
 
 #include <stdio.h>
 #include <string.h>

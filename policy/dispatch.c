@@ -11,8 +11,8 @@
 #include "policy/audit.h"
 #include "policy/dispatch.h"
 #include "policy/ruling.h"
-#include "policy/scope.h"
 #include "policy/token.h"
+#include "rules/scope.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -66,7 +66,7 @@ static const struct {
 #define NROWS(t) (sizeof(t) / sizeof((t)[0]))
 
 /* Management: served on the main socket and on a named one declared
- * "manage", refused on the other named ones (policy/scope.h). */
+ * "manage", refused on the other named ones (rules/scope.h). */
 static const struct {
 	uint8_t type;
 	const char *name;       /* for the log and the audit trail */

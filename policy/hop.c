@@ -7,56 +7,12 @@
 #include "ipc/log.h"
 #include "ipc/sshkey.h"
 #include "policy/userauth.h"
+#include "rules/match.h"
 
 #include <openssl/crypto.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int
-wmatch(const char *s, const char *p)
-{
-	unsigned char small[2 * (WMATCH_MAX_STACK_PATTERN + 1)];
-	size_t plen = strlen(p), j;
-	unsigned char *cur, *next;
-	int ok;
-
-	/* A set of pattern positions, advanced one subject byte at a time:
-	 * O(|s|·|p|), no backtracking (the reference's 10.4 fix). Every
-	 * pattern keyward matches is bounded below WMATCH_MAX_STACK_PATTERN,
-	 * so no allocation can fail here; a longer one (a caller's bug) is
-	 * still matched, and out of memory ends the process rather than
-	 * read as "no match", which would let a deny rule allow. */
-	if (plen <= WMATCH_MAX_STACK_PATTERN)
-		cur = small;
-	else if ((cur = calloc(2, plen + 1)) == NULL)
-		fatal("out of memory matching a pattern");
-	memset(cur, 0, 2 * (plen + 1));
-	next = cur + plen + 1;
-	cur[0] = 1;
-	for (j = 0; j < plen && p[j] == '*'; j++)
-		cur[j + 1] = 1;
-	for (; *s != '\0'; s++) {
-		memset(next, 0, plen + 1);
-		for (j = 0; j < plen; j++) {
-			if (!cur[j])
-				continue;
-			if (p[j] == '*')
-				next[j] = 1;                    /* '*' eats this byte */
-			else if (p[j] == '?' || p[j] == *s)
-				next[j + 1] = 1;
-		}
-		/* a '*' may also match nothing */
-		for (j = 0; j < plen; j++)
-			if (next[j] && p[j] == '*')
-				next[j + 1] = 1;
-		memcpy(cur, next, plen + 1);
-	}
-	ok = cur[plen];
-	if (cur != small)
-		free(cur);
-	return ok;
-}
 
 /* CA signature algorithms a host certificate may carry (§8.2 step 6). */
 static int

@@ -1,8 +1,9 @@
 /*
  * hop.h - destination constraints and the decision procedure of spec §8,
- * with the spec's names: wmatch, hop_matches, hop_permitted,
- * path_permitted. Pure functions of their arguments (and the clock for
- * certificate validity), so unit tests can walk every clause.
+ * with the spec's names: hop_matches, hop_permitted, path_permitted
+ * (wmatch, §8.1, is rules/match.h's). Pure functions of their arguments
+ * (and the clock for certificate validity), so unit tests can walk every
+ * clause.
  */
 #ifndef KEYWARD_HOP_H
 #define KEYWARD_HOP_H
@@ -56,8 +57,7 @@ struct verdict {
 	const char *rule;       /* in words a user can act on */
 };
 
-/* §8.1: '*' any run, '?' one byte, else itself; whole string; linear. */
-int wmatch(const char *s, const char *p);
+/* §8.1, wmatch: rules/match.h (one matcher for the whole agent). */
 /* §8.2: does host key K (canonical blob, plain or certificate) match h? */
 int hop_matches(struct slice K, const struct hop *h, time_t now);
 /* §8.3: prev NULL = ORIGIN; K.p NULL = ANY; user NULL = ANY. The index of

@@ -32,7 +32,7 @@ struct identity {
 	char fp[96];                    /* fingerprint in the -E hash, for logs */
 	size_t cost;                    /* charged against AGENT_MAX_HELD_BYTES */
 	uint32_t sock;                  /* added through this socket: its
-	                                 * scope (policy/scope.h); 0 main */
+	                                 * scope (rules/scope.h); 0 main */
 };
 
 struct idtable {

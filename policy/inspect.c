@@ -13,7 +13,7 @@
 #include "ipc/inspect.h"
 #include "ipc/log.h"
 #include "policy/dispatch.h"
-#include "policy/scope.h"
+#include "rules/scope.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,8 +11,9 @@
 #include "policy/audit.h"
 #include "policy/describe.h"
 #include "policy/dispatch.h"
-#include "policy/scope.h"
 #include "policy/token.h"
+#include "rules/match.h"
+#include "rules/scope.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@ visible(const struct identity *id, const struct conn *c, struct verdict *v)
 	return path_permitted(&id->dest, &c->bind, NULL, time(NULL), v);
 }
 
-/* Is it listed on the connection's socket (policy/scope.h)? */
+/* Is it listed on the connection's socket (rules/scope.h)? */
 static int
 in_scope(const struct policy *P, const struct identity *id,
     const struct conn *c)
@@ -271,7 +272,7 @@ h_add(struct ctx *c)
 		refuse_add(c, why, NULL);
 		return 0;
 	}
-	id->sock = c->conn->sock;       /* its scope (policy/scope.h) */
+	id->sock = c->conn->sock;       /* its scope (rules/scope.h) */
 	p = pending_new(P, P_ADD, c->h.conn, c->h.req);
 	p->add = id;
 	p->key_id = id->key_id = ++P->next_key_id;
@@ -401,7 +402,7 @@ keys_resolved(struct policy *P, struct pending *p, struct slice path)
 	}
 	memcpy(real, path.p, path.len);
 	real[path.len] = '\0';
-	if (!pattern_list_match(real, P->args.providers)) {
+	if (!match_list(real, P->args.providers)) {
 		char why[TOKEN_MAX_PATH + 64], shown[TEXT_TERM_MAX];
 		text_term_str(shown, sizeof(shown), real);
 		snprintf(why, sizeof(why), "FIDO provider %s is not allowed by -P",

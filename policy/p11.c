@@ -24,6 +24,7 @@
 #include "policy/describe.h"
 #include "policy/dispatch.h"
 #include "policy/token.h"
+#include "rules/match.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,7 +195,7 @@ p11_resolved(struct policy *P, struct pending *p, struct slice path)
 		pending_free(P, p);
 		return;
 	}
-	if (!pattern_list_match(real, P->args.providers)) {
+	if (!match_list(real, P->args.providers)) {
 		snprintf(why, sizeof(why), "PKCS#11 provider %s is not allowed by -P",
 		    shown);
 		p11_refuse(P, p, event, why);

@@ -22,7 +22,7 @@ struct conn {
 	struct conn *next;
 	uint32_t id;
 	uint32_t uid, pid;
-	uint32_t sock;          /* the socket it came in on (policy/scope.h) */
+	uint32_t sock;          /* the socket it came in on (rules/scope.h) */
 	struct bindings bind;   /* session-bind chain (spec §7.3) */
 	struct caller caller;   /* who the peer is (MSG_PEER), caller.h */
 	/* The identity table and bindings the last list here saw when it
@@ -111,7 +111,7 @@ struct conn *conn_find(struct policy *P, uint32_t id);
 void audit_simple(struct policy *P, const char *event, const char *decision,
     const char *reason, const struct conn *c, const struct identity *id);
 
-struct ruleset;                 /* policy/rules.h */
+struct ruleset;                 /* rules/rules.h */
 struct remembered;              /* policy/ruling.c */
 
 /* lock.c */

@@ -11,7 +11,7 @@
 #include "policy/describe.h"
 #include "policy/dispatch.h"
 #include "policy/ruling.h"
-#include "policy/scope.h"
+#include "rules/scope.h"
 
 #include <openssl/evp.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 #define KEYWARD_RULING_H
 
 #include "ipc/buf.h"
-#include "policy/rules.h"
+#include "rules/rules.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -9,8 +9,9 @@
 #include "policy/audit.h"
 #include "policy/describe.h"
 #include "policy/dispatch.h"
-#include "policy/scope.h"
 #include "policy/token.h"
+#include "rules/match.h"
+#include "rules/scope.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,7 +107,7 @@ websafe(const struct policy *P, const struct identity *id,
 		fatal("cannot parse a key held");
 	if ((app = slice_strdup(k.sk_app)) == NULL)
 		fatal("out of memory");
-	safe = pattern_list_match(app, P->args.websafe_allow);
+	safe = match_list(app, P->args.websafe_allow);
 	free(app);
 	if (safe)
 		return NULL;

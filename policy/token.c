@@ -23,8 +23,8 @@
 #include "policy/audit.h"
 #include "policy/describe.h"
 #include "policy/dispatch.h"
-#include "policy/scope.h"
 #include "policy/token.h"
+#include "rules/scope.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,33 +37,6 @@ _Static_assert(TOKEN_MAX_FORWARDED < TOKEN_MAX_HELPERS &&
 _Static_assert(PROMPT_MAX_FORWARDED < PROMPT_MAX_CONCURRENT &&
     PROMPT_MAX_PER_HOP <= PROMPT_MAX_FORWARDED,
     "forwarded clients must leave prompts to local ones");
-
-/* Comma-separated patterns as OpenSSH's match_pattern_list: a match of a
- * negated pattern ("!x") refuses whatever else matched. */
-int
-pattern_list_match(const char *s, const char *list)
-{
-	char pat[TOKEN_MAX_PATH];
-	int got = 0;
-
-	while (*list != '\0') {
-		size_t len = strcspn(list, ",");
-		int neg = *list == '!';
-		if (len - (size_t)neg < sizeof(pat)) {
-			memcpy(pat, list + neg, len - (size_t)neg);
-			pat[len - (size_t)neg] = '\0';
-			if (wmatch(s, pat)) {
-				if (neg)
-					return 0;
-				got = 1;
-			}
-		}
-		list += len;
-		if (*list == ',')
-			list++;
-	}
-	return got;
-}
 
 int
 token_provider_internal(struct slice provider)

@@ -17,8 +17,6 @@ struct sk_result {
 	uint32_t counter;
 };
 
-/* OpenSSH's match_pattern_list over wmatch: 1 if s matches the list. */
-int pattern_list_match(const char *s, const char *list);
 /* Is this provider the built-in one ("internal", any case)? */
 int token_provider_internal(struct slice provider);
 

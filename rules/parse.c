@@ -1,10 +1,10 @@
 /*
- * parse.c - the reader of keyward(5) rules files (grammar in policy/
+ * parse.c - the reader of keyward(5) rules files (grammar in
  * rules.h). The file is the user's, but it is read as untrusted bytes:
  * every bound is a RULES_* limit, the first error ends the parse with its
  * line and column, and nothing parsed before it is kept.
  */
-#include "policy/rules.h"
+#include "rules/rules.h"
 
 #include <ctype.h>
 #include <stdarg.h>

@@ -30,6 +30,7 @@
 #include "ipc/sshkey.h"
 #include "policy/hop.h"
 #include "policy/userauth.h"
+#include "rules/match.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * fuzz_rules.c - libFuzzer harness for the rules reader (policy/rules.h,
+ * fuzz_rules.c - libFuzzer harness for the rules reader (rules/rules.h,
  * keyward(5)). Input: the bytes of a rules file. On every input:
  *
  *  refused: the error's line and column lie in the input (a line that
@@ -19,7 +19,7 @@
  */
 #include "ipc/buf.h"
 #include "ipc/limits.h"
-#include "policy/rules.h"
+#include "rules/rules.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -815,7 +815,7 @@ t_open_twice(void)
 	    "on 0 still fails");
 
 	/* The socket a connection came in on is a number the rules give
-	 * meaning to (policy/scope.h): one they do not declare opens
+	 * meaning to (rules/scope.h): one they do not declare opens
 	 * nothing, and least of all the main socket's rights. */
 	c = next_conn++;
 	m_begin(&t, MSG_OPEN, req_new(), c);

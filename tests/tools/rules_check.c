@@ -7,7 +7,7 @@
  */
 #include "ipc/buf.h"
 #include "ipc/limits.h"
-#include "policy/rules.h"
+#include "rules/rules.h"
 
 #include <stdio.h>
 #include <stdlib.h>

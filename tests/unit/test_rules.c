@@ -1,5 +1,5 @@
 /*
- * test_rules.c - the rules language of keyward(5) (policy/rules.h): every
+ * test_rules.c - the rules language of keyward(5) (rules/rules.h): every
  * syntax element read and printed back canonically, every malformed input
  * refused with its exact file:line:column, the decisions of the worked
  * examples of keyward(5), first match wins, the default, and the round
@@ -7,11 +7,14 @@
  */
 #include "ipc/buf.h"
 #include "ipc/limits.h"
-#include "policy/rules.h"
+#include "rules/rules.h"
 #include "tests/unit/tap.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Key X (perseus) and key Y (scylla). */
 #define FPX "SHA256:5tMhpU5r5oppAvvffFidD8vI+HzXjbQ/cvHMEYjeiYk"
@@ -524,9 +527,78 @@ test_no_ruleset(void)
 	ok(which == NULL, "no ruleset at all: no rule named");
 }
 
+/* rules_read_file, the one read of a rules file (keyward -O policy=,
+ * keyward-ctl policy load): whole up to RULES_MAX_FILE bytes, refused
+ * past it, with why and the path shown for a terminal. */
+static void
+write_file(const char *path, size_t n)
+{
+	char block[4096];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	memset(block, '#', sizeof(block));
+	while (fd >= 0 && n > 0) {
+		size_t k = n < sizeof(block) ? n : sizeof(block);
+		if (write(fd, block, k) != (ssize_t)k)
+			break;
+		n -= k;
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+static void
+test_read_file(void)
+{
+	char dir[] = "/tmp/test_rules.XXXXXX", path[128], msg[RULES_READ_MSG_MAX];
+	char *text = NULL;
+	size_t len = 0;
+
+	if (mkdtemp(dir) == NULL) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/full", dir);
+	write_file(path, RULES_MAX_FILE);
+	ok(rules_read_file(path, &text, &len, msg, sizeof(msg)) == 0 &&
+	    len == RULES_MAX_FILE && text[0] == '#' &&
+	    text[RULES_MAX_FILE - 1] == '#', "a file of RULES_MAX_FILE bytes is read whole");
+	free(text);
+	text = NULL;
+	write_file(path, RULES_MAX_FILE + 1);
+	is_int(rules_read_file(path, &text, &len, msg, sizeof(msg)), -1,
+	    "one byte more is refused");
+	ok(text == NULL && strstr(msg, "larger than 65536 bytes") != NULL,
+	    "... saying it is too large (%.200s)", msg);
+	unlink(path);
+	write_file(path, 0);
+	ok(rules_read_file(path, &text, &len, msg, sizeof(msg)) == 0 && len == 0,
+	    "an empty file is read (no rules)");
+	free(text);
+	text = NULL;
+	unlink(path);
+	is_int(rules_read_file(path, &text, &len, msg, sizeof(msg)), -1,
+	    "a missing file is refused");
+	ok(strncmp(msg, "cannot open the policy ", 23) == 0 &&
+	    strstr(msg, "/full: ") != NULL, "... saying it cannot open it (%.200s)", msg);
+	is_int(rules_read_file(dir, &text, &len, msg, sizeof(msg)), -1,
+	    "a directory is refused");
+	ok(strncmp(msg, "cannot read the policy ", 23) == 0,
+	    "... saying it cannot read it (%.200s)", msg);
+	snprintf(path, sizeof(path), "%s/esc\033]0;x\a", dir);
+	write_file(path, RULES_MAX_FILE + 1);
+	is_int(rules_read_file(path, &text, &len, msg, sizeof(msg)), -1,
+	    "a too large file with control bytes in its name is refused");
+	ok(strchr(msg, '\033') == NULL && strchr(msg, '\a') == NULL,
+	    "... and the message carries none of them");
+	unlink(path);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
+	test_read_file();
 	test_good();
 	test_bad();
 	test_limits();

@@ -23,7 +23,7 @@
 #include "policy/audit.h"
 #include "policy/dispatch.h"
 #include "policy/ruling.h"
-#include "policy/scope.h"
+#include "rules/scope.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/testkeys.h"
 

@@ -6,8 +6,8 @@
  * let a deny rule allow. Linked with -Wl,--wrap=malloc,--wrap=calloc
  * (GNUmakefile), so the policy code's allocations fail on demand.
  */
-#include "policy/hop.h"
-#include "policy/rules.h"
+#include "rules/match.h"
+#include "rules/rules.h"
 #include "tests/unit/tap.h"
 
 #include <sys/wait.h>
@@ -79,6 +79,10 @@ main(void)
 	is_int(wmatch("perseus.example.com", "*.example.com"), 1,
 	    "no memory: wmatch still matches a host pattern");
 	is_int(wmatch("perseus", "scylla"), 0, "... and still tells a mismatch");
+	is_int(match_list("/usr/lib/x.so", "/usr/lib/*,!/usr/lib/x*"), 0,
+	    "no memory: a negated pattern of an option list still excludes");
+	is_int(match_list("/usr/lib/y.so", "/usr/lib/*,!/usr/lib/x*"), 1,
+	    "... and the list still matches");
 	fail_alloc = 0;
 
 	/* Past the stack buffer: matched on the heap when there is memory,
@@ -96,5 +100,19 @@ main(void)
 	ok(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
 	    WEXITSTATUS(status) == 255,
 	    "no memory for a long pattern: fatal (exit 255), never an answer");
+	/* The same for a negated one in an option list (-P, websafe-allow):
+	 * skipped or read as "no match", it would let its subject in. */
+	{
+		static char list[sizeof(longpat) + 8];
+		snprintf(list, sizeof(list), "*,!%s", longpat);
+		fflush(stdout);
+		if ((pid = fork()) == 0) {
+			fail_alloc = 1;
+			_exit(match_list(longpat, list) == 0 ? 1 : 0);
+		}
+		ok(pid > 0 && waitpid(pid, &status, 0) == pid &&
+		    WIFEXITED(status) && WEXITSTATUS(status) == 255,
+		    "no memory for a long negated pattern: fatal, never an answer");
+	}
 	return done_testing();
 }

@@ -2,13 +2,13 @@
  * test_scope.c - the named sockets of keyward(5): "socket NAME [PATH]
  * [manage]" declarations and the "socket LIST" clause read and printed
  * back, every malformed declaration refused with its file:line:column,
- * the clause matched, and what policy/scope.h makes of them: which keys
+ * the clause matched, and what rules/scope.h makes of them: which keys
  * a socket lists, what no rule decides there, which sockets manage.
  */
 #include "ipc/buf.h"
 #include "ipc/limits.h"
-#include "policy/rules.h"
-#include "policy/scope.h"
+#include "rules/rules.h"
+#include "rules/scope.h"
 #include "tests/unit/tap.h"
 
 #include <stdio.h>

@@ -19,7 +19,7 @@
 #ifndef KEYWARD_SCOPE_H
 #define KEYWARD_SCOPE_H
 
-#include "policy/rules.h"
+#include "rules/rules.h"
 
 #include <stddef.h>
 #include <stdint.h>

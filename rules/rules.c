@@ -1,11 +1,11 @@
 /*
  * rules.c - the matcher and the printer of keyward(5) rules (the parser
- * is rules_parse.c). Pure functions of a parsed ruleset and a query; the
+ * is parse.c). Pure functions of a parsed ruleset and a query; the
  * query's strings come from the peer and are only ever matched, never
  * interpreted.
  */
-#include "policy/rules.h"
-#include "policy/hop.h"
+#include "rules/rules.h"
+#include "rules/match.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,25 +17,14 @@ known(const char *s)
 	return s != NULL ? s : "";
 }
 
-/* OpenSSH's pattern-list rule: a negated match excludes, else some
- * positive pattern must match. An absent list matches everything. */
+/* OpenSSH's pattern-list rule (match.h). An absent list matches
+ * everything. */
 static int
 list_match(const struct rule_list *l, const char *s)
 {
-	size_t i;
-	int got = 0;
-
 	if (l->n == 0)
 		return 1;
-	s = known(s);
-	for (i = 0; i < l->n; i++) {
-		if (!wmatch(s, l->pat[i]))
-			continue;
-		if (l->neg[i])
-			return 0;
-		got = 1;
-	}
-	return got;
+	return match_split(known(s), l->pat, l->neg, l->n);
 }
 
 static enum rule_tri

@@ -35,7 +35,7 @@
  * A socket is declared before a rule names it (a name in a "socket"
  * clause without '*' or '?' must be declared, or "main"); at most
  * SOCKETS_MAX are, no name or path twice. Semantics of the sockets:
- * policy/scope.h.
+ * rules/scope.h.
  *
  * Each clause at most once a rule; "user" and "host" in either order.
  * Semantics: the first rule whose every clause matches decides; no
@@ -192,6 +192,13 @@ struct rules_err {
 int rules_parse(const char *name, const char *text, size_t len,
     struct ruleset **out, struct rules_err *err);
 void rules_free(struct ruleset *rs);
+
+/* file.c: the file at path whole, at most RULES_MAX_FILE bytes (what
+ * keyward -O policy= and keyward-ctl policy load read). 0 with *text
+ * (malloc'd, *len bytes, no NUL added); -1 with why in msg (msglen
+ * RULES_READ_MSG_MAX), the path escaped for a terminal. */
+int rules_read_file(const char *path, char **text, size_t *len, char *msg,
+    size_t msglen);
 
 /* The action of the first rule that matches q (and that rule in *which),
  * or q->fallback (RULE_ALLOW when 0) with *which NULL when none does --

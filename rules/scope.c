@@ -2,7 +2,7 @@
  * scope.c - the sockets' scopes (scope.h): which keys a named socket
  * shows, and whether it serves management requests.
  */
-#include "policy/scope.h"
+#include "rules/scope.h"
 
 #include <stdio.h>
 #include <string.h>
