@@ -25,6 +25,13 @@
 #   p11r_pubs MODULE PREFIX  each public key of the module's tokens
 #                        (ssh-keygen -D), as $T/keys/PREFIX<n>.pub; sets
 #                        P11R_PUBS (the names)
+#   p11r_vcard DIR       a private pcscd (as p11r_pcscd) whose one reader
+#                        is vsmartcard's vpcd, with vicc's ISO 7816 card
+#                        inserted: pcscd and vicc run in a private mount
+#                        and network namespace, so vpcd's fixed port
+#                        (35963, which it binds on every address) exists
+#                        only on that namespace's loopback; logs in
+#                        DIR/pcscd.log (with APDUs) and DIR/vicc.log
 #   p11r_no_filter_stop  the agent's log ($T/agent.log) holds no line of a
 #                        process stopped by its filter and no SIGSYS death
 
@@ -96,6 +103,50 @@ p11r_pcscd() {
 	EXTRA_PIDS+=("$pid")
 	poll_until 10 test -S "$dir/pcscd.comm" ||
 		{ diag_file "$dir/pcscd.log"; P11R_WHY="private pcscd did not start (mount namespace?)"; return 1; }
+	export PCSCLITE_CSOCK_NAME=$dir/pcscd.comm
+}
+
+p11r_vcard() {
+	local dir=$1 c lib py cryptodome
+	for c in pcscd unshare ip vicc; do
+		command -v "$c" >/dev/null ||
+			{ P11R_WHY="$c missing (pcscd util-linux iproute2 vsmartcard-vpicc)"; return 1; }
+	done
+	for lib in /usr/lib/pcsc/drivers/serial/libifdvpcd.so /usr/lib/pcsc/drivers/serial/libifdvpcd.so.*; do
+		[ -e "$lib" ] && break
+	done
+	[ -e "$lib" ] || { P11R_WHY="vpcd missing (vsmartcard-vpcd)"; return 1; }
+	# Debian 12's vicc imports the module "virtualsmartcard" from a
+	# directory not on python3's path and PyCrypto's "Crypto", which
+	# Debian ships as pycryptodome's "Cryptodome": both given by path
+	# (to vicc's own interpreter, whatever python3 is first in PATH)
+	py=$(sed -n '1s/^#! *//p' "$(command -v vicc)")
+	cryptodome=$($py -c 'import Cryptodome, os; print(os.path.dirname(Cryptodome.__file__))' 2>/dev/null) ||
+		{ P11R_WHY="pycryptodome missing (python3-pycryptodome)"; return 1; }
+	mkdir -p "$dir/conf" "$dir/py" || return 1
+	ln -sfn "$cryptodome" "$dir/py/Crypto"
+	printf '%s\n' 'FRIENDLYNAME "Virtual PCD"' 'DEVICENAME /dev/null:0x8C7B' \
+		"LIBPATH $lib" 'CHANNELID 0x8C7B' >"$dir/conf/vpcd"
+	# vicc gives up at once if vpcd is not listening yet: started once
+	# /proc/net/tcp of the namespace shows port 0x8C7B listening (0A)
+	unshare -mn sh -c 'mount --make-rprivate / && mkdir -p /run/pcscd &&
+		mount --bind "$1" /run/pcscd && ip link set lo up || exit 1
+		# vpcd writes each APDU in two pieces and vicc reads them
+		# apart: without quick ACKs on loopback each APDU waits for a
+		# delayed ACK (40 ms; OpenSC probing a card sends hundreds)
+		ip route replace local 127.0.0.1 dev lo proto kernel scope host \
+			src 127.0.0.1 table local quickack 1 || exit 1
+		pcscd --foreground --debug --apdu --config "$1/conf" >"$1/pcscd.log" 2>&1 &
+		i=0
+		until grep -q ":8C7B 00000000:0000 0A" /proc/net/tcp; do
+			i=$((i + 1)); [ $i -lt 100 ] || exit 1; sleep 0.1
+		done
+		PYTHONPATH=$1/py:/usr/lib/python3/site-packages/virtualsmartcard \
+			vicc -t iso7816 -H 127.0.0.1 -P 35963 -v >"$1/vicc.log" 2>&1 &
+		wait' sh "$dir" &
+	EXTRA_PIDS+=("$!")
+	poll_until 10 grep -q "Card inserted into Virtual PCD" "$dir/pcscd.log" ||
+		{ diag_file "$dir/pcscd.log"; diag_file "$dir/vicc.log"; P11R_WHY="vicc's card did not reach the private pcscd"; return 1; }
 	export PCSCLITE_CSOCK_NAME=$dir/pcscd.comm
 }
 
