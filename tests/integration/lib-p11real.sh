@@ -17,7 +17,8 @@
 #                        TPM2_PKCS11_STORE and TPM2_PKCS11_TCTI
 #                        (swtpm:port=N) for the agent
 #   p11r_pcscd DIR       a private pcscd whose socket is DIR/pcscd.comm: in
-#                        a private mount namespace DIR is bound over
+#                        a private mount and network namespace DIR is
+#                        bound over
 #                        /run/pcscd (pcscd's socket path is fixed), so the
 #                        socket is there whether or not a system pcscd
 #                        runs; exports PCSCLITE_CSOCK_NAME (libpcsclite's
@@ -96,7 +97,10 @@ p11r_pcscd() {
 	command -v pcscd >/dev/null || { P11R_WHY="pcscd missing (apt-get install pcscd)"; return 1; }
 	command -v unshare >/dev/null || { P11R_WHY="unshare missing"; return 1; }
 	mkdir -p "$dir" || return 1
-	unshare -m sh -c 'mount --make-rprivate / && mkdir -p /run/pcscd &&
+	# a private network namespace too: a reader driver of the system's
+	# reader.conf.d may listen on TCP (vsmartcard's vpcd binds port
+	# 35963 on every address)
+	unshare -mn sh -c 'mount --make-rprivate / && mkdir -p /run/pcscd &&
 		mount --bind "$1" /run/pcscd && exec pcscd --foreground --debug' sh "$dir" \
 		>"$dir/pcscd.log" 2>&1 &
 	pid=$!
