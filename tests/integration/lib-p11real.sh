@@ -26,13 +26,19 @@
 #   p11r_pubs MODULE PREFIX  each public key of the module's tokens
 #                        (ssh-keygen -D), as $T/keys/PREFIX<n>.pub; sets
 #                        P11R_PUBS (the names)
-#   p11r_vcard DIR       a private pcscd (as p11r_pcscd) whose one reader
-#                        is vsmartcard's vpcd, with vicc's ISO 7816 card
-#                        inserted: pcscd and vicc run in a private mount
-#                        and network namespace, so vpcd's fixed port
-#                        (35963, which it binds on every address) exists
-#                        only on that namespace's loopback; logs in
-#                        DIR/pcscd.log (with APDUs) and DIR/vicc.log
+#   p11r_vcard DIR [iso7816|piv]
+#                        a private pcscd (as p11r_pcscd) whose one reader
+#                        is vsmartcard's vpcd, with a card inserted:
+#                        iso7816 (default) is vicc's ISO 7816 card (no
+#                        application on it); piv is pivcard.py, a PIV
+#                        card answering as a YubiKey 5, with an ECDSA
+#                        P-256 key in slot 9A (certificate DIR/piv.der,
+#                        PIN $P11_PIN) and the reader named "Yubico
+#                        YubiKey" for ykcs11. pcscd and the card run in a
+#                        private mount and network namespace, so vpcd's
+#                        fixed port (35963, which it binds on every
+#                        address) exists only on that namespace's
+#                        loopback; logs in DIR/pcscd.log, DIR/card.log
 #   p11r_no_filter_stop  the agent's log ($T/agent.log) holds no line of a
 #                        process stopped by its filter and no SIGSYS death
 
@@ -111,28 +117,43 @@ p11r_pcscd() {
 }
 
 p11r_vcard() {
-	local dir=$1 c lib py cryptodome
-	for c in pcscd unshare ip vicc; do
+	local dir=$1 card=${2:-iso7816} c lib py cryptodome name="Virtual PCD" cmd
+	for c in pcscd unshare ip; do
 		command -v "$c" >/dev/null ||
-			{ P11R_WHY="$c missing (pcscd util-linux iproute2 vsmartcard-vpicc)"; return 1; }
+			{ P11R_WHY="$c missing (pcscd util-linux iproute2)"; return 1; }
 	done
 	for lib in /usr/lib/pcsc/drivers/serial/libifdvpcd.so /usr/lib/pcsc/drivers/serial/libifdvpcd.so.*; do
 		[ -e "$lib" ] && break
 	done
 	[ -e "$lib" ] || { P11R_WHY="vpcd missing (vsmartcard-vpcd)"; return 1; }
-	# Debian 12's vicc imports the module "virtualsmartcard" from a
-	# directory not on python3's path and PyCrypto's "Crypto", which
-	# Debian ships as pycryptodome's "Cryptodome": both given by path
-	# (to vicc's own interpreter, whatever python3 is first in PATH)
-	py=$(sed -n '1s/^#! *//p' "$(command -v vicc)")
-	cryptodome=$($py -c 'import Cryptodome, os; print(os.path.dirname(Cryptodome.__file__))' 2>/dev/null) ||
-		{ P11R_WHY="pycryptodome missing (python3-pycryptodome)"; return 1; }
 	mkdir -p "$dir/conf" "$dir/py" || return 1
-	ln -sfn "$cryptodome" "$dir/py/Crypto"
-	printf '%s\n' 'FRIENDLYNAME "Virtual PCD"' 'DEVICENAME /dev/null:0x8C7B' \
+	if [ "$card" = piv ]; then
+		command -v openssl >/dev/null || { P11R_WHY="openssl missing"; return 1; }
+		/usr/bin/python3 -c 'import cryptography' 2>/dev/null ||
+			{ P11R_WHY="python3-cryptography missing"; return 1; }
+		openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+			-keyout "$dir/piv.key" -out "$dir/piv.der" -outform DER \
+			-subj /CN=kwpiv -days 3650 >"$dir/openssl.log" 2>&1 ||
+			{ diag_file "$dir/openssl.log"; P11R_WHY="openssl cannot make the card's key"; return 1; }
+		# ykcs11 only opens readers named like a YubiKey's
+		name="Yubico YubiKey"
+		cmd="/usr/bin/python3 $LIBDIR/pivcard.py 35963 $dir/piv.key $dir/piv.der $P11_PIN"
+	else
+		command -v vicc >/dev/null || { P11R_WHY="vicc missing (vsmartcard-vpicc)"; return 1; }
+		# Debian 12's vicc imports the module "virtualsmartcard" from a
+		# directory not on python3's path and PyCrypto's "Crypto", which
+		# Debian ships as pycryptodome's "Cryptodome": both given by
+		# path (to vicc's own interpreter, not a python3 first in PATH)
+		py=$(sed -n '1s/^#! *//p' "$(command -v vicc)")
+		cryptodome=$($py -c 'import Cryptodome, os; print(os.path.dirname(Cryptodome.__file__))' 2>/dev/null) ||
+			{ P11R_WHY="pycryptodome missing (python3-pycryptodome)"; return 1; }
+		ln -sfn "$cryptodome" "$dir/py/Crypto"
+		cmd="env PYTHONPATH=$dir/py:/usr/lib/python3/site-packages/virtualsmartcard vicc -t iso7816 -H 127.0.0.1 -P 35963 -v"
+	fi
+	printf '%s\n' "FRIENDLYNAME \"$name\"" 'DEVICENAME /dev/null:0x8C7B' \
 		"LIBPATH $lib" 'CHANNELID 0x8C7B' >"$dir/conf/vpcd"
-	# vicc gives up at once if vpcd is not listening yet: started once
-	# /proc/net/tcp of the namespace shows port 0x8C7B listening (0A)
+	# the card gives up at once if vpcd is not listening yet: started
+	# once /proc/net/tcp of the namespace shows port 0x8C7B listening
 	unshare -mn sh -c 'mount --make-rprivate / && mkdir -p /run/pcscd &&
 		mount --bind "$1" /run/pcscd && ip link set lo up || exit 1
 		# vpcd writes each APDU in two pieces and vicc reads them
@@ -140,17 +161,16 @@ p11r_vcard() {
 		# delayed ACK (40 ms; OpenSC probing a card sends hundreds)
 		ip route replace local 127.0.0.1 dev lo proto kernel scope host \
 			src 127.0.0.1 table local quickack 1 || exit 1
-		pcscd --foreground --debug --apdu --config "$1/conf" >"$1/pcscd.log" 2>&1 &
+		pcscd --foreground --debug --config "$1/conf" >"$1/pcscd.log" 2>&1 &
 		i=0
 		until grep -q ":8C7B 00000000:0000 0A" /proc/net/tcp; do
 			i=$((i + 1)); [ $i -lt 100 ] || exit 1; sleep 0.1
 		done
-		PYTHONPATH=$1/py:/usr/lib/python3/site-packages/virtualsmartcard \
-			vicc -t iso7816 -H 127.0.0.1 -P 35963 -v >"$1/vicc.log" 2>&1 &
-		wait' sh "$dir" &
+		$2 >"$1/card.log" 2>&1 &
+		wait' sh "$dir" "$cmd" &
 	EXTRA_PIDS+=("$!")
-	poll_until 10 grep -q "Card inserted into Virtual PCD" "$dir/pcscd.log" ||
-		{ diag_file "$dir/pcscd.log"; diag_file "$dir/vicc.log"; P11R_WHY="vicc's card did not reach the private pcscd"; return 1; }
+	poll_until 10 grep -q "Card inserted into $name" "$dir/pcscd.log" ||
+		{ diag_file "$dir/pcscd.log"; diag_file "$dir/card.log"; P11R_WHY="the virtual card did not reach the private pcscd"; return 1; }
 	export PCSCLITE_CSOCK_NAME=$dir/pcscd.comm
 }
 
