@@ -194,7 +194,8 @@ p11r_no_filter_stop() {
 #   p11r_scenario MODULE NAME...
 #                        the agent under test, in the foreground with
 #                        -P p11r_allow(MODULE), driven as a user would:
-#                        ssh-add -s with a wrong PIN (refused, nothing
+#                        ssh-add -s with a wrong PIN ($P11R_WRONG_PIN,
+#                        default 0000: refused, nothing
 #                        listed), with the right one (added), -l and -L
 #                        list each NAME (keys from p11r_pubs), ssh-keygen
 #                        -Y sign with each verifies, a login to sshd
@@ -209,7 +210,7 @@ p11r_scenario() {
 	local mod=$1 k pid st L; shift
 	P11_ALLOW=$(p11r_allow "$mod")
 	p11_agent_fg
-	echo 0000 >"$T/pin"
+	echo "${P11R_WRONG_PIN:-0000}" >"$T/pin"
 	p11_add "$mod"
 	[ "$RC" != 0 ]
 	ok $? "$(basename "$mod"): ssh-add -s with a wrong PIN is refused"
