@@ -38,7 +38,8 @@
 #                        private mount and network namespace, so vpcd's
 #                        fixed port (35963, which it binds on every
 #                        address) exists only on that namespace's
-#                        loopback; logs in DIR/pcscd.log, DIR/card.log
+#                        loopback; logs in DIR/pcscd.log, DIR/card.log,
+#                        the card's pid in DIR/card.pid
 #   p11r_no_filter_stop  the agent's log ($T/agent.log) holds no line of a
 #                        process stopped by its filter and no SIGSYS death
 
@@ -167,6 +168,7 @@ p11r_vcard() {
 			i=$((i + 1)); [ $i -lt 100 ] || exit 1; sleep 0.1
 		done
 		$2 >"$1/card.log" 2>&1 &
+		echo $! >"$1/card.pid"
 		wait' sh "$dir" "$cmd" &
 	EXTRA_PIDS+=("$!")
 	poll_until 10 grep -q "Card inserted into $name" "$dir/pcscd.log" ||

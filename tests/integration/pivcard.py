@@ -13,9 +13,11 @@ is a command APDU answered with a response APDU. It answers as a YubiKey
 Implemented: SELECT of the PIV application, GET DATA of the CHUID and the
 9A certificate, VERIFY of the PIV PIN (3 tries, then blocked), GENERAL
 AUTHENTICATE (ECDSA P-256 sign of a digest, after VERIFY), command
-chaining, GET RESPONSE for answers longer than 256 bytes. Everything else
+chaining, GET RESPONSE for answers longer than 256 bytes. SIGUSR1 pulls
+the card out of the reader, SIGUSR2 inserts it again. Everything else
 is refused with an ISO status word. Never used outside the test suite.
 """
+import signal
 import socket
 import struct
 import sys
@@ -160,6 +162,14 @@ def recv_exact(s, n):
     return buf
 
 
+class Pulled(Exception):
+    pass
+
+
+def pull(signum, frame):
+    raise Pulled()
+
+
 def main():
     port, keyfile, certfile, pin = sys.argv[1:5]
     with open(keyfile, "rb") as f:
@@ -167,6 +177,26 @@ def main():
     with open(certfile, "rb") as f:
         cert = f.read()
     card = Card(key, cert, pin.encode())
+    # SIGUSR1 pulls the card out of the reader (vpcd sees its connection
+    # close), SIGUSR2 puts it back
+    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR2])
+    while True:
+        signal.signal(signal.SIGUSR1, pull)
+        try:
+            serve(card, port)
+            return
+        except Pulled:
+            pass
+        signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+        sys.stdout.write("pulled\n")
+        sys.stdout.flush()
+        signal.sigwait([signal.SIGUSR2])
+        sys.stdout.write("inserted\n")
+        sys.stdout.flush()
+
+
+def serve(card, port):
+    card.reset()
     s = socket.create_connection(("127.0.0.1", int(port)))
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
@@ -188,6 +218,8 @@ def main():
             s.sendall(struct.pack(">H", len(out)) + out)
     except EOFError:
         pass
+    finally:
+        s.close()
 
 
 if __name__ == "__main__":
