@@ -17,7 +17,8 @@
 #                        TPM2_PKCS11_STORE and TPM2_PKCS11_TCTI
 #                        (swtpm:port=N) for the agent
 #   p11r_pcscd DIR       a private pcscd whose socket is DIR/pcscd.comm: in
-#                        a private mount namespace DIR is bound over
+#                        a private mount and network namespace DIR is
+#                        bound over
 #                        /run/pcscd (pcscd's socket path is fixed), so the
 #                        socket is there whether or not a system pcscd
 #                        runs; exports PCSCLITE_CSOCK_NAME (libpcsclite's
@@ -25,6 +26,20 @@
 #   p11r_pubs MODULE PREFIX  each public key of the module's tokens
 #                        (ssh-keygen -D), as $T/keys/PREFIX<n>.pub; sets
 #                        P11R_PUBS (the names)
+#   p11r_vcard DIR [iso7816|piv]
+#                        a private pcscd (as p11r_pcscd) whose one reader
+#                        is vsmartcard's vpcd, with a card inserted:
+#                        iso7816 (default) is vicc's ISO 7816 card (no
+#                        application on it); piv is pivcard.py, a PIV
+#                        card answering as a YubiKey 5, with an ECDSA
+#                        P-256 key in slot 9A (certificate DIR/piv.der,
+#                        PIN $P11_PIN) and the reader named "Yubico
+#                        YubiKey" for ykcs11. pcscd and the card run in a
+#                        private mount and network namespace, so vpcd's
+#                        fixed port (35963, which it binds on every
+#                        address) exists only on that namespace's
+#                        loopback; logs in DIR/pcscd.log, DIR/card.log,
+#                        the card's pid in DIR/card.pid
 #   p11r_no_filter_stop  the agent's log ($T/agent.log) holds no line of a
 #                        process stopped by its filter and no SIGSYS death
 
@@ -89,13 +104,75 @@ p11r_pcscd() {
 	command -v pcscd >/dev/null || { P11R_WHY="pcscd missing (apt-get install pcscd)"; return 1; }
 	command -v unshare >/dev/null || { P11R_WHY="unshare missing"; return 1; }
 	mkdir -p "$dir" || return 1
-	unshare -m sh -c 'mount --make-rprivate / && mkdir -p /run/pcscd &&
+	# a private network namespace too: a reader driver of the system's
+	# reader.conf.d may listen on TCP (vsmartcard's vpcd binds port
+	# 35963 on every address)
+	unshare -mn sh -c 'mount --make-rprivate / && mkdir -p /run/pcscd &&
 		mount --bind "$1" /run/pcscd && exec pcscd --foreground --debug' sh "$dir" \
 		>"$dir/pcscd.log" 2>&1 &
 	pid=$!
 	EXTRA_PIDS+=("$pid")
 	poll_until 10 test -S "$dir/pcscd.comm" ||
 		{ diag_file "$dir/pcscd.log"; P11R_WHY="private pcscd did not start (mount namespace?)"; return 1; }
+	export PCSCLITE_CSOCK_NAME=$dir/pcscd.comm
+}
+
+p11r_vcard() {
+	local dir=$1 card=${2:-iso7816} c lib py cryptodome name="Virtual PCD" cmd
+	for c in pcscd unshare ip; do
+		command -v "$c" >/dev/null ||
+			{ P11R_WHY="$c missing (pcscd util-linux iproute2)"; return 1; }
+	done
+	for lib in /usr/lib/pcsc/drivers/serial/libifdvpcd.so /usr/lib/pcsc/drivers/serial/libifdvpcd.so.*; do
+		[ -e "$lib" ] && break
+	done
+	[ -e "$lib" ] || { P11R_WHY="vpcd missing (vsmartcard-vpcd)"; return 1; }
+	mkdir -p "$dir/conf" "$dir/py" || return 1
+	if [ "$card" = piv ]; then
+		command -v openssl >/dev/null || { P11R_WHY="openssl missing"; return 1; }
+		/usr/bin/python3 -c 'import cryptography' 2>/dev/null ||
+			{ P11R_WHY="python3-cryptography missing"; return 1; }
+		openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+			-keyout "$dir/piv.key" -out "$dir/piv.der" -outform DER \
+			-subj /CN=kwpiv -days 3650 >"$dir/openssl.log" 2>&1 ||
+			{ diag_file "$dir/openssl.log"; P11R_WHY="openssl cannot make the card's key"; return 1; }
+		# ykcs11 only opens readers named like a YubiKey's
+		name="Yubico YubiKey"
+		cmd="/usr/bin/python3 $LIBDIR/pivcard.py 35963 $dir/piv.key $dir/piv.der $P11_PIN"
+	else
+		command -v vicc >/dev/null || { P11R_WHY="vicc missing (vsmartcard-vpicc)"; return 1; }
+		# Debian 12's vicc imports the module "virtualsmartcard" from a
+		# directory not on python3's path and PyCrypto's "Crypto", which
+		# Debian ships as pycryptodome's "Cryptodome": both given by
+		# path (to vicc's own interpreter, not a python3 first in PATH)
+		py=$(sed -n '1s/^#! *//p' "$(command -v vicc)")
+		cryptodome=$($py -c 'import Cryptodome, os; print(os.path.dirname(Cryptodome.__file__))' 2>/dev/null) ||
+			{ P11R_WHY="pycryptodome missing (python3-pycryptodome)"; return 1; }
+		ln -sfn "$cryptodome" "$dir/py/Crypto"
+		cmd="env PYTHONPATH=$dir/py:/usr/lib/python3/site-packages/virtualsmartcard vicc -t iso7816 -H 127.0.0.1 -P 35963 -v"
+	fi
+	printf '%s\n' "FRIENDLYNAME \"$name\"" 'DEVICENAME /dev/null:0x8C7B' \
+		"LIBPATH $lib" 'CHANNELID 0x8C7B' >"$dir/conf/vpcd"
+	# the card gives up at once if vpcd is not listening yet: started
+	# once /proc/net/tcp of the namespace shows port 0x8C7B listening
+	unshare -mn sh -c 'mount --make-rprivate / && mkdir -p /run/pcscd &&
+		mount --bind "$1" /run/pcscd && ip link set lo up || exit 1
+		# vpcd writes each APDU in two pieces and vicc reads them
+		# apart: without quick ACKs on loopback each APDU waits for a
+		# delayed ACK (40 ms; OpenSC probing a card sends hundreds)
+		ip route replace local 127.0.0.1 dev lo proto kernel scope host \
+			src 127.0.0.1 table local quickack 1 || exit 1
+		pcscd --foreground --debug --config "$1/conf" >"$1/pcscd.log" 2>&1 &
+		i=0
+		until grep -q ":8C7B 00000000:0000 0A" /proc/net/tcp; do
+			i=$((i + 1)); [ $i -lt 100 ] || exit 1; sleep 0.1
+		done
+		$2 >"$1/card.log" 2>&1 &
+		echo $! >"$1/card.pid"
+		wait' sh "$dir" "$cmd" &
+	EXTRA_PIDS+=("$!")
+	poll_until 10 grep -q "Card inserted into $name" "$dir/pcscd.log" ||
+		{ diag_file "$dir/pcscd.log"; diag_file "$dir/card.log"; P11R_WHY="the virtual card did not reach the private pcscd"; return 1; }
 	export PCSCLITE_CSOCK_NAME=$dir/pcscd.comm
 }
 
@@ -119,7 +196,8 @@ p11r_no_filter_stop() {
 #   p11r_scenario MODULE NAME...
 #                        the agent under test, in the foreground with
 #                        -P p11r_allow(MODULE), driven as a user would:
-#                        ssh-add -s with a wrong PIN (refused, nothing
+#                        ssh-add -s with a wrong PIN ($P11R_WRONG_PIN,
+#                        default 0000: refused, nothing
 #                        listed), with the right one (added), -l and -L
 #                        list each NAME (keys from p11r_pubs), ssh-keygen
 #                        -Y sign with each verifies, a login to sshd
@@ -134,7 +212,7 @@ p11r_scenario() {
 	local mod=$1 k pid st L; shift
 	P11_ALLOW=$(p11r_allow "$mod")
 	p11_agent_fg
-	echo 0000 >"$T/pin"
+	echo "${P11R_WRONG_PIN:-0000}" >"$T/pin"
 	p11_add "$mod"
 	[ "$RC" != 0 ]
 	ok $? "$(basename "$mod"): ssh-add -s with a wrong PIN is refused"
