@@ -84,4 +84,7 @@ void p11_sig_encode(struct wb *w, const struct p11_sig *m);
 /* alg: the algorithm the SIGN asked for; a signature of another is refused. */
 int p11_sig_decode(struct rd *r, uint32_t alg, struct p11_sig *m);
 
+/* What a user reads for a CKR code (PKCS#11 2.40 §5.1), or dflt. */
+const char *p11_ckr_why(uint32_t rv, const char *dflt);
+
 #endif

@@ -42,31 +42,6 @@ p11_refuse(struct policy *P, struct pending *p, const char *event,
 	pending_free(P, p);
 }
 
-/* What a user reads for a login's CKR code (PKCS#11 2.40 §5.1). */
-static const char *
-ckr_why(uint32_t rv)
-{
-	static const struct { uint32_t rv; const char *why; } t[] = {
-		{ 0x005, "the module failed (CKR_GENERAL_ERROR)" },
-		{ 0x006, "the module failed (CKR_FUNCTION_FAILED)" },
-		{ 0x030, "the token device failed (CKR_DEVICE_ERROR)" },
-		{ 0x032, "the token was removed (CKR_DEVICE_REMOVED)" },
-		{ 0x0a0, "wrong PIN (CKR_PIN_INCORRECT)" },
-		{ 0x0a1, "the PIN is not valid for the token (CKR_PIN_INVALID)" },
-		{ 0x0a2, "the PIN has the wrong length (CKR_PIN_LEN_RANGE)" },
-		{ 0x0a3, "the PIN has expired (CKR_PIN_EXPIRED)" },
-		{ 0x0a4, "the PIN is locked (CKR_PIN_LOCKED)" },
-		{ 0x0e0, "no token (CKR_TOKEN_NOT_PRESENT)" },
-		{ 0x0e1, "the token is not recognised (CKR_TOKEN_NOT_RECOGNIZED)" },
-		{ 0x103, "the user PIN is not initialised (CKR_USER_PIN_NOT_INITIALIZED)" },
-	};
-
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (t[i].rv == rv)
-			return t[i].why;
-	return "the login failed";
-}
-
 static void
 p11_stop(struct policy *P, const char *provider)
 {
@@ -298,7 +273,7 @@ p11_listed(struct policy *P, struct pending *p, struct slice reply, int fail)
 	rd_init(&r, reply.p, reply.len);
 	if (p11_keys_decode(&r, keys) != 0 || keys->status != P11_OK) {
 		snprintf(why, sizeof(why), "PKCS#11 provider %s: %s (CKR 0x%lx)",
-		    p->p11_provider, ckr_why(keys->status),
+		    p->p11_provider, p11_ckr_why(keys->status, "the login failed"),
 		    (unsigned long)keys->status);
 		p11_stop(P, p->p11_provider);
 		free(keys);

@@ -480,7 +480,8 @@ do_sign(const struct p11_req *req, struct wb *w)
 	    sig_alg_name(sp->alg), req->data.len,
 	    req->pin.len ? ", with a context PIN" : "");
 	if ((rv = sign_raw(k, sp, req, raw, &rawlen)) != CKR_OK) {
-		log_info("the token did not sign: 0x%lx", (unsigned long)rv);
+		log_info("the token did not sign: %s (0x%lx)",
+		    p11_ckr_why((uint32_t)rv, "an error"), (unsigned long)rv);
 		rep.status = (uint32_t)rv;
 		goto out;
 	}

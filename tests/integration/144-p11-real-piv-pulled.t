@@ -12,7 +12,7 @@
 . "$LIBDIR/lib-p11real.sh"
 
 MODS="opensc-pkcs11.so libykcs11.so"
-PER=10
+PER=11
 N=$((1 + 2 * PER + 1))
 # a YubiKey's PIN has 6 to 8 characters (ykcs11)
 P11_PIN=123456
@@ -57,6 +57,13 @@ for m in $MODS; do
 	sign "$m pulled out"
 	[ "$RC" != 0 ]
 	ok $? "$m: no signature without the card"
+	if is_keyward; then
+		like "$(grep 'the token did not sign' "$T/agent.log" | tail -n 1)" \
+		    'did not sign: the token (was removed|device failed) \(CKR_DEVICE_(REMOVED|ERROR)\) \(0x3[02]\)' \
+		    "$m: the log names why the token did not sign"
+	else
+		skip "keyward's log only"
+	fi
 	run ssh-add -l
 	ok $((RC > 1)) "$m: the agent still serves (ssh-add -l answers)"
 	inserted=$(card_events inserted)
