@@ -12,7 +12,7 @@
 # 2. many origins: 40 processes, each refused 3 times, one after another,
 #    more than AUDIT_COALESCE_SLOTS (32) at once: each one's first refusal
 #    is recorded whole, and the windows closed early to make room have
-#    their counts in the trail before the last one is answered.
+#    their counts in the trail already, not only when the agent ends.
 # 3. a forwarded server (a real ssh -A to a loopback sshd) that adds a
 #    session-bind for a new host key before every request cannot make
 #    itself a new origin: its refusals are one origin, the host key of the
@@ -92,6 +92,14 @@ accounted() { of_pids "$1" '(.repeated // 1)' | awk '{ s += $1 } END { print s +
 lines_of() { of_pids "$1" '.event' | wc -l | tr -d ' '; }
 whole_of() { of_pids "$1" 'select(.repeated == null) | .peer.pid'; }
 
+# Refusals are recorded without waiting for the auditor; a signature
+# waits for its record (no signature goes unrecorded), and the auditor
+# writes in order: once the user's ssh-add -T returns, every record
+# before its signature's is in the trail.
+barrier() {
+	ssh-add -T "$T/keys/u.pub" >/dev/null 2>&1 || bail "ssh-add -T: the user cannot sign"
+}
+
 # ------------------------------------------------------- 1. many kinds
 FLOOD=$((NKINDS * ROUNDS))
 pubs=()
@@ -109,7 +117,8 @@ wait "$FLOOD_PID"
 t1=$(date +%s)
 FLOOD_S=$((t1 - t0))
 read -r got refused fpid <"$T/kinds.out"
-# audit-sync: a record is in the trail before its request is answered
+barrier
+USER_SIGNS=$((USER_SIGNS + 1))
 SIGNED=$(audit_count 'select(.event == "sign" and .decision == "allow")')
 is "$got $refused" "$FLOOD $FLOOD" "all $FLOOD requests ($NKINDS keys x $ROUNDS) were answered, each refused"
 diag "the user signed $USER_SIGNS times during the flood, which took $((t1 - t0)) s"
@@ -127,6 +136,7 @@ for i in $(seq 1 $NPROC); do
 	nocaps perl "$T/kinds.pl" "$SSH_AUTH_SOCK" 3 "$T/keys/k1.pub" >>"$T/procs.out" 2>&1
 done
 awk '{ print $3 }' "$T/procs.out" | jq -s -c . >"$T/procs.pids"
+barrier
 is "$(awk '$1 == 3 && $2 == 3' "$T/procs.out" | wc -l | tr -d ' ')" "$NPROC" \
 	"$NPROC clients, each refused 3 times"
 is "$(whole_of "$T/procs.pids" | sort -u | wc -l | tr -d ' ')" "$NPROC" \
@@ -152,6 +162,7 @@ t0=$(date +%s)
 run nocaps ssh -A -F "$T/ssh_config" -o IdentityFile="$T/keys/u.pub" hostile \
 	"$PY3 $ATTACK $(printf '%q ' "${ops[@]}")" </dev/null
 t1=$(date +%s)
+barrier
 is "$(printf '%s\n' "$OUT" | grep -c '^r[0-9]* refused$')" $((NB + 1)) \
 	"the forwarded server's $((NB + 1)) requests with key x are refused"
 is "$(printf '%s\n' "$OUT" | grep -c '^b[0-9]* ok$')" "$NB" \
