@@ -275,9 +275,11 @@
  * AUDIT_COALESCE_SLOTS kinds x origins are tracked at once, and a new one
  * closes the oldest window early; one origin's first
  * AUDIT_COALESCE_PER_ORIGIN kinds are counted apart, its others together.
- * So one origin (a forwarded server is one: the user's ssh and its first
- * binding) adds at most 2 * (AUDIT_COALESCE_PER_ORIGIN + 1) lines per
- * window, whatever it sends; signatures made, keys added
+ * So, while the table has room, one origin (a forwarded server is one:
+ * the user's ssh and its first binding) adds at most
+ * 2 * (AUDIT_COALESCE_PER_ORIGIN + 1) lines per window, whatever it
+ * sends, and each further origin (a local process) can close one window
+ * early; signatures made, keys added
  * and removed are always recorded one by one. */
 #define AUDIT_SEAL_RECORDS         256           /* records between seals */
 #define AUDIT_SEAL_INTERVAL_S      60            /* at most this long unsealed */
