@@ -46,6 +46,22 @@ audit_facility(const char *s)
 	return -1;
 }
 
+/* An -O option keyward knows, by its name (the part before any '='). */
+static int
+known_option(const char *s, size_t n)
+{
+	static const char *const names[] = {
+		"audit", "audit-sync", "audit-facility", "audit-tag",
+		"audit-socket", "audit-key", "policy", "confirm-timeout",
+		"touch-timeout", "allow-remote-pkcs11", "allow-remote-manage",
+		"no-restrict-websafe", "websafe-allow",
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == n && strncmp(s, names[i], n) == 0)
+			return 1;
+	return 0;
+}
+
 long
 parse_lifetime(const char *s)
 {
@@ -175,6 +191,13 @@ options_parse(int argc, char **argv, struct options *o)
 					return 255;
 				}
 				o->websafe_allow = optarg + 14;
+			} else if (strchr(optarg, '=') != NULL && known_option(optarg,
+			    (size_t)(strchr(optarg, '=') - optarg))) {
+				/* a known option with a bad or empty value, or a
+				 * value where it takes none: say which */
+				fprintf(stderr, "keyward: Invalid value for -O %.*s\n",
+				    (int)(strchr(optarg, '=') - optarg), optarg);
+				return 255;
 			} else {
 				fprintf(stderr, "keyward: Unknown -O option\n");
 				return 255;

@@ -279,7 +279,7 @@ setup_options(int argc, char **argv)
 	/* The audit trail is opened now, before the daemon changes to / and
 	 * before any sandbox closes; only policy's auditor will hold it. */
 	if (open_audit(&pargs) != 0)
-		return 1;
+		return 255; /* an invalid -O, as keyward(1) EXIT STATUS says */
 	/* A policy file that cannot be read or parsed is an invalid -O. */
 	if (read_rules() != 0)
 		return 255;
