@@ -225,7 +225,7 @@ policy_from_monitor(struct policy *P, const uint8_t *p, size_t n)
 		return;
 	}
 	/* Before the lock: a forwarded unlock is no guess at all. */
-	if ((f & F_MANAGE) && c.conn != NULL && conn_forwarded(c.conn) &&
+	if ((f & F_MANAGE) && c.conn != NULL && bindings_forwarded(&c.conn->bind) &&
 	    !P->args.allow_remote_manage) {
 		log_info("connection %u: %s refused: the connection is forwarded "
 		    "(keyward -O allow-remote-manage allows it)", c.h.conn,

@@ -37,18 +37,6 @@ conn_remote(const struct conn *c)
 	return c->bind.attempted || c->bind.n > 0;
 }
 
-/* Forwarded: the connection's first session-bind carries the forwarding
- * flag (the user's ssh made it for a forwarded channel), or a session-bind
- * was tried and failed, so keyward cannot tell: fail closed. As the rules'
- * "origin forwarded" (ruling.c). */
-static inline int
-conn_forwarded(const struct conn *c)
-{
-	if (c->bind.n == 0)
-		return c->bind.attempted;
-	return c->bind.b[0].forwarding;
-}
-
 struct lockstate {
 	int locked;
 	uint8_t salt[LOCK_SALT_LEN];
