@@ -7,8 +7,8 @@
 #define KEYWARD_CRYPTO_H
 
 #include "ipc/buf.h"
-#include "ipc/sksig.h"
-#include "ipc/sshkey.h"
+#include "keys/sksig.h"
+#include "keys/sshkey.h"
 
 #include <openssl/evp.h>
 #include <openssl/param_build.h>
@@ -31,7 +31,7 @@ int sig_alg_is_ecdsa(enum sig_alg alg);
  * alg_out is given, it receives the algorithm the blob named. */
 int sig_verify(const struct pubkey *k, struct slice sig, struct slice data,
     enum sig_alg *alg_out);
-/* Verify a FIDO signature blob (ipc/sksig.h) over data with the sk key
+/* Verify a FIDO signature blob (keys/sksig.h) over data with the sk key
  * k (plain or certificate): the authenticator signed SHA-256(k's
  * application) || flags || counter || SHA-256(data) -- Ed25519 those
  * SK_MESSAGE_LEN bytes, ECDSA P-256 their SHA-256. 0 if valid, and then

@@ -4,7 +4,7 @@
  * helper's answer becomes. The keyholder makes them (keyholder/privkey.c).
  */
 #include "crypto/crypto.h"
-#include "ipc/fphash.h"
+#include "keys/fphash.h"
 
 #include <openssl/bn.h>
 #include <openssl/ecdsa.h>

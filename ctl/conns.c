@@ -4,9 +4,9 @@
  * the terminal; the JSON form is its JSON string, so every line parses.
  */
 #include "ctl/conns.h"
-#include "ipc/agent.h"
+#include "wire/agent.h"
 #include "ipc/limits.h"
-#include "ipc/peer.h"
+#include "wire/peer.h"
 #include "ipc/text.h"
 
 #include <inttypes.h>

@@ -1,14 +1,14 @@
 /*
  * conns.h - keyward-ctl connections: the CONNS_EXTENSION request, its
- * reply decoded whole (ipc/conns.h) and the two listings of it, a table
+ * reply decoded whole (wire/conns.h) and the two listings of it, a table
  * and JSON lines. Every string in the reply is text a client of the agent
  * chose (its executable, its command line): escaped on the way out.
  */
 #ifndef KEYWARD_CTL_CONNS_H
 #define KEYWARD_CTL_CONNS_H
 
-#include "ctl/inspect.h"
-#include "ipc/conns.h"
+#include "ctl/constraints.h"
+#include "wire/conns.h"
 
 #include <stdio.h>
 

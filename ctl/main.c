@@ -1,18 +1,18 @@
 /*
  * main.c - keyward-ctl: ask the agent on SSH_AUTH_SOCK (or -a) for its
- * identities with their constraints (INSPECT_EXTENSION, ipc/inspect.h) and
+ * identities with their constraints (INSPECT_EXTENSION, wire/constraints.h) and
  * print them like ssh-add -l, or as JSON; load or show its rules
  * (POLICY_EXTENSION); list its connections (CONNS_EXTENSION,
- * ipc/conns.h); keygen, verify and tail the audit trail (ctl/audit.c,
+ * wire/conns.h); keygen, verify and tail the audit trail (ctl/audit.c,
  * no agent needed). It trusts the agent for nothing but the answer's content:
  * one frame, at most AGENT_MAX_FRAME bytes, within CTL_REPLY_TIMEOUT_MS,
  * decoded whole before anything is printed.
  */
 #include "ctl/audit.h"
 #include "ctl/conns.h"
-#include "ctl/inspect.h"
+#include "ctl/constraints.h"
 #include "ctl/print.h"
-#include "ipc/agent.h"
+#include "wire/agent.h"
 #include "ipc/limits.h"
 #include "ipc/text.h"
 #include "rules/rules.h"

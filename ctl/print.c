@@ -6,7 +6,7 @@
  * the JSON form is its JSON string, so the output always parses.
  */
 #include "ctl/print.h"
-#include "ipc/inspect.h"
+#include "wire/constraints.h"
 #include "ipc/limits.h"
 #include "ipc/text.h"
 

@@ -6,7 +6,7 @@
 #ifndef KEYWARD_CTL_PRINT_H
 #define KEYWARD_CTL_PRINT_H
 
-#include "ipc/inspect.h"
+#include "wire/constraints.h"
 
 #include <stdio.h>
 

@@ -37,7 +37,7 @@
 #define AGENT_MAX_SK_RESERVED      1024          /* reserved string bytes */
 
 /* A fingerprint with its NUL: at the longest "SHA512:" and 86 base64
- * characters (spec §4.5, ipc/fphash.h). */
+ * characters (spec §4.5, keys/fphash.h). */
 #define FP_TEXT_MAX                96
 
 /* Inter-process messages: a client frame plus our own small header. */
@@ -107,7 +107,7 @@
                                                   * workers are woken to what
                                                   * they brought (main.c) */
 
-/* FIDO token helper (keyward-sk, ipc/token.h): one request, one reply. */
+/* FIDO token helper (keyward-sk, wire/token.h): one request, one reply. */
 #define TOKEN_MAX_APPLICATION      1024          /* "ssh:..." or a web origin */
 #define TOKEN_MAX_KEY_HANDLE       1024          /* CTAP2 credential ids are
                                                   * at most 1023 bytes */
@@ -150,7 +150,7 @@
                                                   * provider's helper; more:
                                                   * refused */
 
-/* PKCS#11 token helper (keyward-pkcs11, ipc/pkcs11.h): one long-lived
+/* PKCS#11 token helper (keyward-pkcs11, wire/pkcs11.h): one long-lived
  * process per provider, one datagram a request and a reply. A listing
  * must fit one SOCK_SEQPACKET datagram (chan_setup_fd's IPC_SOCKBUF). */
 #define P11_MAX_PIN                255           /* a user or context PIN */
@@ -176,7 +176,7 @@
  * x86_64 and arm64 syscall is below it; above, the number alone). */
 #define SANDBOX_SYSCALL_NAMES      1024
 
-/* Caller identity (keyward-peer, ipc/peer.h): what the inspector reads
+/* Caller identity (keyward-peer, wire/peer.h): what the inspector reads
  * of one connection's peer and answers; fixed buffers, so the work of one
  * request is bounded whatever the peer's /proc holds. */
 #define PEER_MAX_PID               4194304       /* the kernel's PID_MAX_LIMIT */
@@ -250,7 +250,7 @@
 #define RULES_MAX_REMEMBERED       256           /* remembered confirmations; the
                                                   * oldest is forgotten first */
 
-/* keyward-ctl's answers (ipc/conns.h, POLICY_EXTENSION in ipc/agent.h):
+/* keyward-ctl's answers (wire/conns.h, POLICY_EXTENSION in wire/agent.h):
  * one agent frame each, with room for the reply's type and name. A
  * connection listing that would not fit lists the first ones and says
  * how many there were. */

@@ -11,7 +11,7 @@
  *   - it gets exactly the fds it is given, at 3, 4, ... in order, and
  *     0-2; every other fd is closed before it runs a line of its own;
  *   - a helper binary is found beside the running program or in
- *     LIBEXECDIR, and checks its own argument list (ipc/args.h) whole.
+ *     LIBEXECDIR, and checks its own argument list (wire/args.h) whole.
  */
 #ifndef KEYWARD_SPAWN_H
 #define KEYWARD_SPAWN_H

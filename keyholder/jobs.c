@@ -19,7 +19,7 @@
  */
 #include "keyholder/jobs.h"
 #include "ipc/limits.h"
-#include "ipc/sshkey.h"
+#include "keys/sshkey.h"
 
 #include <stdlib.h>
 

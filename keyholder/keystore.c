@@ -6,8 +6,8 @@
 #include "keyholder/keystore.h"
 #include "keyholder/privkey.h"
 #include "ipc/log.h"
-#include "ipc/msg.h"
-#include "ipc/sshkey.h"
+#include "wire/msg.h"
+#include "keys/sshkey.h"
 
 #include <openssl/crypto.h>
 #include <openssl/rand.h>

@@ -8,12 +8,12 @@
  * that pipelines nor a 16384-bit key delays another client's signature.
  */
 #include "crypto/crypto.h"
-#include "ipc/args.h"
+#include "wire/args.h"
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
 #include "ipc/secmem.h"
-#include "ipc/msg.h"
+#include "wire/msg.h"
 #include "keyholder/jobs.h"
 #include "keyholder/keystore.h"
 #include "seccomp/sandbox.h"
@@ -317,7 +317,7 @@ main(int argc, char **argv)
 	size_t n;
 	int r;
 
-	/* keyward gives exactly one argument list (ipc/args.h) */
+	/* keyward gives exactly one argument list (wire/args.h) */
 	if (args_keyholder_decode(argc, argv, &args) != 0) {
 		fprintf(stderr, "keyward-keyholder is started by keyward, not by hand\n");
 		return 1;

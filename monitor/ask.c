@@ -1,7 +1,7 @@
 /*
  * ask.c - who is at the other end of a connection: the monitor takes a
  * pidfd of each client's process at accept and asks keyward-peer, the
- * caller-identity inspector (ipc/peer.h), then passes the answer to policy
+ * caller-identity inspector (wire/peer.h), then passes the answer to policy
  * (MSG_PEER) before the connection's first request is dispatched.
  *
  * Design. The pidfd is taken at once (SO_PEERPIDFD, else pidfd_open of the
@@ -19,8 +19,8 @@
  * served at once as unavailable. Nothing here ends the monitor.
  */
 #include "ipc/log.h"
-#include "ipc/msg.h"
-#include "ipc/peer.h"
+#include "wire/msg.h"
+#include "wire/peer.h"
 #include "monitor/ask.h"
 #include "monitor/monitor.h"
 

@@ -4,8 +4,8 @@
  * errors and exit statuses (spec §11.1, §11.9).
  */
 #include "monitor/options.h"
-#include "ipc/args.h"
-#include "ipc/fphash.h"
+#include "wire/args.h"
+#include "keys/fphash.h"
 
 #include <ctype.h>
 #include <limits.h>

@@ -6,10 +6,10 @@
  * refused at the edge and policy receives only well-typed requests.
  */
 #include "monitor/proto.h"
-#include "ipc/dest.h"
+#include "keys/dest.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
-#include "ipc/sshkey.h"
+#include "keys/sshkey.h"
 
 #include <string.h>
 
@@ -258,7 +258,7 @@ req_bind(struct req_ctx *c)
 	return FORWARD;
 }
 
-/* POLICY_EXTENSION (ipc/agent.h): string sub-command, then for "load"
+/* POLICY_EXTENSION (wire/agent.h): string sub-command, then for "load"
  * the rules text. Policy parses the text; a text longer than any rules
  * file may be is refused here, like any malformed request. */
 static int

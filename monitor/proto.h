@@ -6,9 +6,9 @@
 #ifndef KEYWARD_PROTO_H
 #define KEYWARD_PROTO_H
 
-#include "ipc/agent.h"
+#include "wire/agent.h"
 #include "ipc/buf.h"
-#include "ipc/msg.h"
+#include "wire/msg.h"
 
 /* Turn one client request payload (type byte first) into an IPC message
  * for policy in ipc (header already begun by the caller is replaced).

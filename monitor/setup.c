@@ -5,7 +5,7 @@
  */
 #include "crypto/auditchain.h"
 #include "ipc/log.h"
-#include "ipc/msg.h"
+#include "wire/msg.h"
 #include "monitor/ask.h"
 #include "monitor/monitor.h"
 #include "monitor/setup.h"

@@ -7,7 +7,7 @@
 #ifndef KEYWARD_MONITOR_SPAWN_H
 #define KEYWARD_MONITOR_SPAWN_H
 
-#include "ipc/args.h"
+#include "wire/args.h"
 
 #include <stddef.h>
 #include <sys/types.h>

@@ -4,7 +4,7 @@
  * with fd 3 a SOCK_SEQPACKET socket to its requester. It sandboxes itself
  * (Landlock: read beneath /proc, nothing else; its own seccomp filter; no
  * capabilities; no_new_privs), then answers requests one at a time in the
- * order they came (ipc/peer.h): who is this pid, read through the pidfd
+ * order they came (wire/peer.h): who is this pid, read through the pidfd
  * that came with the request. The requester closing the channel ends it.
  * Trusts: nothing it reads in /proc (a peer names itself); the requester's
  * pid and uid only as far as the pidfd and /proc agree with them.
@@ -18,12 +18,12 @@
  * that reads text a peer chose (stat, status, cmdline) stays in the
  * inspector, under Landlock.
  */
-#include "ipc/args.h"
+#include "wire/args.h"
 #include "ipc/buf.h"
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
-#include "ipc/peer.h"
+#include "wire/peer.h"
 #include "ipc/spawn.h"
 #include "peer/proc.h"
 #include "seccomp/sandbox.h"

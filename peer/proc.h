@@ -9,7 +9,7 @@
 #define KEYWARD_PEER_PROC_H
 
 #include "ipc/limits.h"
-#include "ipc/peer.h"
+#include "wire/peer.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@
 #ifndef KEYWARD_AUDIT_H
 #define KEYWARD_AUDIT_H
 
-#include "ipc/args.h"
+#include "wire/args.h"
 #include "policy/policy.h"
 #include "policy/ruling.h"
 #include "policy/token.h"

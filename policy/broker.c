@@ -27,12 +27,12 @@
  * touch timeout (then it is killed), fails what it had and is reported
  * (MSG_R_P11_GONE): policy drops that provider's keys, and only those.
  */
-#include "ipc/args.h"
+#include "wire/args.h"
 #include "ipc/clock.h"
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
-#include "ipc/msg.h"
+#include "wire/msg.h"
 #include "ipc/spawn.h"
 #include "policy/broker.h"
 #include "policy/broker_int.h"

@@ -5,7 +5,7 @@
 #ifndef KEYWARD_BROKER_H
 #define KEYWARD_BROKER_H
 
-#include "ipc/args.h"
+#include "wire/args.h"
 
 /* Fork the broker; returns policy's end of its channel. */
 int broker_spawn(const struct policy_args *a);

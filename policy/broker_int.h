@@ -9,7 +9,7 @@
 #include "ipc/buf.h"
 #include "ipc/chan.h"
 #include "ipc/limits.h"
-#include "ipc/msg.h"
+#include "wire/msg.h"
 
 #include <stdint.h>
 #include <sys/types.h>

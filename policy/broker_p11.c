@@ -4,11 +4,11 @@
  * that ends or stalls is reported so that policy drops its keys alone
  * (broker.c).
  */
-#include "ipc/args.h"
+#include "wire/args.h"
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
-#include "ipc/msg.h"
+#include "wire/msg.h"
 #include "ipc/spawn.h"
 #include "policy/broker_int.h"
 

@@ -2,11 +2,11 @@
  * broker_sk.c - the broker's FIDO signatures: one keyward-sk a signature,
  * its one reply relayed, killed at the touch timeout (broker.c).
  */
-#include "ipc/args.h"
+#include "wire/args.h"
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
-#include "ipc/msg.h"
+#include "wire/msg.h"
 #include "ipc/spawn.h"
 #include "policy/broker_int.h"
 

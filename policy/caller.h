@@ -1,6 +1,6 @@
 /*
  * caller.h - who is at the other end of a connection, as keyward-peer
- * read it (ipc/peer.h) and the monitor passed it on (MSG_PEER): kept with
+ * read it (wire/peer.h) and the monitor passed it on (MSG_PEER): kept with
  * the connection, shown in prompts, refusal logs, audit records and
  * keyward-ctl's connection list, matched by rules (rules/rules.h).
  *
@@ -15,7 +15,7 @@
 
 #include "ipc/buf.h"
 #include "ipc/limits.h"
-#include "ipc/peer.h"
+#include "wire/peer.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,13 +1,13 @@
 /*
  * destset.c - the destination set of a key, built from the
- * restrict-destination constraints of its ADD (spec §6.6): ipc/dest.c has
+ * restrict-destination constraints of its ADD (spec §6.6): keys/dest.c has
  * checked their structure; here every host key is decoded in full
  * (certificates verified, points on their curves) and kept in canonical
  * form, for hop.c to match hops against. Trusts nothing in the list.
  */
 #include "crypto/crypto.h"
-#include "ipc/dest.h"
-#include "ipc/sshkey.h"
+#include "keys/dest.h"
+#include "keys/sshkey.h"
 #include "policy/hop.h"
 
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  * was attempted) are flags the dispatcher enforces: no handler repeats
  * them, and a new row cannot forget them.
  */
-#include "ipc/agent.h"
+#include "wire/agent.h"
 #include "ipc/log.h"
 #include "policy/audit.h"
 #include "policy/dispatch.h"
@@ -212,7 +212,7 @@ policy_from_monitor(struct policy *P, const uint8_t *p, size_t n)
 			ctx_reply(&c, ST_FAIL);
 		return;
 	}
-	/* keyward's own extensions (ipc/agent.h): conn 0 is the monitor's
+	/* keyward's own extensions (wire/agent.h): conn 0 is the monitor's
 	 * start-up rules, never a client's. */
 	if ((f & F_OWNER) && c.conn != NULL && c.conn->bind.attempted) {
 		log_info("connection %u: keyward's own request (message %u) "

@@ -5,7 +5,7 @@
  */
 #include "policy/hop.h"
 #include "ipc/log.h"
-#include "ipc/sshkey.h"
+#include "keys/sshkey.h"
 #include "policy/userauth.h"
 #include "rules/match.h"
 

@@ -89,7 +89,7 @@ const char *bind_add(struct bindings *C, struct slice hostkey,
 void bindings_free(struct bindings *C);
 
 /* destset.c: build a dest_set from a constraint_list (checked again by
- * ipc/dest.c); the host keys are fully decoded (certificates verified,
+ * keys/dest.c); the host keys are fully decoded (certificates verified,
  * points checked) and kept canonical. -1 with *why on failure. */
 int dest_set_build(struct dest_set *d, struct slice list, const char **why);
 void dest_set_free(struct dest_set *d);

@@ -7,7 +7,7 @@
 #define KEYWARD_IDENTITY_H
 
 #include "ipc/buf.h"
-#include "ipc/sshkey.h"
+#include "keys/sshkey.h"
 #include "policy/hop.h"
 
 #include <stdint.h>
@@ -49,7 +49,7 @@ struct idtable {
 char *str_dup(const char *s);
 
 void idt_init(struct idtable *t);
-/* blob in canonical form (key_canonical, ipc/sshkey.h): keys are found by
+/* blob in canonical form (key_canonical, keys/sshkey.h): keys are found by
  * their bytes. */
 struct identity *idt_find(const struct idtable *t, struct slice blob);
 /* Append a new identity (takes ownership). -1 on allocation failure. */

@@ -5,12 +5,12 @@
  * the latter only to connections that never attempted a session-bind:
  * what a key may do is its owner's business, not that of the hosts it is
  * forwarded to. So is CONNS_EXTENSION, the open connections and their
- * callers (ipc/conns.h): who else uses the agent is the owner's business.
+ * callers (wire/conns.h): who else uses the agent is the owner's business.
  */
 #include "crypto/crypto.h"
-#include "ipc/agent.h"
-#include "ipc/conns.h"
-#include "ipc/inspect.h"
+#include "wire/agent.h"
+#include "wire/conns.h"
+#include "wire/constraints.h"
 #include "ipc/log.h"
 #include "policy/dispatch.h"
 #include "rules/scope.h"
@@ -89,7 +89,7 @@ list_id(const struct policy *P, const struct identity *id, uint64_t now,
 	return 0;
 }
 
-/* Every identity as ipc/inspect.h lists it, the hop keys' fingerprints
+/* Every identity as wire/constraints.h lists it, the hop keys' fingerprints
  * in *fps (the caller frees both). */
 static int
 listing(const struct policy *P, struct inspect_list *l, char **fps)
@@ -157,7 +157,7 @@ any_host_name(const struct policy *P, struct slice K, time_t now)
 	return NULL;
 }
 
-/* One connection as ipc/conns.h lists it, into w. */
+/* One connection as wire/conns.h lists it, into w. */
 static void
 list_conn(const struct policy *P, const struct conn *cn, time_t now,
     struct wb *w)

@@ -6,7 +6,7 @@
  * means the agent is going: exit.
  */
 #include "crypto/crypto.h"
-#include "ipc/fphash.h"
+#include "keys/fphash.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
 #include "policy/audit.h"
@@ -47,7 +47,7 @@ drain(struct chan *c, const char *peer,
 	}
 }
 
-/* keyward starts policy with exactly one argument list (ipc/args.h);
+/* keyward starts policy with exactly one argument list (wire/args.h);
  * anything else is refused whole, so what runs is what was tested. */
 static void
 parse_args(int argc, char **argv)

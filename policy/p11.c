@@ -18,7 +18,7 @@
  */
 #include "crypto/crypto.h"
 #include "ipc/log.h"
-#include "ipc/pkcs11.h"
+#include "wire/pkcs11.h"
 #include "ipc/text.h"
 #include "policy/audit.h"
 #include "policy/describe.h"

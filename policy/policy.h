@@ -7,10 +7,10 @@
 #ifndef KEYWARD_POLICY_H
 #define KEYWARD_POLICY_H
 
-#include "ipc/args.h"
+#include "wire/args.h"
 #include "ipc/chan.h"
 #include "ipc/limits.h"
-#include "ipc/msg.h"
+#include "wire/msg.h"
 #include "policy/caller.h"
 #include "policy/identity.h"
 #include "policy/pending.h"
@@ -52,7 +52,7 @@ struct policy {
 	int audit_on;
 	const char *fp_hash;
 	long default_lifetime;  /* seconds, <= 0: none */
-	struct policy_args args;        /* as keyward started us (ipc/args.h) */
+	struct policy_args args;        /* as keyward started us (wire/args.h) */
 	struct idtable ids;
 	size_t cut_told;                /* the key count an identity list was
 	                                 * last logged as cut at, 0: never */

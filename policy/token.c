@@ -17,9 +17,9 @@
  */
 #include "crypto/crypto.h"
 #include "ipc/log.h"
-#include "ipc/sksig.h"
+#include "keys/sksig.h"
 #include "ipc/text.h"
-#include "ipc/token.h"
+#include "wire/token.h"
 #include "policy/audit.h"
 #include "policy/describe.h"
 #include "policy/dispatch.h"

@@ -5,7 +5,7 @@
 #ifndef KEYWARD_TOKEN_POLICY_H
 #define KEYWARD_TOKEN_POLICY_H
 
-#include "ipc/msg.h"
+#include "wire/msg.h"
 
 struct policy;
 struct pending;

@@ -3,7 +3,7 @@
  * is read through the one reader; anything else is "not userauth".
  */
 #include "policy/userauth.h"
-#include "ipc/sshkey.h"
+#include "keys/sshkey.h"
 
 #include <string.h>
 

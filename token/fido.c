@@ -6,12 +6,12 @@
  * nothing and walks no /sys. When asked, it picks the token that knows the
  * key handle (a silent probe when there are several, so only the right
  * token blinks) and asks it for one assertion. Trusts the request only as
- * far as ipc/token.c's decoder checked it; trusts the token's answer to
+ * far as wire/token.c's decoder checked it; trusts the token's answer to
  * be a signature, which policy verifies.
  */
 #include "ipc/limits.h"
 #include "ipc/log.h"
-#include "ipc/token.h"
+#include "wire/token.h"
 #include "token/fido.h"
 
 #include <errno.h>

@@ -3,11 +3,11 @@
  * (p11keys.h): private key objects of the types SSH signs with, each with
  * its public half as an SSH public key blob (spec §4.2) and its label.
  * Trusts: nothing the module says beyond what is checked here; each
- * blob is parsed back (ipc/sshkey.c) before it is listed.
+ * blob is parsed back (keys/sshkey.c) before it is listed.
  */
 #include "ipc/limits.h"
 #include "ipc/log.h"
-#include "ipc/pkcs11.h"
+#include "wire/pkcs11.h"
 #include "token/p11keys.h"
 
 #include <string.h>

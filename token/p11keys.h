@@ -8,7 +8,7 @@
 #define KEYWARD_P11KEYS_H
 
 #include "ipc/limits.h"
-#include "ipc/sshkey.h"
+#include "keys/sshkey.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -19,7 +19,7 @@ struct p11key {
 	CK_SESSION_HANDLE sess;
 	CK_OBJECT_HANDLE obj;
 	enum key_kind kind;
-	uint32_t flags;                 /* P11_KEY_* (ipc/pkcs11.h) */
+	uint32_t flags;                 /* P11_KEY_* (wire/pkcs11.h) */
 	uint8_t blob[P11_MAX_KEY_BLOB]; /* the public key, spec §4.2 */
 	size_t blob_len;
 	char label[P11_MAX_LABEL];      /* CKA_LABEL, cut at its first NUL

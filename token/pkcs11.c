@@ -4,20 +4,20 @@
  * PROVIDER" with fd 3 a SOCK_SEQPACKET socket to policy. It loads the
  * module (a path policy has already resolved and checked against -P),
  * initialises it, sandboxes itself, and then serves policy's requests one
- * at a time (ipc/pkcs11.h): LOGIN, which lists the tokens' keys, then
+ * at a time (wire/pkcs11.h): LOGIN, which lists the tokens' keys, then
  * SIGN with one of them. It ends when policy closes fd 3.
- * Trusts: policy's requests only after ipc/pkcs11.c decoded them; the
+ * Trusts: policy's requests only after wire/pkcs11.c decoded them; the
  * module with everything this process has (its tokens' sessions, and a
  * PIN for as long as one login takes).
  */
-#include "ipc/args.h"
+#include "wire/args.h"
 #include "ipc/buf.h"
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
 #include "ipc/secmem.h"
-#include "ipc/pkcs11.h"
-#include "ipc/sshkey.h"
+#include "wire/pkcs11.h"
+#include "keys/sshkey.h"
 #include "seccomp/sandbox.h"
 #include "token/helper.h"
 #include "token/p11keys.h"
@@ -573,7 +573,7 @@ main(int argc, char **argv)
 	struct pkcs11_args args;
 	int rc;
 
-	/* keyward gives exactly one argument list (ipc/args.h); a provider
+	/* keyward gives exactly one argument list (wire/args.h); a provider
 	 * that is not an absolute path is refused there, and one that is
 	 * not its own realpath or not a file, here. */
 	if (args_pkcs11_decode(argc, argv, &args) != 0) {

@@ -8,16 +8,16 @@
  * reply and exits. So it never sees another key, a token that hangs dies
  * with its process (policy's timer), and a PIN never outlives the
  * signature it was typed for.
- * Trusts: policy's request only after ipc/token.c decoded it; the
+ * Trusts: policy's request only after wire/token.c decoded it; the
  * middleware with everything this process has (which is that request).
  */
-#include "ipc/args.h"
+#include "wire/args.h"
 #include "ipc/buf.h"
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
 #include "ipc/secmem.h"
-#include "ipc/token.h"
+#include "wire/token.h"
 #include "seccomp/sandbox.h"
 #include "token/helper.h"
 #include "token/fido.h"
@@ -182,7 +182,7 @@ magnitude(const uint8_t *p, size_t n)
 }
 
 /* The middleware's answer as reply parts, when it has the parts its
- * algorithm's signature has (ipc/token.c's decoder checks them again at
+ * algorithm's signature has (wire/token.c's decoder checks them again at
  * policy); -1 when it does not. */
 static int
 response_parts(uint32_t alg, const struct sk_sign_response *resp,
@@ -268,7 +268,7 @@ main(int argc, char **argv)
 	struct sk_args args;
 	int debug;
 
-	/* keyward gives exactly one argument list (ipc/args.h); a provider
+	/* keyward gives exactly one argument list (wire/args.h); a provider
 	 * that is not "internal" or an absolute path is refused there, and
 	 * one that is not its own realpath or not a file, here. */
 	if (args_sk_decode(argc, argv, &args) != 0) {

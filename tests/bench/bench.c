@@ -30,7 +30,7 @@
  * BENCH_QUICK=1 in the environment: fewer rounds and iterations (< 30 s).
  */
 #include "ipc/buf.h"
-#include "ipc/sshkey.h"
+#include "keys/sshkey.h"
 #include "tests/hostile/client.h"
 
 #include <openssl/bn.h>

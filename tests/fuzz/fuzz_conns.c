@@ -1,7 +1,7 @@
 /*
  * fuzz_conns.c - libFuzzer harness for the CONNS_EXTENSION answer that
- * keyward-ctl reads from whatever listens on SSH_AUTH_SOCK (ipc/conns.c,
- * ctl/conns.c). Input: the body of the answer (ipc/conns.h). On every
+ * keyward-ctl reads from whatever listens on SSH_AUTH_SOCK (wire/conns.c,
+ * ctl/conns.c). Input: the body of the answer (wire/conns.h). On every
  * input:
  *
  *  the body decodes (conns_decode) exactly when the whole reply around it
@@ -19,9 +19,9 @@
  * named with escapes, a cut listing.
  */
 #include "ctl/conns.h"
-#include "ipc/agent.h"
+#include "wire/agent.h"
 #include "ipc/buf.h"
-#include "ipc/conns.h"
+#include "wire/conns.h"
 #include "ipc/limits.h"
 
 #include <stdint.h>

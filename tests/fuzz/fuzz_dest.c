@@ -1,6 +1,6 @@
 /*
  * fuzz_dest.c - libFuzzer harness for destination constraints (spec §6.6,
- * §7.2, §8): ipc/dest.c, policy/destset.c, policy/hop.c, policy/bind.c,
+ * §7.2, §8): keys/dest.c, policy/destset.c, policy/hop.c, policy/bind.c,
  * policy/userauth.c.
  * The first byte chooses what the rest is:
  *
@@ -25,9 +25,9 @@
  */
 #include "crypto/crypto.h"
 #include "ipc/buf.h"
-#include "ipc/dest.h"
+#include "keys/dest.h"
 #include "ipc/limits.h"
-#include "ipc/sshkey.h"
+#include "keys/sshkey.h"
 #include "policy/hop.h"
 #include "policy/userauth.h"
 #include "rules/match.h"

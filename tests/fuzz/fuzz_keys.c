@@ -1,6 +1,6 @@
 /*
  * fuzz_keys.c - libFuzzer harness for key, certificate and private-key
- * parsing (ipc/sshkey.c) and the crypto checks policy and the keyholder
+ * parsing (keys/sshkey.c) and the crypto checks policy and the keyholder
  * make on what parses (crypto/: pkey_public, cert_verify; keyholder/privkey.c: pkey_private).
  *
  * The whole input is tried two ways:
@@ -14,7 +14,7 @@
  *     bytes; its public half encodes; cert_verify on a certificate key;
  *     the private half is checked against the public half with libcrypto
  *     (pkey_private), as the keyholder does before it keeps a key;
- *  3. as a FIDO signature blob (ipc/sksig.h): what parses is written again
+ *  3. as a FIDO signature blob (keys/sksig.h): what parses is written again
  *     by the agent's encoder, sk_sig_encode, from the fields a token's
  *     middleware would give, which parses back to the same fields; then
  *     sk_sig_verify and sig_verify check it against two fixed FIDO keys
@@ -28,8 +28,8 @@
 #include "keyholder/privkey.h"
 #include "ipc/buf.h"
 #include "ipc/limits.h"
-#include "ipc/sksig.h"
-#include "ipc/sshkey.h"
+#include "keys/sksig.h"
+#include "keys/sshkey.h"
 
 #include <openssl/evp.h>
 #include <stdint.h>

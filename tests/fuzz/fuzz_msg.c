@@ -1,9 +1,9 @@
 /*
  * fuzz_msg.c - libFuzzer harness for every format that crosses a process
- * boundary (ipc/): the inter-process messages (ipc/msg.c), the
- * INSPECT_EXTENSION answer's body (ipc/inspect.c), the CONNS_EXTENSION
- * answer's body (ipc/conns.c), the extension names
- * (ipc/agent.c) and the fingerprint hash names (ipc/fphash.c). The input
+ * boundary (wire/): the inter-process messages (wire/msg.c), the
+ * INSPECT_EXTENSION answer's body (wire/constraints.c), the CONNS_EXTENSION
+ * answer's body (wire/conns.c), the extension names
+ * (wire/agent.c) and the fingerprint hash names (keys/fphash.c). The input
  * is one datagram as a process receives it: the header (msg_hdr_decode),
  * whose type byte - the first byte - selects the payload decoder its
  * receiver uses (MSG_R_INSPECT, MSG_R_CONNS: the blob, then the body in
@@ -18,13 +18,13 @@
  * trailing bytes, so the re-encoding is the payload byte for byte, except
  * for MSG_ADD, whose comment may lose one trailing NUL (rd_text).
  */
-#include "ipc/agent.h"
+#include "wire/agent.h"
 #include "ipc/buf.h"
-#include "ipc/conns.h"
-#include "ipc/fphash.h"
-#include "ipc/inspect.h"
+#include "wire/conns.h"
+#include "keys/fphash.h"
+#include "wire/constraints.h"
 #include "ipc/limits.h"
-#include "ipc/msg.h"
+#include "wire/msg.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -206,7 +206,7 @@ rt_kh_delete(struct rd *r, struct wb *w)
 	return 0;
 }
 
-/* The body of the INSPECT_EXTENSION answer (ipc/inspect.h). */
+/* The body of the INSPECT_EXTENSION answer (wire/constraints.h). */
 static int
 rt_inspect(struct rd *r, struct wb *w)
 {
@@ -250,7 +250,7 @@ rt_r_inspect(struct rd *r, struct wb *w)
 	return rc;
 }
 
-/* The body of the CONNS_EXTENSION answer (ipc/conns.h). */
+/* The body of the CONNS_EXTENSION answer (wire/conns.h). */
 static int
 rt_conns(struct rd *r, struct wb *w)
 {

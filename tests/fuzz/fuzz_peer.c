@@ -1,7 +1,7 @@
 /*
  * fuzz_peer.c - libFuzzer harness for the caller-identity inspector: the
  * reply the monitor decodes from a process that reads what hostile peers
- * put in /proc (ipc/peer.c), the request it decodes, and the parsers of
+ * put in /proc (wire/peer.c), the request it decodes, and the parsers of
  * /proc text a peer chooses (peer/proc.c: its comm is in stat, its argv is
  * its cmdline). The first byte chooses what the rest is:
  *
@@ -22,7 +22,7 @@
  */
 #include "ipc/buf.h"
 #include "ipc/limits.h"
-#include "ipc/peer.h"
+#include "wire/peer.h"
 #include "peer/proc.h"
 
 #include <stdint.h>

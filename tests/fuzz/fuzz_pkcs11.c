@@ -1,6 +1,6 @@
 /*
  * fuzz_pkcs11.c - libFuzzer harness for the PKCS#11 token helper's
- * requests and replies (ipc/pkcs11.c): keyward-pkcs11 decodes requests
+ * requests and replies (wire/pkcs11.c): keyward-pkcs11 decodes requests
  * from a policy that may be compromised, policy decodes replies from a
  * process that runs a third-party module. The first byte chooses what
  * the rest is:
@@ -19,8 +19,8 @@
  */
 #include "ipc/buf.h"
 #include "ipc/limits.h"
-#include "ipc/pkcs11.h"
-#include "ipc/sshkey.h"
+#include "wire/pkcs11.h"
+#include "keys/sshkey.h"
 
 #include <stdint.h>
 #include <stdio.h>

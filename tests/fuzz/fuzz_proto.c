@@ -17,11 +17,11 @@
  */
 #include "crypto/crypto.h"
 #include "ipc/buf.h"
-#include "ipc/dest.h"
+#include "keys/dest.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
-#include "ipc/msg.h"
-#include "ipc/sshkey.h"
+#include "wire/msg.h"
+#include "keys/sshkey.h"
 #include "monitor/proto.h"
 
 #include <stdint.h>

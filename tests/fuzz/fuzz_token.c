@@ -1,6 +1,6 @@
 /*
  * fuzz_token.c - libFuzzer harness for the token helper's request and
- * reply (ipc/token.c): keyward-sk decodes a request from a policy that
+ * reply (wire/token.c): keyward-sk decodes a request from a policy that
  * may be compromised, policy decodes a reply from a process that runs a
  * third-party library. The first byte chooses what the rest is:
  *
@@ -14,7 +14,7 @@
  */
 #include "ipc/buf.h"
 #include "ipc/limits.h"
-#include "ipc/token.h"
+#include "wire/token.h"
 
 #include <stdint.h>
 #include <stdio.h>

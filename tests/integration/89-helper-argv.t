@@ -1,6 +1,6 @@
 #!/bin/bash
 # keyward-policy and keyward-keyholder run only with the one argument list
-# keyward gives them (ipc/args.h); any other is refused at once, with
+# keyward gives them (wire/args.h); any other is refused at once, with
 # status 1 and one line, before a channel is touched. A table of argument
 # lists each helper must refuse; that they accept the right one is shown by
 # every other test (the agent starts) and by 91-hostile.t (which starts them

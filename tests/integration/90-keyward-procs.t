@@ -51,7 +51,7 @@ run ldd "$AGENT"
 unlike "$OUT" 'libcrypto' "ldd $AGENT lists no libcrypto"
 
 # Policy sees public keys only: it links no signing and no private-key
-# reading (keyholder/privkey.c, ipc/sshkey_private.c), and calls none of
+# reading (keyholder/privkey.c, keys/sshkey_private.c), and calls none of
 # libcrypto's (doc/threat-model.md). nm lists the defined and the imported
 # symbols; that it lists sig_verify shows it could read the binary.
 BIN=$(dirname "$AGENT")

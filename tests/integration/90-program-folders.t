@@ -2,7 +2,7 @@
 # Every program is one folder, every library a folder, and no program's
 # folder is linked into another program (issue 26). A program folder is
 # one with a C file defining main (monitor/, policy/, ctl/, token/...);
-# the others (ipc/, rules/, crypto/, seccomp/) are libraries.
+# the others (ipc/, keys/, wire/, rules/, crypto/, seccomp/) are libraries.
 #
 # Read from the programs as built ($KEYWARD_BUILD, with -g): the DWARF
 # compile units name every source file linked in, so each program must

@@ -45,7 +45,7 @@
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 
-#include "ipc/token.h"           /* algorithms and errors */
+#include "wire/token.h"           /* algorithms and errors */
 #include "token/skapi.h"         /* the published structures */
 
 #define SK_ALG_ECDSA            TOKEN_ALG_ECDSA

@@ -21,7 +21,7 @@
  *   hostile_monitor [BUILD_DIR]     (else $KEYWARD_BUILD, else ./build)
  *   HOSTILE_LOG=FILE                the helpers' stderr (default /dev/null)
  */
-#include "ipc/args.h"
+#include "wire/args.h"
 #include "ipc/limits.h"
 #include "tests/tools/engine.h"
 
@@ -134,7 +134,7 @@ static void
 start_pair(void)
 {
 	int mp[2], pk[2];
-	/* the argument lists keyward gives (ipc/args.h; no -t, no audit) */
+	/* the argument lists keyward gives (wire/args.h; no -t, no audit) */
 	static struct args_buf pb, kb;
 	char **pargv = args_policy_encode(&(struct policy_args){ .debug = 1,
 	    .fp_hash = "sha256", .default_lifetime = -1, .confirm_timeout = 60,

@@ -27,8 +27,8 @@
 #include "crypto/crypto.h"
 #include "ipc/buf.h"
 #include "ipc/limits.h"
-#include "ipc/pkcs11.h"
-#include "ipc/sshkey.h"
+#include "wire/pkcs11.h"
+#include "keys/sshkey.h"
 
 #include <errno.h>
 #include <poll.h>

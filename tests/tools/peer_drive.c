@@ -36,10 +36,10 @@
  * "recycled N" or "not recycled N"; at the end "exit N" or "signal N".
  * Exits 0 when every reply decoded, 1 otherwise, 2 on a usage error.
  */
-#include "ipc/args.h"
+#include "wire/args.h"
 #include "ipc/buf.h"
 #include "ipc/limits.h"
-#include "ipc/peer.h"
+#include "wire/peer.h"
 #include "ipc/spawn.h"
 #include "peer/proc.h"
 

@@ -19,7 +19,7 @@
  */
 #include "ipc/buf.h"
 #include "ipc/limits.h"
-#include "ipc/token.h"
+#include "wire/token.h"
 #include "token/skapi.h"
 
 #include <dlfcn.h>

@@ -1,10 +1,10 @@
 /*
- * test_agent.c - the extension table (ipc/agent.c): each name the monitor
+ * test_agent.c - the extension table (wire/agent.c): each name the monitor
  * forwards, the message it becomes and the reply that carries its answer,
  * byte-exact names, and the list policy answers "query" with.
  */
-#include "ipc/agent.h"
-#include "ipc/msg.h"
+#include "wire/agent.h"
+#include "wire/msg.h"
 #include "tests/unit/tap.h"
 
 #include <string.h>

@@ -1,9 +1,9 @@
 /*
- * test_args.c - the helpers' argument lists (ipc/args.h) round-trip, and
+ * test_args.c - the helpers' argument lists (wire/args.h) round-trip, and
  * every list keyward would not have written is refused whole; and spawn()
  * (ipc/spawn.h) gives a child exactly the fds it is given.
  */
-#include "ipc/args.h"
+#include "wire/args.h"
 #include "ipc/spawn.h"
 #include "tests/unit/tap.h"
 

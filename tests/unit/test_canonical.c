@@ -1,10 +1,10 @@
 /*
- * test_canonical.c - key_canonical (ipc/sshkey.c), the one way keys are
+ * test_canonical.c - key_canonical (keys/sshkey.c), the one way keys are
  * compared (spec §4.5): a plain key re-encoded with minimal mpints, a
  * certificate whole as received, anything that does not parse refused.
  * Real keys made by OpenSSL; the blobs are built field by field here.
  */
-#include "ipc/sshkey.h"
+#include "keys/sshkey.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/testkeys.h"
 #include "tests/unit/wire.h"

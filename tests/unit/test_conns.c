@@ -1,7 +1,7 @@
 /*
- * test_conns.c - the CONNS_EXTENSION answer's body (ipc/conns.c), which
+ * test_conns.c - the CONNS_EXTENSION answer's body (wire/conns.c), which
  * keyward-ctl reads from whatever listens on SSH_AUTH_SOCK: the encoder
- * writes the layout of ipc/conns.h field for field, decode and encode are
+ * writes the layout of wire/conns.h field for field, decode and encode are
  * inverses, and every malformed body is refused with its reason:
  * truncations, lengths and counts past the bytes left or past their
  * limits, trailing bytes, NULs in text, bools other than 0 and 1, an
@@ -9,9 +9,9 @@
  * open. Names from the spec's examples: perseus reaches scylla and
  * charybdis.
  */
-#include "ipc/conns.h"
+#include "wire/conns.h"
 #include "ipc/limits.h"
-#include "ipc/peer.h"
+#include "wire/peer.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/wire.h"
 

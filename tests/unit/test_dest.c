@@ -3,7 +3,7 @@
  * structural rules of dest_parse one at a time, the full key decode of
  * dest_set_build, the 1024-constraint limit, and every truncation.
  */
-#include "ipc/dest.h"
+#include "keys/dest.h"
 #include "policy/hop.h"
 #include "tests/unit/testkeys.h"
 #include "tests/unit/tap.h"

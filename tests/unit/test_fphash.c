@@ -1,10 +1,10 @@
 /*
- * test_fphash.c - the fingerprint hash names (ipc/fphash.c, spec §4.5):
+ * test_fphash.c - the fingerprint hash names (keys/fphash.c, spec §4.5):
  * -E takes sha256, md5, sha1, sha384 and sha512 in any case and gives
  * the canonical name; policy's argument list and crypto/sig.c take only
  * the canonical name; each hash has its label and form.
  */
-#include "ipc/fphash.h"
+#include "keys/fphash.h"
 #include "tests/unit/tap.h"
 
 #include <string.h>

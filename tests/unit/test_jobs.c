@@ -13,7 +13,7 @@
  */
 #include "keyholder/jobs.h"
 #include "ipc/limits.h"
-#include "ipc/sshkey.h"
+#include "keys/sshkey.h"
 #include "tests/unit/tap.h"
 
 #include <string.h>

@@ -1,11 +1,11 @@
 /*
- * test_msg.c - the inter-process messages (ipc/msg.c): every encoder's
+ * test_msg.c - the inter-process messages (wire/msg.c): every encoder's
  * output is what its decoder accepts, and every decoder refuses truncated
  * input, oversized lengths and trailing bytes, because the peer that sends
  * it may be compromised.
  */
 #include "ipc/limits.h"
-#include "ipc/msg.h"
+#include "wire/msg.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/wire.h"
 

@@ -1,5 +1,5 @@
 /*
- * test_peer.c - the caller-identity inspector: its protocol (ipc/peer.c)
+ * test_peer.c - the caller-identity inspector: its protocol (wire/peer.c)
  * as a table of requests and replies the decoders take or refuse, every
  * truncation and trailing byte refused, encoders read back; its /proc text
  * parsers (peer/proc.c) on fixture strings a hostile process could make
@@ -9,7 +9,7 @@
  */
 #include "ipc/buf.h"
 #include "ipc/limits.h"
-#include "ipc/peer.h"
+#include "wire/peer.h"
 #include "peer/proc.h"
 #include "tests/unit/tap.h"
 

@@ -1,6 +1,6 @@
 /*
  * test_pkcs11msg.c - the PKCS#11 token helper's requests and replies
- * (ipc/pkcs11.c): what the encoders write the decoders read back; the
+ * (wire/pkcs11.c): what the encoders write the decoders read back; the
  * decoders refuse every truncation, trailing byte and stretched length,
  * every field outside its P11_* bound, a listed key that is no plain SSH
  * key, and a signature blob of another algorithm than the one asked for.
@@ -8,7 +8,7 @@
  * policy talks to clients.
  */
 #include "ipc/limits.h"
-#include "ipc/pkcs11.h"
+#include "wire/pkcs11.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/testkeys.h"
 #include "tests/unit/wire.h"

@@ -5,7 +5,7 @@
  */
 #include "ipc/limits.h"
 #include "ipc/log.h"
-#include "ipc/msg.h"
+#include "wire/msg.h"
 #include "monitor/proto.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/testkeys.h"
@@ -173,7 +173,7 @@ static const struct prow {
 	{ "27 session-bind with trailing bytes: MSG_BIND_BAD", RQ_BIND_TRAILING, 27, ED, 0, 1,
 	  NULL, MSG_BIND_BAD, 0 },
 	/* keyward's own: policy@keyward.dev "load" TEXT / "show", and
-	 * connections@keyward.dev (ipc/agent.h); arg: the text's bytes */
+	 * connections@keyward.dev (wire/agent.h); arg: the text's bytes */
 	{ "27 policy show: forwarded as MSG_POLICY_SHOW", RQ_POLICY, 27, 0, 0, 0, "show",
 	  MSG_POLICY_SHOW, 0 },
 	{ "27 policy show with trailing bytes: FAILURE", RQ_POLICY_TRAILING, 27, 0, 0, 0,

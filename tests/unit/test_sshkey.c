@@ -1,11 +1,11 @@
 /*
  * test_sshkey.c - key blobs, certificates and ADD private encodings
- * (ipc/sshkey.c) against spec §4.1-§4.4 and §4.6, with real keys made by
+ * (keys/sshkey.c) against spec §4.1-§4.4 and §4.6, with real keys made by
  * OpenSSL and encodings built field by field in the test.
  */
 #include "ipc/limits.h"
-#include "ipc/sksig.h"
-#include "ipc/sshkey.h"
+#include "keys/sksig.h"
+#include "keys/sshkey.h"
 #include "tests/unit/skvectors.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/testkeys.h"

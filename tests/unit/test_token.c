@@ -1,5 +1,5 @@
 /*
- * test_token.c - the token helper's request and reply (ipc/token.c): what
+ * test_token.c - the token helper's request and reply (wire/token.c): what
  * the encoders write the decoders read back; the decoders refuse every
  * truncation, trailing byte and stretched length, every field outside its
  * TOKEN_* bound, and a reply whose parts do not fit its algorithm. Both
@@ -7,7 +7,7 @@
  * talks to clients.
  */
 #include "ipc/limits.h"
-#include "ipc/token.h"
+#include "wire/token.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/wire.h"
 

@@ -16,7 +16,7 @@
 #include "crypto/crypto.h"
 #include "keyholder/privkey.h"
 #include "ipc/buf.h"
-#include "ipc/sshkey.h"
+#include "keys/sshkey.h"
 #include "tests/unit/wire.h"
 
 #include <openssl/bn.h>

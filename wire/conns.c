@@ -4,9 +4,9 @@
  * and against the bytes left before it allocates, and every string
  * against the limit the agent itself holds it to.
  */
-#include "ipc/conns.h"
+#include "wire/conns.h"
 #include "ipc/limits.h"
-#include "ipc/peer.h"
+#include "wire/peer.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,8 +2,8 @@
  * pkcs11.c - the PKCS#11 token helper's requests and replies (pkcs11.h):
  * encoders and decoders.
  */
-#include "ipc/pkcs11.h"
-#include "ipc/sshkey.h"
+#include "wire/pkcs11.h"
+#include "keys/sshkey.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /*
- * inspect.h - keyward-ctl's side of INSPECT_EXTENSION: the request, and
- * the reply around the body that ipc/inspect.h decodes. The reply comes
+ * constraints.h - keyward-ctl's side of INSPECT_EXTENSION: the request, and
+ * the reply around the body that wire/constraints.h decodes. The reply comes
  * from whatever listens on SSH_AUTH_SOCK, so nothing in it is trusted:
  * the whole frame is decoded and refused on the first error, trailing
  * bytes included.
@@ -9,7 +9,7 @@
 #define KEYWARD_CTL_INSPECT_H
 
 #include "ipc/buf.h"
-#include "ipc/inspect.h"
+#include "wire/constraints.h"
 
 enum inspect_answer {
 	INSPECT_LISTED,                 /* SSH_AGENT_EXTENSION_RESPONSE, decoded */

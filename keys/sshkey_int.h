@@ -1,11 +1,11 @@
 /*
- * sshkey_int.h - what ipc/sshkey.c shares with ipc/sshkey_private.c alone:
+ * sshkey_int.h - what keys/sshkey.c shares with keys/sshkey_private.c alone:
  * the field readers and writers both forms of a key use.
  */
 #ifndef KEYWARD_SSHKEY_INT_H
 #define KEYWARD_SSHKEY_INT_H
 
-#include "ipc/sshkey.h"
+#include "keys/sshkey.h"
 
 /* Set *why (if given) to msg; -1. */
 int key_fail(const char **why, const char *msg);

@@ -1,11 +1,11 @@
 /*
  * sshkey_private.c - the private key part of an ADD (spec §4.4): read by
  * the monitor (to find where it ends and what its public key is) and by
- * the keyholder, never by policy, which links ipc/ but not this object
+ * the keyholder, never by policy, which links keys/ but not this object
  * (tests/integration/90-keyward-procs.t checks with nm).
  */
-#include "ipc/sshkey.h"
-#include "ipc/sshkey_int.h"
+#include "keys/sshkey.h"
+#include "keys/sshkey_int.h"
 #include "ipc/limits.h"
 
 #include <string.h>

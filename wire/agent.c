@@ -2,8 +2,8 @@
  * agent.c - the extension requests keyward answers, one row each. A new
  * extension is a row here, a message in msg.h and a handler in policy.
  */
-#include "ipc/agent.h"
-#include "ipc/msg.h"
+#include "wire/agent.h"
+#include "wire/msg.h"
 
 #include <stddef.h>
 

@@ -3,9 +3,9 @@
  * trust nothing: the monitor may be compromised, so policy decodes what it
  * sends with the same strictness as a client frame.
  */
-#include "ipc/msg.h"
+#include "wire/msg.h"
 #include "ipc/limits.h"
-#include "ipc/sshkey.h"
+#include "keys/sshkey.h"
 
 #include <string.h>
 

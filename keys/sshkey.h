@@ -86,7 +86,7 @@ enum key_kind key_kind_base(enum key_kind kind);
  * failure *why (if given) says what was wrong, for the log. */
 int key_parse_public(struct slice blob, struct pubkey *k, const char **why);
 /* Parse the key part of an ADD message (§4.4) from r: the monitor and
- * the keyholder only (ipc/sshkey_private.c, which policy does not link). */
+ * the keyholder only (keys/sshkey_private.c, which policy does not link). */
 int key_parse_private(struct rd *r, struct privkey *k, const char **why);
 
 /* The canonical public blob: the certificate as received, or the plain key
@@ -106,7 +106,7 @@ enum sig_alg {
 	SIG_RSA_SHA1,
 	SIG_RSA_SHA256,
 	SIG_RSA_SHA512,
-	SIG_SK_ECDSA_P256,      /* made by an authenticator (ipc/sksig.h) */
+	SIG_SK_ECDSA_P256,      /* made by an authenticator (keys/sksig.h) */
 	SIG_SK_ED25519,
 };
 const char *sig_alg_name(enum sig_alg alg);

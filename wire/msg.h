@@ -28,7 +28,7 @@ enum msg_type {
 	MSG_P11_ADD,            /* msg_p11_add: ssh-add -s (20, 26) */
 	MSG_P11_REMOVE,         /* msg_blob: ssh-add -e (21), the provider */
 	MSG_PEER,               /* msg_blob: who the connection's peer is, a
-	                         * reply of keyward-peer (ipc/peer.h) as it
+	                         * reply of keyward-peer (wire/peer.h) as it
 	                         * came, or one the monitor made (unavailable);
 	                         * sent after MSG_OPEN, before any request */
 	MSG_POLICY_LOAD,        /* msg_blob: a rules file's text (keyward(5));
@@ -58,7 +58,7 @@ enum msg_type {
 	MSG_TK_SIGN,            /* msg_tk_sign: one signature by one token helper */
 	MSG_TK_CANCEL,          /* no payload; req: that of the MSG_TK_SIGN */
 	MSG_TK_P11_START,       /* msg_tk_sign: start a provider's keyward-pkcs11
-	                         * with its LOGIN request (ipc/pkcs11.h) */
+	                         * with its LOGIN request (wire/pkcs11.h) */
 	MSG_TK_P11_SIGN,        /* msg_tk_sign: a SIGN request for its helper */
 	MSG_TK_P11_STOP,        /* msg_blob: the provider; req 0, no answer */
 	/* replies, in any direction */
@@ -66,17 +66,17 @@ enum msg_type {
 	MSG_R_SIGNATURE,        /* msg_blob: SSH signature blob */
 	MSG_R_IDENTITIES,       /* msg_identities */
 	MSG_R_EXTENSIONS,       /* msg_blob: repeat{ string name } */
-	MSG_R_INSPECT,          /* msg_blob: the body of ipc/inspect.h */
+	MSG_R_INSPECT,          /* msg_blob: the body of wire/constraints.h */
 	MSG_R_SK_MATERIAL,      /* msg_sk_material: holds a key handle (secret) */
 	MSG_R_SECRET,           /* msg_blob: what askpass printed (wiped) */
 	MSG_R_PATH,             /* msg_blob: the resolved provider path */
-	MSG_R_TOKEN,            /* msg_blob: the token helper's reply (ipc/token.h) */
+	MSG_R_TOKEN,            /* msg_blob: the token helper's reply (wire/token.h) */
 	MSG_R_TOKEN_FAIL,       /* msg_tk_fail: no reply from a token helper */
 	MSG_R_P11_GONE,         /* msg_blob: a provider whose helper ended;
 	                         * req 0, from the broker unasked */
 	MSG_R_POLICY,           /* msg_blob: POLICY_EXTENSION's "show" body:
-	                         * string rules_text (ipc/agent.h) */
-	MSG_R_CONNS,            /* msg_blob: the body of ipc/conns.h */
+	                         * string rules_text (wire/agent.h) */
+	MSG_R_CONNS,            /* msg_blob: the body of wire/conns.h */
 	MSG_R_PUBKEY,           /* msg_blob: the public key the keyholder
 	                         * derived from an accepted MSG_KH_ADD */
 };
@@ -123,7 +123,7 @@ struct msg_kh_sign { uint64_t key_id; uint8_t alg; struct slice data; };
 struct msg_kh_delete { uint64_t key_id; };
 struct msg_kh_sk_material { uint64_t key_id; };
 /* What a token helper needs of one FIDO key to sign once: alg is
- * SK_ALG_* (ipc/sshkey.h), application is text, key_handle is secret. */
+ * SK_ALG_* (keys/sshkey.h), application is text, key_handle is secret. */
 struct msg_sk_material {
 	uint8_t alg;
 	struct slice application;

@@ -2,8 +2,8 @@
  * sshkey.c - key, certificate and private-key encodings (spec §4.2-§4.4),
  * checked structurally: lengths, names, counts, nesting, nothing trailing.
  */
-#include "ipc/sshkey.h"
-#include "ipc/sshkey_int.h"
+#include "keys/sshkey.h"
+#include "keys/sshkey_int.h"
 #include "ipc/limits.h"
 
 #include <string.h>

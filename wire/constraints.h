@@ -1,7 +1,7 @@
 /*
- * inspect.h - the answer to INSPECT_EXTENSION (ipc/agent.h): every
+ * constraints.h - the answer to INSPECT_EXTENSION (wire/agent.h): every
  * identity with its constraints, written by policy (policy/inspect.c) and
- * read by keyward-ctl (ctl/inspect.c) from whatever listens on
+ * read by keyward-ctl (ctl/constraints.c) from whatever listens on
  * SSH_AUTH_SOCK, so the decoder trusts nothing in it.
  *
  * Reply: byte 29; string INSPECT_EXTENSION; then the body:
@@ -20,7 +20,7 @@
 #define KEYWARD_INSPECT_H
 
 #include "ipc/buf.h"
-#include "ipc/sshkey.h"
+#include "keys/sshkey.h"
 
 #include <stddef.h>
 #include <stdint.h>

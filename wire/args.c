@@ -1,8 +1,8 @@
 /*
  * args.c - helper argument lists (args.h): encoders and decoders.
  */
-#include "ipc/args.h"
-#include "ipc/fphash.h"
+#include "wire/args.h"
+#include "keys/fphash.h"
 #include "ipc/limits.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * conns.h - the answer to CONNS_EXTENSION (ipc/agent.h): the agent's open
+ * conns.h - the answer to CONNS_EXTENSION (wire/agent.h): the agent's open
  * connections, who is at their other end (policy/caller.h) and the
  * session-bind hops each made. Written by policy (policy/inspect.c), read
  * by keyward-ctl from whatever listens on SSH_AUTH_SOCK: the decoder
@@ -10,7 +10,7 @@
  *   uint32 total (connections open; more than n when the listing was cut
  *     at CONNS_MAX_BODY); uint32 n; n times {
  *     uint32 id; uint32 uid; uint32 pid;
- *     uint32 status (PEER_*, ipc/peer.h);
+ *     uint32 status (PEER_*, wire/peer.h);
  *     string exe; string cmdline (both empty unless status is PEER_OK or
  *       PEER_NOPIDFD);
  *     uint32 nanc (<= PEER_MAX_ANCESTORS); nanc times {

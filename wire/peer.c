@@ -4,7 +4,7 @@
  * process that reads what hostile peers put in /proc; keyward-peer decodes
  * requests and encodes replies. No libcrypto here.
  */
-#include "ipc/peer.h"
+#include "wire/peer.h"
 #include "ipc/chan.h"
 
 #include <errno.h>

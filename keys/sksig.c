@@ -3,7 +3,7 @@
  * for verification. Both sides check the same shapes, so a blob the
  * encoder writes is one the reader accepts.
  */
-#include "ipc/sksig.h"
+#include "keys/sksig.h"
 
 #include <string.h>
 

@@ -1,10 +1,10 @@
 /*
- * inspect.c - encoder and decoder of the INSPECT_EXTENSION answer's body
- * (layout in inspect.h). The decoder checks every count against the bytes
+ * constraints.c - encoder and decoder of the INSPECT_EXTENSION answer's body
+ * (layout in constraints.h). The decoder checks every count against the bytes
  * left before it allocates, so a hostile count cannot make it allocate
  * more than the reply could hold.
  */
-#include "ipc/inspect.h"
+#include "wire/constraints.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -108,7 +108,7 @@ decode_rules(struct rd *r, struct inspect_id *id, const char **why)
 		if (decode_hop(r, &ru->from, why) != 0 ||
 		    decode_hop(r, &ru->to, why) != 0)
 			return -1;
-		/* what the agent accepts on add (ipc/dest.c) */
+		/* what the agent accepts on add (keys/dest.c) */
 		if (ru->from.user.len != 0)
 			return bad(why, "a from-hop names a user");
 		if (ru->to.host.len == 0)

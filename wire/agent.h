@@ -43,7 +43,7 @@ enum {
 
 #define EXT_QUERY               "query"
 #define EXT_SESSION_BIND        "session-bind@openssh.com"
-/* keyward's own: every identity with its constraints (ipc/inspect.h), for
+/* keyward's own: every identity with its constraints (wire/constraints.h), for
  * keyward-ctl; refused where a session-bind was attempted. */
 #define INSPECT_EXTENSION       "constraints@keyward.dev"
 /* keyward's own: the rules of keyward(5), for keyward-ctl policy. After
@@ -58,7 +58,7 @@ enum {
 #define POLICY_SUB_LOAD         "load"
 #define POLICY_SUB_SHOW         "show"
 /* keyward's own: the open connections and who is at their other end
- * (ipc/conns.h); refused where a session-bind was attempted. */
+ * (wire/conns.h); refused where a session-bind was attempted. */
 #define CONNS_EXTENSION         "connections@keyward.dev"
 
 struct agent_ext {

@@ -4,9 +4,9 @@
  * reserved string; each hop of user, host, reserved and key specs that
  * run to the end of the hop with no count.
  */
-#include "ipc/dest.h"
+#include "keys/dest.h"
 #include "ipc/limits.h"
-#include "ipc/sshkey.h"
+#include "keys/sshkey.h"
 
 static int
 parse_hop(struct rd *r, struct dest_hop *h, const char **why)

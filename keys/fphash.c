@@ -2,7 +2,7 @@
  * fphash.c - the fingerprint hashes: SHA256 by default, MD5 in the old
  * hex form, and the others the reference accepts for -E (spec §4.5).
  */
-#include "ipc/fphash.h"
+#include "keys/fphash.h"
 
 #include <stddef.h>
 #include <string.h>

@@ -1,13 +1,13 @@
 /*
- * test_inspect.c - the INSPECT_EXTENSION answer's body (ipc/inspect.c):
- * the encoder writes the layout of ipc/inspect.h field for field, the
+ * test_constraints.c - the INSPECT_EXTENSION answer's body (wire/constraints.c):
+ * the encoder writes the layout of wire/constraints.h field for field, the
  * decoder gives back what was encoded and the encoder what was decoded,
  * and every malformed body is refused with its reason: truncations,
  * lengths and counts larger than the bytes left, trailing bytes, NULs in
  * text, bools other than 0 and 1, a key that does not parse, hops the
  * agent never accepts.
  */
-#include "ipc/inspect.h"
+#include "wire/constraints.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/wire.h"
 

@@ -4,7 +4,7 @@
  * request it does not trust (policy may be compromised) and encodes the
  * reply. No libcrypto here (ipc/ is linked by the monitor).
  */
-#include "ipc/token.h"
+#include "wire/token.h"
 #include "ipc/limits.h"
 
 #include <string.h>

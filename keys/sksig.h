@@ -13,7 +13,7 @@
 #define KEYWARD_SKSIG_H
 
 #include "ipc/buf.h"
-#include "ipc/sshkey.h"
+#include "keys/sshkey.h"
 
 #define SK_ED25519_SIG_LEN      64
 #define SK_P256_SCALAR_LEN      32      /* r and s are below the group order */

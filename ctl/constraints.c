@@ -1,10 +1,10 @@
 /*
- * inspect.c - the INSPECT_EXTENSION request, and the reply around its
+ * constraints.c - the INSPECT_EXTENSION request, and the reply around its
  * body: the agent's answer type and the extension's name, then the body
- * for ipc/inspect.c to decode (policy/inspect.c encodes it).
+ * for wire/constraints.c to decode (policy/inspect.c encodes it).
  */
-#include "ctl/inspect.h"
-#include "ipc/agent.h"
+#include "ctl/constraints.h"
+#include "wire/agent.h"
 
 #include <string.h>
 
