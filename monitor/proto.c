@@ -150,12 +150,11 @@ req_add(struct req_ctx *c)
 static int
 req_remove(struct req_ctx *c)
 {
-	struct msg_blob m;
+	struct slice key;
 
-	if (rd_string(&c->r, &m.blob) != 0 || rd_done(&c->r) != 0)
+	if (rd_string(&c->r, &key) != 0 || rd_done(&c->r) != 0)
 		return REFUSE;
-	msg_begin(c->ipc, MSG_REMOVE, c->req, c->conn);
-	msg_blob_encode(c->ipc, &m);
+	msg_remove_write(c->ipc, c->req, c->conn, key);
 	return FORWARD;
 }
 
@@ -196,47 +195,44 @@ req_smartcard_constrained(struct req_ctx *c)
 static int
 req_smartcard_remove(struct req_ctx *c)
 {
-	struct msg_blob m;
-	struct slice pin;
+	struct slice provider, pin;
 
-	if (rd_text(&c->r, &m.blob) != 0 || m.blob.len == 0 ||
-	    m.blob.len >= TOKEN_MAX_PATH || rd_string(&c->r, &pin) != 0 ||
+	if (rd_text(&c->r, &provider) != 0 || provider.len == 0 ||
+	    provider.len >= TOKEN_MAX_PATH || rd_string(&c->r, &pin) != 0 ||
 	    rd_done(&c->r) != 0)
 		return REFUSE;
-	msg_begin(c->ipc, MSG_P11_REMOVE, c->req, c->conn);
-	msg_blob_encode(c->ipc, &m);
+	msg_p11_remove_write(c->ipc, c->req, c->conn, provider);
 	return FORWARD;
 }
 
 static int
-req_lock_common(struct req_ctx *c, uint8_t type)
+req_lock_common(struct req_ctx *c, int unlock)
 {
-	struct msg_blob m;
+	struct slice pass;
 
 	/* Unlike the reference, a garbled lock request is refused, never a
 	 * reason for the agent to exit (spec §5.8). */
 	/* A text string, but hashed whole: a trailing NUL is part of the
 	 * passphrase ("pw\0" is not "pw", spec §2), as in the reference. */
-	if (rd_string(&c->r, &m.blob) != 0 || rd_done(&c->r) != 0 ||
-	    (m.blob.len > 1 && memchr(m.blob.p, '\0', m.blob.len - 1) != NULL)) {
+	if (rd_string(&c->r, &pass) != 0 || rd_done(&c->r) != 0 ||
+	    (pass.len > 1 && memchr(pass.p, '\0', pass.len - 1) != NULL)) {
 		log_info("refused malformed lock/unlock request");
 		return REFUSE;
 	}
-	msg_begin(c->ipc, type, c->req, c->conn);
-	msg_blob_encode(c->ipc, &m);
+	msg_lock_write(c->ipc, unlock, c->req, c->conn, pass);
 	return FORWARD;
 }
 
 static int
 req_lock(struct req_ctx *c)
 {
-	return req_lock_common(c, MSG_LOCK);
+	return req_lock_common(c, 0);
 }
 
 static int
 req_unlock(struct req_ctx *c)
 {
-	return req_lock_common(c, MSG_UNLOCK);
+	return req_lock_common(c, 1);
 }
 
 /* A session-bind that does not parse still counts as attempted (§7.2), so

@@ -8,7 +8,7 @@
 
 #include "wire/agent.h"
 #include "ipc/buf.h"
-#include "wire/msg.h"
+#include "wire/monitor.h"
 
 /* Turn one client request payload (type byte first) into an IPC message
  * for policy in ipc (header already begun by the caller is replaced).

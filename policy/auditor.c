@@ -27,7 +27,7 @@
 #include "ipc/limits.h"
 #include "ipc/log.h"
 #include "ipc/spawn.h"
-#include "wire/msg.h"
+#include "wire/auditor.h"
 #include "policy/audit.h"
 #include "crypto/auditchain.h"
 #include "seccomp/sandbox.h"

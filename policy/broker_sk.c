@@ -6,7 +6,7 @@
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
-#include "wire/msg.h"
+#include "wire/broker.h"
 #include "ipc/spawn.h"
 #include "policy/broker_int.h"
 

@@ -419,13 +419,13 @@ int
 h_remove(struct ctx *c)
 {
 	struct policy *P = c->P;
-	struct msg_blob m;
+	struct slice key;
 	struct identity *id;
 	struct verdict v;
 
-	if (msg_blob_decode(&c->r, &m) != 0)
+	if (msg_remove_read(&c->r, &key) != 0)
 		return -1;
-	id = identity_by_blob(P, m.blob);
+	id = identity_by_blob(P, key);
 	if (id == NULL || !visible(id, c->conn, &v) ||
 	    !in_scope(P, id, c->conn)) {
 		ctx_reply(c, ST_FAIL);

@@ -9,7 +9,7 @@
 #include "ipc/limits.h"
 #include "ipc/log.h"
 #include "ipc/spawn.h"
-#include "wire/msg.h"
+#include "wire/prompter.h"
 #include "policy/policy.h"
 #include "seccomp/sandbox.h"
 

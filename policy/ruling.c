@@ -264,9 +264,9 @@ h_policy_load(struct ctx *c)
 	struct policy *P = c->P;
 	struct rules_err err;
 	struct ruleset *rs;
-	struct msg_blob m;
+	struct slice text;
 
-	if (msg_blob_decode(&c->r, &m) != 0)
+	if (msg_policy_load_read(&c->r, &text) != 0)
 		return -1;
 	if (c->conn == NULL && P->opened) {
 		log_error("the monitor sent start-up rules after a connection; "
@@ -282,7 +282,7 @@ h_policy_load(struct ctx *c)
 		return 0;
 	}
 	if (rules_parse(c->conn == NULL ? "policy" : "loaded policy",
-	    (const char *)m.blob.p, m.blob.len, &rs, &err) != 0) {
+	    (const char *)text.p, text.len, &rs, &err) != 0) {
 		if (c->conn == NULL)
 			fatal("the start-up policy does not parse: %s", err.msg);
 		log_info("connection %u: policy load refused: %s", c->h.conn,
@@ -337,8 +337,8 @@ h_policy_show(struct ctx *c)
 		ctx_reply(c, ST_EXT_FAIL);
 		return 0;
 	}
-	msg_begin(&P->out, MSG_R_POLICY, c->h.req, c->h.conn);
-	msg_blob_encode(&P->out, &(struct msg_blob){ wb_slice_of(&body) });
+	msg_ext_reply_write(&P->out, MSG_R_POLICY, c->h.req, c->h.conn,
+	    wb_slice_of(&body));
 	wb_free(&body);
 	send_to(&P->mon, &P->out, "monitor");
 	return 0;

@@ -1,9 +1,9 @@
 /*
  * agent.c - the extension requests keyward answers, one row each. A new
- * extension is a row here, a message in msg.h and a handler in policy.
+ * extension is a row here, a message in wire/monitor.h and a handler in policy.
  */
 #include "wire/agent.h"
-#include "wire/msg.h"
+#include "wire/monitor.h"
 
 #include <stddef.h>
 

@@ -41,6 +41,9 @@ enum {
 	SSH_AGENT_CONSTRAIN_EXTENSION = 255,
 };
 
+/* The constraint extension naming a FIDO key's provider (§6.5). */
+#define SK_PROVIDER_EXTENSION_NAME "sk-provider@openssh.com"
+
 #define EXT_QUERY               "query"
 #define EXT_SESSION_BIND        "session-bind@openssh.com"
 /* keyward's own: every identity with its constraints (wire/constraints.h), for
@@ -63,7 +66,8 @@ enum {
 
 struct agent_ext {
 	const char *name;
-	uint8_t msg;            /* the request the monitor forwards (msg.h);
+	uint8_t msg;            /* the request the monitor forwards
+	                         * (wire/monitor.h);
 	                         * MSG_POLICY_LOAD: by its sub-command, load
 	                         * or MSG_POLICY_SHOW (monitor/proto.c) */
 	uint8_t reply;          /* the reply message carrying its answer's

@@ -4,7 +4,7 @@
  * byte-exact names, and the list policy answers "query" with.
  */
 #include "wire/agent.h"
-#include "wire/msg.h"
+#include "wire/monitor.h"
 #include "tests/unit/tap.h"
 
 #include <string.h>

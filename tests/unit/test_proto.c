@@ -5,7 +5,8 @@
  */
 #include "ipc/limits.h"
 #include "ipc/log.h"
-#include "wire/msg.h"
+#include "wire/keyholder.h"
+#include "wire/monitor.h"
 #include "monitor/proto.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/testkeys.h"
