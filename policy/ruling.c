@@ -12,6 +12,7 @@
 #include "policy/dispatch.h"
 #include "policy/ruling.h"
 #include "rules/scope.h"
+#include "wire/agent.h"
 
 #include <openssl/evp.h>
 #include <stdlib.h>
@@ -329,7 +330,7 @@ h_policy_show(struct ctx *c)
 	if (P->rules != NULL && rules_format(P->rules, &text) != 0)
 		text.err = 1;
 	if (!text.err)
-		wb_string(&body, text.p, text.len);
+		agent_policy_show_body(&body, wb_slice_of(&text));
 	wb_free(&text);
 	if (body.err || body.len > POLICY_MAX_SHOW) {
 		log_error("the rules are too long to show");
