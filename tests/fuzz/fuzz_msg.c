@@ -363,6 +363,66 @@ rt_ext_name(struct rd *r, struct wb *w)
 	return 0;
 }
 
+/* The payload as POLICY_EXTENSION's arguments (wire/agent.c), as the
+ * monitor reads them; written again by keyward-ctl's encoder, whose
+ * request prefix (type byte, the name) is dropped. */
+static int
+rt_policy_args(struct rd *r, struct wb *w)
+{
+	struct agent_policy_req m;
+	struct wb t;
+	size_t pre = 1 + 4 + strlen(POLICY_EXTENSION);
+
+	if (agent_policy_request_decode(r, &m))
+		return -1;
+	wb_init(&t);
+	if (m.load)
+		agent_policy_load_request(&t, m.rules_text);
+	else
+		agent_policy_show_request(&t);
+	CHECK(!t.err && t.len >= pre);
+	wb_bytes(w, t.p + pre, t.len - pre);
+	wb_free(&t);
+	return 0;
+}
+
+/* The payload as an extension's answer (keyward-ctl's reading), its body
+ * as POLICY_EXTENSION "show"'s. */
+static int
+rt_ext_answer(struct rd *r, struct wb *w)
+{
+	struct slice text;
+	struct rd body;
+	struct wb b;
+	const char *why;
+
+	if (agent_ext_answer_open((struct slice){ r->p, r->len }, POLICY_EXTENSION,
+	    0, &body, &why) != EXT_ANSWERED ||
+	    agent_policy_show_body_decode(&body, &text) != 0)
+		return -1;
+	r->len = 0;
+	wb_init(&b);
+	agent_policy_show_body(&b, text);
+	agent_ext_answer(w, POLICY_EXTENSION, wb_slice_of(&b));
+	wb_free(&b);
+	return 0;
+}
+
+/* The payload as an identities answer's head, as keyward-ctl reads it;
+ * framed again around what follows the count. */
+static int
+rt_ids_count(struct rd *r, struct wb *w)
+{
+	uint32_t n;
+
+	if (agent_identities_count((struct slice){ r->p, r->len }, &n))
+		return -1;
+	CHECK(r->len >= 5);
+	agent_identities_answer(w, n, (struct slice){ r->p + 5, r->len - 5 });
+	r->len = 0;
+	return 0;
+}
+
 /* The payload as a fingerprint hash name: policy takes the canonical
  * name only, and -E any spelling of one in another case. */
 static int
@@ -493,7 +553,8 @@ static const roundtrip_fn all[] = {
 	rt_empty, rt_open, rt_sign, rt_add, rt_bind, rt_blob, rt_status,
 	rt_identities, rt_kh_add, rt_kh_sign, rt_kh_delete, rt_inspect, rt_conns,
 	rt_ext_name, rt_fp_hash, rt_kh_sk_material, rt_sk_material,
-	rt_p11_add, rt_tk_sign, rt_tk_fail,
+	rt_p11_add, rt_tk_sign, rt_tk_fail, rt_policy_args, rt_ext_answer,
+	rt_ids_count,
 };
 
 static void
@@ -503,7 +564,8 @@ roundtrip(roundtrip_fn fn, const uint8_t *p, size_t len)
 	struct wb w1, w2;
 	/* Text fields (rd_text) forgive one trailing NUL that the encoder
 	 * does not write: those messages re-encode shorter, then stably. */
-	int exact = fn != rt_add && fn != rt_p11_add && fn != rt_tk_sign;
+	int exact = fn != rt_add && fn != rt_p11_add && fn != rt_tk_sign &&
+	    fn != rt_policy_args && fn != rt_ext_answer;
 
 	wb_init(&w1);
 	wb_init(&w2);
