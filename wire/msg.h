@@ -8,8 +8,9 @@
  *   wire/prompter.h   policy <-> prompter
  *   wire/auditor.h    policy <-> auditor
  *   wire/broker.h     policy <-> broker
- * Type numbers are unique across all of them (each boundary has its own
- * range), so a datagram sent down the wrong channel is refused by type.
+ * Type numbers are unique across all of them (requests have a range per
+ * boundary, replies share 64..79; test_msg checks), so a datagram sent
+ * down the wrong channel is refused by type.
  *
  * Conventions: msg_X_encode / msg_X_decode write and read the payload of
  * a message whose payload is a struct (after msg_begin, after

@@ -425,6 +425,48 @@ test_roundtrips(void)
 	}
 }
 
+/* ------------------------------------------- one number per type */
+
+/* The types are spread over one enum per boundary: no two may share a
+ * number, or a receiver would take one for the other; replies are
+ * 64..79, requests are not. */
+static void
+test_unique(void)
+{
+	static const uint8_t requests[] = {
+		MSG_OPEN, MSG_CLOSE, MSG_LIST, MSG_SIGN, MSG_ADD, MSG_REMOVE,
+		MSG_REMOVE_ALL, MSG_LOCK, MSG_UNLOCK, MSG_QUERY, MSG_BIND,
+		MSG_BIND_BAD, MSG_INSPECT, MSG_P11_ADD, MSG_P11_REMOVE, MSG_PEER,
+		MSG_POLICY_LOAD, MSG_POLICY_SHOW, MSG_CONNS,
+		MSG_KH_ADD, MSG_KH_SIGN, MSG_KH_DELETE, MSG_KH_WIPE, MSG_KH_LOCK,
+		MSG_KH_UNLOCK, MSG_KH_SK_MATERIAL,
+		MSG_PROMPT, MSG_PROMPT_CANCEL, MSG_PROMPT_SECRET,
+		MSG_AUDIT,
+		MSG_TK_RESOLVE, MSG_TK_SIGN, MSG_TK_CANCEL, MSG_TK_P11_START,
+		MSG_TK_P11_SIGN, MSG_TK_P11_STOP,
+	};
+	static const uint8_t replies[] = {
+		MSG_R_STATUS, MSG_R_SIGNATURE, MSG_R_IDENTITIES, MSG_R_EXTENSIONS,
+		MSG_R_INSPECT, MSG_R_POLICY, MSG_R_CONNS, MSG_R_SK_MATERIAL,
+		MSG_R_PUBKEY, MSG_R_SECRET, MSG_R_PATH, MSG_R_TOKEN,
+		MSG_R_TOKEN_FAIL, MSG_R_P11_GONE,
+	};
+	size_t nq = sizeof(requests), nr = sizeof(replies), dup = 0, bad = 0;
+	uint8_t all[sizeof(requests) + sizeof(replies)];
+
+	memcpy(all, requests, nq);
+	memcpy(all + nq, replies, nr);
+	for (size_t i = 0; i < nq + nr; i++)
+		for (size_t j = i + 1; j < nq + nr; j++)
+			dup += all[i] == all[j];
+	is_int(dup, 0, "%zu message types, no two with one number", nq + nr);
+	for (size_t i = 0; i < nq; i++)
+		bad += requests[i] == 0 || (requests[i] >= 64 && requests[i] < 80);
+	for (size_t i = 0; i < nr; i++)
+		bad += replies[i] < 64 || replies[i] >= 80;
+	is_int(bad, 0, "replies are numbered 64..79, requests elsewhere and not 0");
+}
+
 /* ------------------------------------- the one-string messages, typed */
 
 /* Each writer with a request id and connection its message can carry
@@ -682,6 +724,7 @@ main(void)
 	test_header();
 	test_roundtrips();
 	test_typed();
+	test_unique();
 	test_rules();
 	wb_free(&entries);
 	return done_testing();
