@@ -483,7 +483,7 @@ setup_children(const char *path, const char *made_dir)
 	ask_init(M.kids.peer_fd);
 	if (rules_text != NULL) {
 		/* Before any client: policy takes rules without a connection
-		 * only now (policy/rulesload.c). */
+		 * only now (policy/ruling.c). */
 		msg_policy_load_write(&M.ipc, 0, 0,
 		    (struct slice){ (const uint8_t *)rules_text, rules_len });
 		monitor_send(&M.ipc);
