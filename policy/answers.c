@@ -215,6 +215,18 @@ static const struct answer from_broker[] = {
 	{ MSG_R_P11_GONE,    0,             1, d_p11_gone,  on_p11_gone },
 };
 
+/* The states of the requests a peer answers: those its table names. */
+static unsigned
+answered(const struct answer *t, size_t n)
+{
+	unsigned states = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!t[i].unasked)
+			states |= PSTATE(t[i].state);
+	return states;
+}
+
 /* The row of t answering pd (NULL: a reply to no request) with a reply
  * of this type, decoded and handled. */
 static void
@@ -234,66 +246,75 @@ answer(struct policy *P, const struct answer *t, size_t n, const char *peer,
 	t[i].fn(P, pd, &a);
 }
 
-/* The header of a peer's message, r left at its payload. */
+/* A peer, and what a reply naming no request it was asked means. */
+struct peer {
+	const char *name;
+	const struct answer *t;
+	size_t n;
+	int zero_done;          /* req 0: an answer no one waits for (the
+	                         * keyholder's to a delete or wipe) */
+	int gone_ok;            /* a request cancelled meanwhile (the
+	                         * prompter's), not an invariant broken */
+};
+
+static const struct peer keyholder = {
+	"keyholder", from_keyholder, NROWS(from_keyholder), 1, 0 };
+static const struct peer prompter = {
+	"prompter", from_prompter, NROWS(from_prompter), 0, 1 };
+static const struct peer auditor = {
+	"auditor", from_auditor, NROWS(from_auditor), 0, 0 };
+static const struct peer broker = {
+	"broker", from_broker, NROWS(from_broker), 0, 0 };
+
+/* One message from a peer: its header, the pending request it answers
+ * (none for req 0 where the peer's table has unasked rows), its row. */
 static void
-header(const uint8_t *p, size_t n, const char *peer, struct msg_hdr *h,
-    struct rd *r)
+from_peer(struct policy *P, const struct peer *peer, const uint8_t *p,
+    size_t n)
 {
-	rd_init(r, p, n);
-	if (msg_hdr_decode(r, h) != 0)
-		fatal("undecodable message from the %s", peer);
+	struct pending *pd = NULL;
+	struct msg_hdr h;
+	struct rd r;
+	int unasked = 0;
+
+	rd_init(&r, p, n);
+	if (msg_hdr_decode(&r, &h) != 0)
+		fatal("undecodable message from the %s", peer->name);
+	if (h.req == 0 && peer->zero_done)
+		return;
+	for (size_t i = 0; i < peer->n; i++)
+		unasked |= peer->t[i].unasked;
+	if (h.req != 0 || !unasked) {
+		pd = pending_take(P, h.req, answered(peer->t, peer->n));
+		if (pd == NULL && peer->gone_ok)
+			return;
+		if (pd == NULL)
+			fatal("the %s answered request %u, which nobody asked",
+			    peer->name, h.req);
+	}
+	answer(P, peer->t, peer->n, peer->name, &h, &r, pd);
 }
 
 void
 policy_from_keyholder(struct policy *P, const uint8_t *p, size_t n)
 {
-	struct msg_hdr h;
-	struct pending *pd;
-	struct rd r;
-
-	header(p, n, "keyholder", &h, &r);
-	if (h.req == 0)
-		return;                 /* answer to a delete or wipe */
-	if ((pd = pending_take(P, h.req, P_SIGN)) == NULL)
-		fatal("keyholder answered request %u, which nobody asked", h.req);
-	answer(P, from_keyholder, NROWS(from_keyholder), "keyholder", &h, &r, pd);
+	from_peer(P, &keyholder, p, n);
 }
 
 void
 policy_from_prompter(struct policy *P, const uint8_t *p, size_t n)
 {
-	struct msg_hdr h;
-	struct pending *pd;
-	struct rd r;
-
-	header(p, n, "prompter", &h, &r);
-	if ((pd = pending_take(P, h.req, P_CONFIRM)) == NULL)
-		return;                 /* cancelled meanwhile */
-	answer(P, from_prompter, NROWS(from_prompter), "prompter", &h, &r, pd);
+	from_peer(P, &prompter, p, n);
 }
 
 void
 policy_from_auditor(struct policy *P, const uint8_t *p, size_t n)
 {
-	struct msg_hdr h;
-	struct pending *pd;
-	struct rd r;
-
-	header(p, n, "auditor", &h, &r);
-	if ((pd = pending_take(P, h.req, P_AUDIT)) == NULL)
-		fatal("the auditor answered request %u, which nobody asked", h.req);
-	answer(P, from_auditor, NROWS(from_auditor), "auditor", &h, &r, pd);
+	from_peer(P, &auditor, p, n);
 }
 
 void
 policy_from_broker(struct policy *P, const uint8_t *p, size_t n)
 {
-	struct msg_hdr h;
-	struct pending *pd = NULL;
-	struct rd r;
-
-	header(p, n, "broker", &h, &r);
-	if (h.req != 0 && (pd = pending_take(P, h.req, P_TOKEN)) == NULL)
-		fatal("the broker answered request %u, which nobody asked", h.req);
-	answer(P, from_broker, NROWS(from_broker), "broker", &h, &r, pd);
+	from_peer(P, &broker, p, n);
 }
