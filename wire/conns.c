@@ -82,13 +82,6 @@ bad(const char **why, const char *what)
 	return -1;
 }
 
-/* Text as the encoder writes it: no NUL anywhere, at most max bytes. */
-static int
-get_text(struct rd *r, struct slice *s, size_t max)
-{
-	return rd_text_max(r, s, max);
-}
-
 static int
 decode_conn(struct rd *r, struct conns_conn *c, const char **why)
 {
@@ -99,8 +92,8 @@ decode_conn(struct rd *r, struct conns_conn *c, const char **why)
 		return bad(why, "truncated connection");
 	if (c->status > PEER_STATUS_MAX)
 		return bad(why, "unknown caller status");
-	if (get_text(r, &c->exe, PEER_MAX_EXE) != 0 ||
-	    get_text(r, &c->cmdline, PEER_MAX_CMDLINE) != 0)
+	if (rd_text_max(r, &c->exe, PEER_MAX_EXE) != 0 ||
+	    rd_text_max(r, &c->cmdline, PEER_MAX_CMDLINE) != 0)
 		return bad(why, "bad caller executable or command line");
 	if (rd_array(r, PEER_MAX_ANCESTORS, MIN_ANC_BYTES, sizeof(*c->anc), &p,
 	    &c->nanc, "truncated reply", why) != 0)
@@ -108,8 +101,8 @@ decode_conn(struct rd *r, struct conns_conn *c, const char **why)
 	c->anc = p;
 	for (size_t i = 0; i < c->nanc; i++)
 		if (rd_u32(r, &c->anc[i].pid) != 0 ||
-		    get_text(r, &c->anc[i].exe, PEER_MAX_EXE) != 0 ||
-		    get_text(r, &c->anc[i].argv0, PEER_MAX_ARGV0) != 0)
+		    rd_text_max(r, &c->anc[i].exe, PEER_MAX_EXE) != 0 ||
+		    rd_text_max(r, &c->anc[i].argv0, PEER_MAX_ARGV0) != 0)
 			return bad(why, "bad ancestor");
 	if (rd_flag(r, &c->bind_attempted) != 0)
 		return bad(why, "bad session-bind flag");
@@ -118,14 +111,14 @@ decode_conn(struct rd *r, struct conns_conn *c, const char **why)
 		return -1;
 	c->hops = p;
 	for (size_t i = 0; i < c->nhops; i++)
-		if (get_text(r, &c->hops[i].fp, FP_TEXT_MAX) != 0 ||
-		    get_text(r, &c->hops[i].host, AGENT_MAX_HOSTNAME) != 0 ||
+		if (rd_text_max(r, &c->hops[i].fp, FP_TEXT_MAX) != 0 ||
+		    rd_text_max(r, &c->hops[i].host, AGENT_MAX_HOSTNAME) != 0 ||
 		    rd_flag(r, &c->hops[i].forwarding) != 0)
 			return bad(why, "bad session-bind hop");
 	/* what the agent keeps: hops only after a session-bind */
 	if (c->nhops > 0 && !c->bind_attempted)
 		return bad(why, "hops without a session-bind");
-	if (get_text(r, &c->socket, SOCKET_NAME_MAX) != 0 || c->socket.len == 0)
+	if (rd_text_max(r, &c->socket, SOCKET_NAME_MAX) != 0 || c->socket.len == 0)
 		return bad(why, "bad socket name");
 	return 0;
 }
