@@ -3,11 +3,12 @@
  * channel at fd 3 and the list of wire/args.h) before policy's sandbox
  * closes, it is the one process that starts token helpers, since policy
  * itself may neither exec nor make a new fd. A program of its own, it
- * shares no memory with policy: it holds only what policy sends it. For each MSG_TK_SIGN it starts one
- * keyward-sk (ipc/spawn.h) for the named provider, hands it the request,
- * and relays its one reply; a helper that does not answer within the
- * touch timeout is killed and the signature refused. It also resolves
- * provider paths (realpath) for policy, which has no file system.
+ * shares no memory with policy: it holds only what policy sends it.
+ * For each MSG_TK_SIGN it starts one keyward-sk (ipc/spawn.h) for the
+ * named provider, hands it the request, and relays its one reply; a
+ * helper that does not answer within the touch timeout is killed and the
+ * signature refused. It also resolves provider paths (realpath) for
+ * policy, which has no file system.
  *
  * It holds, for the life of one signature, the request in flight: the
  * key handle, the data and any PIN (wiped once sent). Its filter allows
