@@ -126,7 +126,7 @@
                                                   * times this: 19 s in all, as
                                                   * libfido2's own back end */
 
-/* Token helpers (policy/broker.c, issue 14). One keyward-sk process per
+/* Token helpers (broker/main.c, issue 14). One keyward-sk process per
  * signature; a touch that never comes ends in a refusal. */
 #define TOKEN_MAX_HELPERS          8             /* at once; more: refused */
 #define TOKEN_MAX_PER_CONN         2             /* at once for one client: a
@@ -264,7 +264,7 @@
 #define TEXT_JSON_KEEP             4096          /* input bytes of one string in JSON */
 #define TEXT_TERM_MAX              2048          /* buffer for one string, terminal form */
 
-/* The audit trail (policy/auditor.c, crypto/auditchain.h, keyward(1)).
+/* The audit trail (auditor/, crypto/auditchain.h, keyward(1)).
  * Every record carries its sequence number and the SHA-256 of the line
  * before it; with -O audit-key= the auditor appends a seal (an HMAC with
  * a key that evolves one-way after each use) after AUDIT_SEAL_RECORDS

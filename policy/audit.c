@@ -3,7 +3,7 @@
  * decision (README.md lists the fields). Never a private key byte, never
  * a passphrase, never the signed data: only its SHA-256. Every string
  * goes through ipc/text.h, so a record is valid JSON and UTF-8 whatever
- * bytes a client chose. The auditor process writes them (policy/auditor.c).
+ * bytes a client chose. The auditor process writes them (keyward-auditor, auditor/).
  */
 #include "crypto/crypto.h"
 #include "ipc/limits.h"

@@ -1,6 +1,6 @@
 /*
  * audit.h - one audit record per decision (policy/audit.c builds them,
- * policy/auditor.c writes them).
+ * keyward-auditor, auditor/, writes them).
  */
 #ifndef KEYWARD_AUDIT_H
 #define KEYWARD_AUDIT_H
@@ -31,7 +31,5 @@ int audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req);
 int audit_repeats_due(struct policy *P);
 /* Record every open window's count now (policy is leaving). */
 void audit_repeats_flush(struct policy *P);
-/* Start the auditor (before the sandbox); returns policy's channel end. */
-int auditor_spawn(int audit_fd, const struct policy_args *args);
 
 #endif

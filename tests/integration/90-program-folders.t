@@ -11,8 +11,9 @@
 # the pattern matcher one. keyward only: skipped for another agent.
 . "$(dirname "$0")/lib.sh"
 
-PROGS="keyward keyward-policy keyward-keyholder keyward-ctl keyward-sk keyward-pkcs11 keyward-peer"
-NTESTS=$((2 * 7 + 4))
+PROGS="keyward keyward-policy keyward-keyholder keyward-ctl keyward-sk keyward-pkcs11 keyward-peer
+	keyward-broker keyward-prompter keyward-auditor"
+NTESTS=$((2 * 10 + 4))
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing

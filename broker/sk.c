@@ -1,6 +1,6 @@
 /*
- * broker_sk.c - the broker's FIDO signatures: one keyward-sk a signature,
- * its one reply relayed, killed at the touch timeout (broker.c).
+ * broker/sk.c - the broker's FIDO signatures: one keyward-sk a signature,
+ * its one reply relayed, killed at the touch timeout (main.c).
  */
 #include "wire/args.h"
 #include "ipc/chan.h"
@@ -8,7 +8,7 @@
 #include "ipc/log.h"
 #include "wire/msg.h"
 #include "ipc/spawn.h"
-#include "policy/broker_int.h"
+#include "broker/broker.h"
 
 #include <errno.h>
 #include <signal.h>

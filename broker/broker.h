@@ -1,10 +1,10 @@
 /*
- * broker_int.h - the broker's state, shared by its three files: broker.c
- * (the loop, policy's messages, provider paths), broker_sk.c (FIDO
- * signatures) and broker_p11.c (PKCS#11 providers).
+ * broker.h - keyward-broker's state, shared by its three files: main.c
+ * (the loop, policy's messages, provider paths), sk.c (FIDO signatures)
+ * and p11.c (PKCS#11 providers).
  */
-#ifndef KEYWARD_BROKER_INT_H
-#define KEYWARD_BROKER_INT_H
+#ifndef KEYWARD_BROKER_H
+#define KEYWARD_BROKER_H
 
 #include "ipc/buf.h"
 #include "ipc/chan.h"
@@ -53,14 +53,14 @@ uint64_t mono_now(void);
 void send_policy(void);                 /* B.out to policy, or exit */
 void answer_fail(uint32_t req, enum tk_fail why);
 
-/* broker_sk.c */
+/* sk.c */
 void sk_start(uint32_t req, struct slice provider, struct slice request);
 struct job *sk_job(uint32_t req);
 void sk_end(struct job *j);
 void sk_from_helper(struct job *j);
 void sk_deadlines(uint64_t now, int *timeout);
 
-/* broker_p11.c */
+/* p11.c */
 struct prov *prov_named(struct slice path);
 void prov_start(uint32_t req, struct slice provider, struct slice login);
 void prov_queue(struct prov *v, uint32_t req, struct slice request);

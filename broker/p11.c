@@ -1,8 +1,8 @@
 /*
- * broker_p11.c - the broker's PKCS#11 providers: one keyward-pkcs11 a
+ * broker/p11.c - the broker's PKCS#11 providers: one keyward-pkcs11 a
  * provider, one request at it at a time and the rest queued; a helper
  * that ends or stalls is reported so that policy drops its keys alone
- * (broker.c).
+ * (main.c).
  */
 #include "wire/args.h"
 #include "ipc/chan.h"
@@ -10,7 +10,7 @@
 #include "ipc/log.h"
 #include "wire/msg.h"
 #include "ipc/spawn.h"
-#include "policy/broker_int.h"
+#include "broker/broker.h"
 
 #include <errno.h>
 #include <signal.h>

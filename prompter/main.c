@@ -1,6 +1,8 @@
 /*
- * prompter.c - the prompter: forked by policy before its sandbox closes,
- * it runs $SSH_ASKPASS for confirm constraints, several at once, and
+ * prompter/main.c - keyward-prompter: started by policy (spawn(), with its
+ * channel at fd 3 and the list of wire/args.h) before policy's sandbox
+ * closes; a program of its own, it shares no memory with policy. It runs
+ * $SSH_ASKPASS for confirm constraints, several at once, and
  * answers yes or no; and for a token's PIN, answered with what askpass
  * printed (wiped once sent). It never sees key material or data to sign:
  * only the question's text, and a PIN on its way to policy.
@@ -10,7 +12,7 @@
 #include "ipc/log.h"
 #include "ipc/spawn.h"
 #include "wire/msg.h"
-#include "policy/policy.h"
+#include "wire/args.h"
 #include "seccomp/sandbox.h"
 
 #include <errno.h>
@@ -30,7 +32,7 @@
 
 #define DEFAULT_ASKPASS "/usr/bin/ssh-askpass"
 
-long prompt_timeout_s = 60;
+static long prompt_timeout_s = 60;
 
 struct ask {
 	uint32_t req;
@@ -190,44 +192,72 @@ finish_ask(struct chan *c, size_t i)
 	asks[i] = asks[--nasks];
 }
 
+/* Policy's messages, one handler each (request's table). A message that
+ * does not decode whole is policy gone wrong: the prompter ends, and
+ * policy with it (fail closed). */
 static void
-request(struct chan *c, const uint8_t *p, size_t n)
+h_cancel(struct chan *c, uint32_t req, struct rd *r, int secret)
 {
-	struct msg_hdr h;
+	if (msg_empty_decode(r) != 0)
+		_exit(1);
+	for (size_t i = 0; i < nasks; i++)
+		if (asks[i].req == req) {
+			asks[i].cancelled = 1;
+			kill(-asks[i].pid, SIGKILL);
+		}
+}
+
+static void
+h_prompt(struct chan *c, uint32_t req, struct rd *r, int secret)
+{
 	struct msg_blob m;
-	struct rd r;
 	char text[PROMPT_MAX_TEXT + 1];
 	const char *why;
 
-	rd_init(&r, p, n);
-	if (msg_hdr_decode(&r, &h) != 0)
-		_exit(1);
-	if (h.type == MSG_PROMPT_CANCEL && msg_empty_decode(&r) == 0) {
-		for (size_t i = 0; i < nasks; i++)
-			if (asks[i].req == h.req) {
-				asks[i].cancelled = 1;
-				kill(-asks[i].pid, SIGKILL);
-			}
-		return;
-	}
-	if ((h.type != MSG_PROMPT && h.type != MSG_PROMPT_SECRET) ||
-	    msg_blob_decode(&r, &m) != 0 ||
+	if (msg_blob_decode(r, &m) != 0 ||
 	    m.blob.len > PROMPT_MAX_TEXT || memchr(m.blob.p, '\0', m.blob.len))
 		_exit(1);
 	memcpy(text, m.blob.p, m.blob.len);
 	text[m.blob.len] = '\0';
 	if ((why = cannot_prompt()) != NULL) {
 		log_info("cannot ask for confirmation: %s; refusing", why);
-		answer(c, h.req, 0);
+		answer(c, req, 0);
 		return;
 	}
-	if (nasks == PROMPT_MAX_CONCURRENT || start_ask(&asks[nasks], h.req, text,
-	    h.type == MSG_PROMPT_SECRET) != 0) {
+	if (nasks == PROMPT_MAX_CONCURRENT ||
+	    start_ask(&asks[nasks], req, text, secret) != 0) {
 		log_info("cannot start a confirmation prompt; refusing");
-		answer(c, h.req, 0);
+		answer(c, req, 0);
 		return;
 	}
 	nasks++;
+}
+
+static const struct {
+	uint8_t type;
+	int secret;             /* a PIN: the answer is what askpass prints */
+	void (*fn)(struct chan *c, uint32_t req, struct rd *r, int secret);
+} from_policy[] = {
+	{ MSG_PROMPT,        0, h_prompt },
+	{ MSG_PROMPT_SECRET, 1, h_prompt },
+	{ MSG_PROMPT_CANCEL, 0, h_cancel },
+};
+
+static void
+request(struct chan *c, const uint8_t *p, size_t n)
+{
+	struct msg_hdr h;
+	struct rd r;
+
+	rd_init(&r, p, n);
+	if (msg_hdr_decode(&r, &h) != 0)
+		_exit(1);
+	for (size_t i = 0; i < sizeof(from_policy) / sizeof(from_policy[0]); i++)
+		if (from_policy[i].type == h.type) {
+			from_policy[i].fn(c, h.req, &r, from_policy[i].secret);
+			return;
+		}
+	_exit(1);
 }
 
 static long
@@ -264,15 +294,24 @@ expire_asks(void)
 		}
 }
 
-static void __attribute__((noreturn))
-prompter_main(int fd)
+int
+main(int argc, char **argv)
 {
 	struct pollfd pfd[1 + 2 * PROMPT_MAX_CONCURRENT];
 	static uint8_t buf[IPC_MAX_MSG + 1];
+	struct prompter_args args;
 	struct chan c;
 	size_t n, len;
 
-	chan_init(&c, fd);
+	/* policy starts the prompter with exactly one argument list
+	 * (wire/args.h); anything else is refused whole */
+	if (args_prompter_decode(argc, argv, &args) != 0) {
+		fprintf(stderr, "keyward-prompter is started by keyward, not by hand\n");
+		return 1;
+	}
+	log_init("keyward-prompter", args.debug ? LOG_LVL_DEBUG : LOG_LVL_INFO, 0);
+	prompt_timeout_s = args.confirm_timeout;
+	chan_init(&c, 3);
 	sandbox_harden();
 	sandbox_prompter();
 	for (;;) {
@@ -311,24 +350,4 @@ prompter_main(int fd)
 				_exit(0);       /* policy is gone */
 		}
 	}
-}
-
-static void
-prompter_run(void *arg)
-{
-	prompter_main(3);
-}
-
-int
-prompter_spawn(void)
-{
-	int sp[2];
-
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) != 0)
-		fatal("socketpair: %m");
-	if (spawn(&(struct spawn){ .fds = { sp[1] }, .nfds = 1, .stdout_fd = -1,
-	    .stderr_fd = -1, .run = prompter_run }) < 0)
-		fatal("cannot start the prompter: %m");
-	close(sp[1]);
-	return sp[0];
 }

@@ -1,18 +1,21 @@
 /*
- * broker.c - the broker: forked by policy before its sandbox closes, it is
- * the one process that starts token helpers, since policy itself may
- * neither exec nor make a new fd. For each MSG_TK_SIGN it starts one
- * keyward-sk (ipc/spawn.h) for the named provider, hands it the request,
- * and relays its one reply; a helper that does not answer within the
- * touch timeout is killed and the signature refused. It also resolves
- * provider paths (realpath) for policy, which has no file system.
+ * broker/main.c - keyward-broker: started by policy (spawn(), with its
+ * channel at fd 3 and the list of wire/args.h) before policy's sandbox
+ * closes, it is the one process that starts token helpers, since policy
+ * itself may neither exec nor make a new fd. A program of its own, it
+ * shares no memory with policy: it holds only what policy sends it.
+ * For each MSG_TK_SIGN it starts one keyward-sk (ipc/spawn.h) for the
+ * named provider, hands it the request, and relays its one reply; a
+ * helper that does not answer within the touch timeout is killed and the
+ * signature refused. It also resolves provider paths (realpath) for
+ * policy, which has no file system.
  *
  * It holds, for the life of one signature, the request in flight: the
  * key handle, the data and any PIN (wiped once sent). Its filter allows
  * by default, as a helper it starts must load a library before entering
  * its own allowlist; Landlock lets it execute the token helpers alone.
- * This file: the loop, policy's messages, provider paths; broker_sk.c:
- * FIDO signatures; broker_p11.c: PKCS#11 providers (broker_int.h).
+ * This file: the loop, policy's messages, provider paths; sk.c: FIDO
+ * signatures; p11.c: PKCS#11 providers (broker.h).
  *
  *   policy --MSG_TK_SIGN(req, provider, request)--> broker
  *          broker --spawn--> keyward-sk PROVIDER --request--> (touch)
@@ -34,8 +37,7 @@
 #include "ipc/log.h"
 #include "wire/msg.h"
 #include "ipc/spawn.h"
-#include "policy/broker.h"
-#include "policy/broker_int.h"
+#include "broker/broker.h"
 #include "seccomp/sandbox.h"
 
 #include <elf.h>
@@ -76,9 +78,6 @@ answer_fail(uint32_t req, enum tk_fail why)
 	send_policy();
 }
 
-
-
-
 static void
 resolve(uint32_t req, struct slice in)
 {
@@ -107,65 +106,115 @@ resolve(uint32_t req, struct slice in)
 
 
 
+/* Policy's messages, one handler each (from_policy's table). A message
+ * that does not decode whole is policy gone wrong: the broker ends, and
+ * policy with it (fail closed). */
+static void
+bad(const char *what)
+{
+	fatal("broker: bad %s from policy", what);
+}
+
+static void
+h_sign(uint32_t req, struct rd *r)
+{
+	struct msg_tk_sign s;
+
+	if (msg_tk_sign_decode(r, &s) != 0)
+		bad("MSG_TK_SIGN");
+	sk_start(req, s.provider, s.request);
+}
+
+static void
+h_cancel(uint32_t req, struct rd *r)
+{
+	struct job *j;
+
+	if (msg_empty_decode(r) != 0)
+		bad("MSG_TK_CANCEL");
+	if ((j = sk_job(req)) != NULL) {
+		sk_end(j);
+		answer_fail(req, TK_CANCELLED);
+	}
+	prov_cancel(req);
+}
+
+static void
+h_resolve(uint32_t req, struct rd *r)
+{
+	struct msg_blob b;
+
+	if (msg_blob_decode(r, &b) != 0)
+		bad("MSG_TK_RESOLVE");
+	resolve(req, b.blob);
+}
+
+static void
+h_p11_start(uint32_t req, struct rd *r)
+{
+	struct msg_tk_sign s;
+
+	if (msg_tk_sign_decode(r, &s) != 0)
+		bad("MSG_TK_P11_START");
+	prov_start(req, s.provider, s.request);
+}
+
+static void
+h_p11_sign(uint32_t req, struct rd *r)
+{
+	struct msg_tk_sign s;
+	struct prov *v;
+
+	if (msg_tk_sign_decode(r, &s) != 0)
+		bad("MSG_TK_P11_SIGN");
+	if ((v = prov_named(s.provider)) == NULL)
+		answer_fail(req, TK_DIED);
+	else
+		prov_queue(v, req, s.request);
+}
+
+static void
+h_p11_stop(uint32_t req, struct rd *r)
+{
+	struct msg_blob b;
+	struct prov *v;
+
+	if (msg_blob_decode(r, &b) != 0)
+		bad("MSG_TK_P11_STOP");
+	if ((v = prov_named(b.blob)) != NULL) {
+		log_info("keyward-pkcs11 for %s stopped", v->path);
+		prov_end(v, TK_CANCELLED, 0);
+	}
+}
+
+static const struct {
+	uint8_t type;
+	void (*fn)(uint32_t req, struct rd *r);
+} from_policy_rows[] = {
+	{ MSG_TK_SIGN,      h_sign },
+	{ MSG_TK_CANCEL,    h_cancel },
+	{ MSG_TK_RESOLVE,   h_resolve },
+	{ MSG_TK_P11_START, h_p11_start },
+	{ MSG_TK_P11_SIGN,  h_p11_sign },
+	{ MSG_TK_P11_STOP,  h_p11_stop },
+};
+
 static void
 from_policy(const uint8_t *p, size_t n)
 {
 	struct msg_hdr h;
-	struct msg_tk_sign s;
-	struct msg_blob b;
-	struct job *j;
-	struct prov *v;
 	struct rd r;
 
 	rd_init(&r, p, n);
 	if (msg_hdr_decode(&r, &h) != 0)
 		fatal("broker: bad message from policy");
-	switch (h.type) {
-	case MSG_TK_SIGN:
-		if (msg_tk_sign_decode(&r, &s) != 0)
-			fatal("broker: bad MSG_TK_SIGN");
-		sk_start(h.req, s.provider, s.request);
-		break;
-	case MSG_TK_CANCEL:
-		if (msg_empty_decode(&r) != 0)
-			fatal("broker: bad MSG_TK_CANCEL");
-		if ((j = sk_job(h.req)) != NULL) {
-			sk_end(j);
-			answer_fail(h.req, TK_CANCELLED);
+	for (size_t i = 0; i < sizeof(from_policy_rows) / sizeof(from_policy_rows[0]); i++)
+		if (from_policy_rows[i].type == h.type) {
+			from_policy_rows[i].fn(h.req, &r);
+			return;
 		}
-		prov_cancel(h.req);
-		break;
-	case MSG_TK_RESOLVE:
-		if (msg_blob_decode(&r, &b) != 0)
-			fatal("broker: bad MSG_TK_RESOLVE");
-		resolve(h.req, b.blob);
-		break;
-	case MSG_TK_P11_START:
-		if (msg_tk_sign_decode(&r, &s) != 0)
-			fatal("broker: bad MSG_TK_P11_START");
-		prov_start(h.req, s.provider, s.request);
-		break;
-	case MSG_TK_P11_SIGN:
-		if (msg_tk_sign_decode(&r, &s) != 0)
-			fatal("broker: bad MSG_TK_P11_SIGN");
-		if ((v = prov_named(s.provider)) == NULL)
-			answer_fail(h.req, TK_DIED);
-		else
-			prov_queue(v, h.req, s.request);
-		break;
-	case MSG_TK_P11_STOP:
-		if (msg_blob_decode(&r, &b) != 0)
-			fatal("broker: bad MSG_TK_P11_STOP");
-		if ((v = prov_named(b.blob)) != NULL) {
-			log_info("keyward-pkcs11 for %s stopped", v->path);
-			prov_end(v, TK_CANCELLED, 0);
-		}
-		break;
-	default:
-		fatal("broker: unexpected message %u from policy", h.type);
-	}
+	fatal("broker: unexpected message %u from policy", h.type);
 }
-
 
 /* Poll timeout: the nearest helper deadline; end the ones past it. */
 static int
@@ -212,10 +261,10 @@ out:
 	return rc;
 }
 
-static void
-broker_main(void *arg)
+int
+main(int argc, char **argv)
 {
-	const struct policy_args *a = arg;
+	struct broker_args a;
 	struct pollfd pfd[1 + TOKEN_MAX_HELPERS + TOKEN_MAX_PROVIDERS];
 	char helper[PATH_MAX], p11[PATH_MAX], interp[PATH_MAX];
 	const char *exe[3];
@@ -223,12 +272,19 @@ broker_main(void *arg)
 	size_t n;
 	int r;
 
-	log_init("keyward-broker", log_level(), 0);
+	/* policy starts the broker with exactly one argument list
+	 * (wire/args.h); anything else is refused whole */
+	if (args_broker_decode(argc, argv, &a) != 0) {
+		fprintf(stderr, "keyward-broker is started by keyward, not by hand\n");
+		return 1;
+	}
+	log_init("keyward-broker", a.debug ? LOG_LVL_DEBUG : LOG_LVL_INFO, 0);
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGINT, SIG_IGN);        /* ^C reaches the monitor; it decides */
 	chan_init(&B.c, 3);
 	wb_init(&B.out);
-	B.touch_ms = a->touch_timeout * 1000;
-	B.debug = a->debug;
+	B.touch_ms = a.touch_timeout * 1000;
+	B.debug = a.debug;
 	sandbox_harden();
 	/* It may execute the token helpers and their ELF interpreter, and
 	 * nothing else; a helper not installed is simply not among them. */
@@ -283,20 +339,4 @@ broker_main(void *arg)
 				_exit(0);       /* policy is gone: so is the agent */
 		}
 	}
-}
-
-int
-broker_spawn(const struct policy_args *a)
-{
-	int sp[2];
-
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) != 0)
-		fatal("socketpair: %m");
-	chan_setup_fd(sp[0]);
-	chan_setup_fd(sp[1]);
-	if (spawn(&(struct spawn){ .fds = { sp[1] }, .nfds = 1, .stdout_fd = -1,
-	    .stderr_fd = -1, .run = broker_main, .arg = (void *)a }) < 0)
-		fatal("cannot start the broker: %m");
-	close(sp[1]);
-	return sp[0];
 }
