@@ -32,6 +32,7 @@
 #include "ipc/buf.h"
 #include "keys/sshkey.h"
 #include "tests/hostile/client.h"
+#include "tests/unit/testkeys.h"
 
 #include <openssl/bn.h>
 #include <openssl/ec.h>
@@ -450,8 +451,7 @@ key_gen(struct bkey *k, enum key_kind kind)
 	}
 	if (k->pk == NULL)
 		die("%s keygen", k->alg);
-	if (ac_key_encode(k->pk, &k->blob, &k->priv) != 0)
-		die("key encoding");
+	testkey_encode(k->pk, kind, &k->blob, &k->priv);
 }
 
 static struct slice
