@@ -1,9 +1,12 @@
 /*
  * drive.h - what the token-helper drivers (sk_drive.c, p11_drive.c)
- * share: the helper started as policy starts it, with spawn() (ipc/spawn.h:
- * a SOCK_SEQPACKET socketpair on its fd 3 and nothing else, dies with its
- * parent), the -e variables added to its environment alone; and the line
- * that says how it ended. Header-only: each driver is one program.
+ * share: the helper started with spawn() (ipc/spawn.h: a SOCK_SEQPACKET
+ * socketpair on its fd 3 and nothing else), the -e variables added to its
+ * environment alone; and the line that says how it ended. Header-only:
+ * each driver is one program. One thing differs from the agent's own
+ * start: the helper does not die with its driver (.outlives_parent), as
+ * the tests kill the driver to play a policy that is gone and watch the
+ * helper see its socket close and say so by itself (143-p11-helper.t).
  */
 #ifndef KEYWARD_TESTS_DRIVE_H
 #define KEYWARD_TESTS_DRIVE_H
@@ -52,7 +55,7 @@ drive_start(const char *helper, const char *level, const char *provider,
 		return -1;
 	fflush(stdout);
 	pid = spawn(&(struct spawn){ .fds = { sv[1] }, .nfds = 1, .stdout_fd = -1,
-	    .stderr_fd = -1, .run = drive_exec, .arg = &x });
+	    .stderr_fd = -1, .outlives_parent = 1, .run = drive_exec, .arg = &x });
 	close(sv[1]);
 	if (pid < 0) {
 		close(sv[0]);
