@@ -1,7 +1,8 @@
 /*
  * client.h - what the two raw clients of an agent, the hostile client
- * (tests/hostile/lib.c) and the bench (tests/bench/bench.c), share: a
- * connection to the agent's socket and the agent's process tree (its
+ * (tests/hostile/lib.h) and the bench (tests/bench/bench.c), share: the
+ * message numbers, a connection to the agent's socket and the agent's
+ * process tree (its
  * processes are what both measure). The SSH encodings of the keys they
  * make come from the tests' one key encoder, tests/unit/testkeys.h.
  * Header-only: each client is one program. Both run against ssh-agent
@@ -11,6 +12,22 @@
 #define KEYWARD_TESTS_CLIENT_H
 
 #define AC_MAX_PROCS    16384   /* processes scanned in /proc at most */
+
+/* Message numbers (spec §3). */
+#define MSG_FAILURE          5
+#define MSG_SUCCESS          6
+#define MSG_REQ_IDENTITIES   11
+#define MSG_IDENTITIES       12
+#define MSG_SIGN             13
+#define MSG_SIGN_RESPONSE    14
+#define MSG_ADD              17
+#define MSG_REMOVE           18
+#define MSG_REMOVE_ALL       19
+#define MSG_LOCK             22
+#define MSG_UNLOCK           23
+#define MSG_ADD_CONSTRAINED  25
+#define MSG_EXTENSION        27
+#define MSG_EXT_FAILURE      28
 
 #include <ctype.h>
 #include <dirent.h>

@@ -20,6 +20,7 @@
 #include "ipc/buf.h"
 #include "ipc/limits.h"
 #include "keys/sshkey.h"
+#include "tests/hostile/client.h"
 
 #include <openssl/evp.h>
 #include <pthread.h>
@@ -27,20 +28,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Message numbers (spec §3). */
-#define MSG_FAILURE          5
-#define MSG_SUCCESS          6
-#define MSG_REQ_IDENTITIES   11
-#define MSG_IDENTITIES       12
-#define MSG_SIGN             13
-#define MSG_SIGN_RESPONSE    14
-#define MSG_ADD              17
-#define MSG_REMOVE           18
-#define MSG_LOCK             22
-#define MSG_UNLOCK           23
-#define MSG_ADD_CONSTRAINED  25
-#define MSG_EXTENSION        27
-#define MSG_EXT_FAILURE      28
+/* Message numbers: client.h, and one no agent knows. */
 #define MSG_UNKNOWN          200
 #define RSA_SHA2_256         0x02
 #define AGENT_CONSTRAIN_CONFIRM 2

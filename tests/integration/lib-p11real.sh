@@ -44,7 +44,12 @@
 #                        process stopped by its filter and no SIGSYS death
 #   p11r_allow_mods NAME...  P11_ALLOW set to allow each installed module
 #                        of NAME... (a pattern that allows nothing if none)
-#   p11r_no_token NAME MODULE  3 tests, after MODULE (NAME) added no key:
+#   p11r_mods_agent NAME...  a key file $T/keys/plain made, p11_askpass,
+#                        and the agent started in the foreground
+#                        (p11_agent_fg) allowing the installed modules of
+#                        NAME... (p11r_allow_mods)
+#   p11r_no_token NAME MODULE  4 tests, after MODULE (NAME) added no key:
+#                        the agent still serves (no identities);
 #                        keyward-pkcs11 was not stopped by its filter, did
 #                        not die, and the log says in one line that no
 #                        token is present (skips beside ssh-agent)
@@ -298,7 +303,16 @@ p11r_allow_mods() {
 	[ -n "$P11_ALLOW" ] || P11_ALLOW=/nonexistent/*
 }
 
+p11r_mods_agent() {
+	gen_key plain ed25519 >/dev/null || bail "ssh-keygen failed"
+	p11_askpass
+	p11r_allow_mods "$@"
+	p11_agent_fg
+}
+
 p11r_no_token() {
+	run ssh-add -l
+	is "$RC" 1 "$1: the agent still serves (no identities)"
 	if is_keyward; then
 		p11r_no_filter_stop
 		ok $? "$1: keyward-pkcs11 was not stopped by its filter" || diag_file "$T/agent.log"

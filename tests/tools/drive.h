@@ -15,9 +15,23 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#define DRIVE_MAX_ENV   16
+
+/* -e NAME=VALUE: one more variable for the helper; -1 if it is not one or
+ * there are DRIVE_MAX_ENV already. */
+static inline int
+drive_env(const char **env, int *nenv, const char *arg)
+{
+	if (*nenv == DRIVE_MAX_ENV || strchr(arg, '=') == NULL)
+		return -1;
+	env[(*nenv)++] = arg;
+	return 0;
+}
 
 struct drive_exec {
 	const char *path;

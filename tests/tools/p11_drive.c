@@ -42,7 +42,6 @@
 #include <unistd.h>
 
 #define REPLY_WAIT_MS   60000
-#define MAX_ENV         16
 
 static const uint8_t data[] = "the data policy would have a token sign";
 static uint8_t rbuf[P11_MAX_REPLY + 1];
@@ -195,7 +194,7 @@ int
 main(int argc, char **argv)
 {
 	const char *helper = NULL, *provider = NULL, *pin = "", *bad = NULL;
-	const char *cpin = "", *level = "debug", *env[MAX_ENV];
+	const char *cpin = "", *level = "debug", *env[DRIVE_MAX_ENV];
 	struct p11_keys keys;
 	char line[256];
 	pid_t pid;
@@ -215,9 +214,8 @@ main(int argc, char **argv)
 		case 'S': out_of_order = 1; break;
 		case 'D': dumpdir = optarg; break;
 		case 'e':
-			if (nenv == MAX_ENV || strchr(optarg, '=') == NULL)
+			if (drive_env(env, &nenv, optarg) != 0)
 				die("-e NAME=VALUE");
-			env[nenv++] = optarg;
 			break;
 		default:
 			die("usage: p11_drive -h HELPER -p PROVIDER [-P PIN] "

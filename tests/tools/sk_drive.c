@@ -42,7 +42,6 @@
 
 #define APPLICATION     "ssh:"
 #define REPLY_WAIT_MS   60000
-#define MAX_ENV         16
 
 static const uint8_t data[] = "the data policy would have a token sign";
 
@@ -141,7 +140,7 @@ int
 main(int argc, char **argv)
 {
 	const char *helper = NULL, *provider = NULL, *so = NULL, *pin = "";
-	const char *level = "debug", *env[MAX_ENV];
+	const char *level = "debug", *env[DRIVE_MAX_ENV];
 	struct sk_enroll_response *e;
 	struct token_req req;
 	struct token_reply rep;
@@ -169,9 +168,8 @@ main(int argc, char **argv)
 				die("-a ed25519|ecdsa");
 			break;
 		case 'e':
-			if (nenv == MAX_ENV || strchr(optarg, '=') == NULL)
+			if (drive_env(env, &nenv, optarg) != 0)
 				die("-e NAME=VALUE");
-			env[nenv++] = optarg;
 			break;
 		default:
 			die("usage: sk_drive -h HELPER -p PROVIDER -m SO [-a ALG] "
