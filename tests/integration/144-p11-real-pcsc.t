@@ -27,10 +27,7 @@ for m in $MODS; do
 		continue
 	fi
 	lines=$(wc -l <"$T/pcsc/pcscd.log")
-	p11_add "$mod"
-	[ "$RC" != 0 ]
-	ok $? "$m: no card: ssh-add -s is refused"
-	contains "$ERR" "Could not add card" "$m: ssh-add says it could not add the card"
+	p11r_add_refused "$m" "$mod" "no card"
 	poll_until 5 test "$(wc -l <"$T/pcsc/pcscd.log")" -gt "$lines"
 	ok $? "$m: the module talked to the private pcscd"
 	p11r_no_token "$m" "$mod"

@@ -38,10 +38,7 @@ for m in $MODS; do
 		continue
 	fi
 	lines=$(wc -l <"$T/pcsc/pcscd.log")
-	p11_add "$mod"
-	[ "$RC" != 0 ]
-	ok $? "$m: a card without keys: ssh-add -s is refused"
-	contains "$ERR" "Could not add card" "$m: ssh-add says it could not add the card"
+	p11r_add_refused "$m" "$mod" "a card without keys"
 	if [ "$m" = opensc-pkcs11.so ]; then
 		# OpenSC connects to the card and sends it APDUs to find a driver
 		poll_until 5 sh -c 'tail -n +$1 "$2" | grep -q "Received command: TRANSMIT"' sh \

@@ -48,6 +48,9 @@
 #                        and the agent started in the foreground
 #                        (p11_agent_fg) allowing the installed modules of
 #                        NAME... (p11r_allow_mods)
+#   p11r_add_refused NAME MODULE WHAT  2 tests: ssh-add -s MODULE (NAME)
+#                        is refused ("NAME: WHAT: ...") and says it could
+#                        not add the card
 #   p11r_no_token NAME MODULE  4 tests, after MODULE (NAME) added no key:
 #                        the agent still serves (no identities);
 #                        keyward-pkcs11 was not stopped by its filter, did
@@ -308,6 +311,13 @@ p11r_mods_agent() {
 	p11_askpass
 	p11r_allow_mods "$@"
 	p11_agent_fg
+}
+
+p11r_add_refused() {
+	p11_add "$2"
+	[ "$RC" != 0 ]
+	ok $? "$1: $3: ssh-add -s is refused"
+	contains "$ERR" "Could not add card" "$1: ssh-add says it could not add the card"
 }
 
 p11r_no_token() {
