@@ -50,7 +50,8 @@ static const struct {
 	{ "stall-writers", attack_stall_writers, "slow writers and vanishing clients" },
 	{ "connections", attack_connections, "connection flood" },
 	{ "pipeline-order", attack_pipeline_order, "effects in order within one write" },
-	{ "pipeline-long", attack_pipeline_long, "long pipelines: 17, 100, 1000 requests" },
+	{ "pipeline-long", attack_pipeline_long, "long pipelines: 17, 100, 1000 "
+	    "requests" },
 	{ "unlock-guessing", attack_unlock_guessing,
 	  "unlock guessing: 8 x 16 pipelined UNLOCKs; \"pw\\0\" vs \"pw\"" },
 	{ "bind-failed", attack_bind_failed, "hidden keys after a failed session-bind" },
@@ -78,7 +79,8 @@ main(int argc, char **argv)
 	if (argc != 5) {
 		fprintf(stderr, "usage: attack [-r] CASE SOCK PID NAME\n");
 		for (i = 0; i < sizeof(case_table) / sizeof(case_table[0]); i++)
-			fprintf(stderr, "  %-18s  %s\n", case_table[i].name, case_table[i].what);
+			fprintf(stderr, "  %-18s  "
+			    "%s\n", case_table[i].name, case_table[i].what);
 		return 2;
 	}
 	sock_path = argv[2];

@@ -28,7 +28,8 @@ attack_bind_failed(void)
 	wb_init(&w);
 	msg_add_dest(&w, dk, "dest-perseus", "perseus", &host, 1);
 	t = call_once(&w, bound_ms(10000), NULL);
-	tap_ok(t == MSG_SUCCESS, "bind-failed: destination-constrained key added (answer %d)", t);
+	tap_ok(t == MSG_SUCCESS, "bind-failed: destination-constrained key added "
+	    "(answer %d)", t);
 	n = list_fresh(dk, &found, bound_ms(10000));
 	tap_ok(found, "bind-failed: a local unbound connection lists it");
 	probe_start(&p, 1);
@@ -47,15 +48,19 @@ attack_bind_failed(void)
 	t = cl_call(&c, &w, bound_ms(10000));
 	n = t == MSG_IDENTITIES ? list_has(c.msg, dk, &found) : -1;
 	if (is_keyward() || !found)
-		tap_ok(n >= 0 && !found, "bind-failed: after the failed bind LIST hides the constrained "
+		tap_ok(n >= 0 && !found, "bind-failed: after the failed bind LIST "
+		    "hides the constrained "
 		    "key (%d listed)", n);
 	else {
-		diag("bind-failed: ssh-agent lists the constrained key after a failed bind: this "
+		diag("bind-failed: ssh-agent lists the constrained key after a "
+		    "failed bind: this "
 		    "OpenSSH predates 9.6, which hides it (spec §7.4, §14)");
-		tap_skip("ssh-agent before 9.6 leaves a failed bind \"local\" (spec §14)");
+		tap_skip("ssh-agent before 9.6 leaves a failed bind \"local\" (spec "
+		    "§14)");
 	}
 	list_has(c.msg, probe_key, &found);
-	tap_ok(n >= 0 && found, "bind-failed: ... and still lists the unconstrained probe key");
+	tap_ok(n >= 0 && found, "bind-failed: ... and still lists the unconstrained "
+	    "probe key");
 	/* asked again and again: hidden each time (the .t wrapper checks
 	 * that the log said so once, not once a LIST) */
 	if (is_keyward()) {
@@ -68,10 +73,12 @@ attack_bind_failed(void)
 			hid += t == MSG_IDENTITIES && list_has(c.msg, dk, &found) >= 0 &&
 			    !found;
 		}
-		tap_ok(hid == HIDDEN_RELISTS, "bind-failed: %d LISTs more: the key hidden from "
+		tap_ok(hid == HIDDEN_RELISTS, "bind-failed: %d LISTs more: the key "
+		    "hidden from "
 		    "each (%d)", HIDDEN_RELISTS, hid);
 	} else {
-		tap_keyward_only("ssh-agent before 9.6 lists the key after a failed bind");
+		tap_keyward_only("ssh-agent before 9.6 lists the key after a failed "
+		    "bind");
 	}
 
 	wb_reset(&w);
@@ -82,7 +89,8 @@ attack_bind_failed(void)
 		msg_sign(&w, dk, d, sizeof(d));
 	}
 	t = cl_call(&c, &w, bound_ms(10000));
-	tap_ok(t == MSG_FAILURE, "bind-failed: ... and refuses to sign with it (answer %d)", t);
+	tap_ok(t == MSG_FAILURE, "bind-failed: ... and refuses to sign with it "
+	    "(answer %d)", t);
 
 	if (is_keyward()) {
 		wb_reset(&w);
@@ -91,7 +99,8 @@ attack_bind_failed(void)
 		msg_end(&w, m);
 		t = cl_call(&c, &w, bound_ms(10000));
 		tap_ok(t == MSG_FAILURE || t == MSG_EXT_FAILURE,
-		    "bind-failed: ... and refuses constraints@keyward.dev (answer %d)", t);
+		    "bind-failed: ... and refuses constraints@keyward.dev (answer "
+		    "%d)", t);
 	} else {
 		tap_keyward_only("constraints@keyward.dev is keyward's extension");
 	}

@@ -39,7 +39,8 @@ attack_connections(void)
 		cap = FLOOD_CONN_MAX;
 	if ((rlim_t)cap + 64 > rl.rlim_cur)
 		cap = (long)rl.rlim_cur - 64;
-	diag("connections: agent RLIMIT_NOFILE %ld; ours %llu; opening at most %ld connections",
+	diag("connections: agent RLIMIT_NOFILE %ld; ours %llu; opening at most %ld "
+	    "connections",
 	    anofile, (unsigned long long)rl.rlim_cur, cap);
 	fds = xmalloc((size_t)cap * sizeof(int));
 	probe_start(&p, 1);
@@ -52,7 +53,8 @@ attack_connections(void)
 			continue;
 		}
 		if (errno != EAGAIN) {
-			diag("connections: connect: %s after %d connections", strerror(errno), nfd);
+			diag("connections: connect: %s after %d "
+			    "connections", strerror(errno), nfd);
 			break;
 		}
 		if (++eagain >= 20)     /* backlog full for 200 ms: no longer accepting */
@@ -77,14 +79,16 @@ attack_connections(void)
 	figure("connections-new", "a new client during the flood: %s after %s",
 	    served ? "served" : "NOT served", s);
 	tap_bound(served, served ? s : "not served within 10 s",
-	    "connections: with %d idle connections open a new client is still served", nfd);
+	    "connections: with %d idle connections open a new client is still "
+	    "served", nfd);
 	cl_free(&c);
 	while (nfd > 0)
 		close(fds[--nfd]);
 	free(fds);
 	sleep_ms(500);
 	n = list_fresh(probe_key, &found, bound_ms(10000));
-	tap_ok(n > 0 && found, "connections: after the flood closes a new client is served");
+	tap_ok(n > 0 && found, "connections: after the flood closes a new client is "
+	    "served");
 	probe_stop(&p);
 	check_common("connections", &p, keep, 1);
 	wb_free(&w);

@@ -44,8 +44,10 @@ attack_flood_add(void)
 	wb_init(&one);
 	msg_add_dest(&one, k, "add-flood", "perseus", hk, ADD_FLOOD_HOSTKEYS);
 	if (one.len - 4 > FRAME_MAX)
-		die("add flood message of %zu bytes is over the frame limit", one.len - 4);
-	diag("flood-add: one ADD is %zu bytes (an Ed25519 key, %d P-521 host keys)", one.len - 4,
+		die("add flood message of %zu bytes is over the frame "
+		    "limit", one.len - 4);
+	diag("flood-add: one ADD is %zu bytes (an Ed25519 key, %d P-521 host "
+	    "keys)", one.len - 4,
 	    ADD_FLOOD_HOSTKEYS);
 	wb_init(&all);
 	for (i = 0; i < ADD_FLOOD_DEPTH; i++)
@@ -59,7 +61,8 @@ attack_flood_add(void)
 		diag("flood-add: could not open every flood connection");
 	t0 = now_ms();
 	flood_run(&f, t0 + window_ms(10));
-	figure("flood-add", "%zu of %zu bytes taken, %u of %u ADDs answered (%u SUCCESS) in %.1f s",
+	figure("flood-add", "%zu of %zu bytes taken, %u of %u ADDs answered (%u "
+	    "SUCCESS) in %.1f s",
 	    sum_z(f.off, f.n), (size_t)f.n * all.len, sum_u(f.replies, f.n),
 	    (unsigned)(f.n * ADD_FLOOD_DEPTH), sum_u(f.success, f.n),
 	    (double)(now_ms() - t0) / 1000);
@@ -134,7 +137,8 @@ attack_flood_big_rsa(void)
 	t = add_key_wait(rsa, "big-rsa16384", (int)window_ms(20));
 	tadd = now_ms() - t0;
 	/* The wait is the test's patience, not a performance bound. */
-	tap_ok(t == MSG_SUCCESS, "flood-big-rsa: RSA-%d key added (answer %d after %llu ms; we wait %llu s)",
+	tap_ok(t == MSG_SUCCESS, "flood-big-rsa: RSA-%d key added (answer %d after "
+	    "%llu ms; we wait %llu s)",
 	    rsa->bits, t, (unsigned long long)tadd, (unsigned long long)window_ms(20) / 1000);
 	/* BIG_RSA_CONNS connections, each pipelining BIG_RSA_DEPTH signs. */
 	t0 = now_ms();
@@ -161,19 +165,22 @@ attack_flood_big_rsa(void)
 			    sig_verifies(rsa, data[i][j], sizeof(data[i][j]), sig))
 				good++;
 		}
-	figure("flood-big-rsa", "RSA-16384 add %llu ms; %d of %d signatures verified in %.1f s; "
+	figure("flood-big-rsa", "RSA-16384 add %llu ms; %d of %d signatures verified "
+	    "in %.1f s; "
 	    "worst probe Ed25519 SIGN %llu ms (target < %d ms)", (unsigned long long)tadd,
 	    good, BIG_RSA_CONNS * BIG_RSA_DEPTH, (double)(now_ms() - t0) / 1000,
 	    (unsigned long long)p.worst_sign_ms, BIG_RSA_TARGET_MS);
 	tap_ok(good == BIG_RSA_CONNS * BIG_RSA_DEPTH,
-	    "flood-big-rsa: every RSA-16384 signature came and verifies (%d of %d, %d answered)", good,
+	    "flood-big-rsa: every RSA-16384 signature came and verifies (%d of %d, "
+	    "%d answered)", good,
 	    BIG_RSA_CONNS * BIG_RSA_DEPTH, answered);
 	for (i = 0; i < BIG_RSA_CONNS; i++)
 		cl_free(&c[i]);
 	probe_stop(&p);
 	fmt_ms(s, sizeof(s), p.worst_sign_ms);
 	snprintf(tg, sizeof(tg), "%s", p.worst_sign_ms < BIG_RSA_TARGET_MS ? "met" : "missed");
-	diag("flood-big-rsa: the issue's target, Ed25519 signatures under %d ms beside RSA-16384: %s (%s)",
+	diag("flood-big-rsa: the issue's target, Ed25519 signatures under %d ms "
+	    "beside RSA-16384: %s (%s)",
 	    BIG_RSA_TARGET_MS, tg, s);
 	check_common("flood-big-rsa", &p, keep, t == MSG_SUCCESS ? 2 : 1);
 }

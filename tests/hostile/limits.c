@@ -88,7 +88,8 @@ attack_limits_keys(void)
 	/* the byte budget */
 	t0 = now_ms();
 	nb = add_until_refused(&c, big, NBIG, cm, &refusal);
-	figure("limits-keys-bytes", "%d keys of %zu bytes taken in %.1f s, then answer %d", nb,
+	figure("limits-keys-bytes", "%d keys of %zu bytes taken in %.1f s, then "
+	    "answer %d", nb,
 	    cost, (double)(now_ms() - t0) / 1000, refusal);
 	if (is_keyward()) {
 		/* as many whole big keys as fit beside the probe key */
@@ -100,10 +101,12 @@ attack_limits_keys(void)
 		wb_reset(&w);
 		msg_add(&w, big[0], cm);
 		t = cl_call(&c, &w, bound_ms(10000));
-		tap_ok(nb > 0 && t == MSG_SUCCESS, "limits-keys: ... a held key re-added at "
+		tap_ok(nb > 0 && t == MSG_SUCCESS, "limits-keys: ... a held key "
+		    "re-added at "
 		    "its size still fits (answer %d)", t);
 	} else {
-		diag("limits-keys: %s took all %d keys of %zu bytes (answer %d)", agent_name, nb,
+		diag("limits-keys: %s took all %d keys of %zu bytes (answer "
+		    "%d)", agent_name, nb,
 		    cost, refusal);
 		tap_keyward_only("ssh-agent holds as many keys as memory allows");
 		tap_keyward_only("ssh-agent holds as many keys as memory allows");
@@ -113,7 +116,8 @@ attack_limits_keys(void)
 	wb_reset(&w);
 	msg_add(&w, big[nb < NBIG ? nb : 0], cm);
 	t = cl_call(&c, &w, bound_ms(10000));
-	tap_ok(t == MSG_SUCCESS, "limits-keys: ... which makes room again (answer %d)", t);
+	tap_ok(t == MSG_SUCCESS, "limits-keys: ... which makes room again (answer "
+	    "%d)", t);
 	remove_all(&c, &big[nb < NBIG ? nb : 0], 1);
 
 	/* the count budget */
@@ -123,7 +127,8 @@ attack_limits_keys(void)
 	    (double)(now_ms() - t0) / 1000, refusal);
 	if (is_keyward())
 		tap_ok(refusal == MSG_FAILURE && ns == AGENT_MAX_KEYS - 1,
-		    "limits-keys: with the probe key held, %d more keys are taken and the next "
+		    "limits-keys: with the probe key held, %d more keys are taken "
+		    "and the next "
 		    "is refused with FAILURE (%d taken, answer %d)", AGENT_MAX_KEYS - 1,
 		    ns, refusal);
 	else
@@ -137,16 +142,19 @@ attack_limits_keys(void)
 		n = t == MSG_IDENTITIES ? list_has(c.msg, probe_key, &found) : -1;
 		if (n < 0 || !found || c.msg.len > FRAME_MAX || n >= ns + 1) {
 			allcut = 0;
-			diag("limits-keys: list %d: answer %d, %d keys, %zu bytes, probe key %s", i, t,
+			diag("limits-keys: list %d: answer %d, %d keys, %zu bytes, "
+			    "probe key %s", i, t,
 			    n, c.msg.len, found ? "listed" : "missing");
 			break;
 		}
 	}
 	if (is_keyward() || allcut)
-		tap_ok(allcut, "limits-keys: %d LISTs with %d keys held: each answer within one "
+		tap_ok(allcut, "limits-keys: %d LISTs with %d keys held: each answer "
+		    "within one "
 		    "frame, cut, the first key in it", NLIST, ns + 1);
 	else
-		tap_skip("limits-keys: %s's LIST of %d keys is over one frame (%s)", agent_name,
+		tap_skip("limits-keys: %s's LIST of %d keys is over one frame "
+		    "(%s)", agent_name,
 		    ns + 1, "clients refuse it");
 	gone = remove_all(&c, small, ns);
 	tap_ok(gone == ns, "limits-keys: all %d small keys removed (%d)", ns, gone);

@@ -187,7 +187,8 @@ attack_pipeline_long(void)
 			msg_simple(&w, i % 2 ? MSG_REQ_IDENTITIES : MSG_UNKNOWN);
 		if (cl_connect(&c, bound_ms(10000)) != 0 ||
 		    cl_send(&c, w.p, w.len, bound_ms(10000)) != 0) {
-			tap_ok(0, "pipeline-long: %d requests in one write: could not send", lens[li]);
+			tap_ok(0, "pipeline-long: %d requests in one write: could "
+			    "not send", lens[li]);
 			continue;
 		}
 		for (i = 0; i < lens[li]; i++) {
@@ -204,11 +205,14 @@ attack_pipeline_long(void)
 		}
 		cl_close(&c);
 		snprintf(key, sizeof(key), "pipeline-long-%d", lens[li]);
-		figure(key, "%d of %d pipelined requests answered in %llu ms", got, lens[li],
+		figure(key, "%d of %d pipelined requests answered in %llu "
+		    "ms", got, lens[li],
 		    (unsigned long long)(now_ms() - t0));
-		tap_ok(got == lens[li], "pipeline-long: %d requests in one write: every one answered (%d)",
+		tap_ok(got == lens[li], "pipeline-long: %d requests in one write: "
+		    "every one answered (%d)",
 		    lens[li], got);
-		if (!tap_ok(inorder && got > 0, "pipeline-long: %d requests in one write: answered in order",
+		if (!tap_ok(inorder && got > 0, "pipeline-long: %d requests in one "
+		    "write: answered in order",
 		    lens[li]))
 			diag("first answer out of order: %d", firstbad);
 	}

@@ -158,7 +158,8 @@ check_common(const char *cs, struct probe *p, struct key **keep, int nkeep)
 	figure("probe", "%s", fig);
 	tap_ok(agent_alive(), "%s: the agent is alive", cs);
 	tap_bound(p->worst_ms <= (uint64_t)bound_ms(PROBE_BOUND_MS) && p->timeouts == 0,
-	    w, "%s: the probe was answered within %s throughout (worst %s)", cs, bound, w);
+	    w, "%s: the probe was answered within %s throughout (worst "
+	    "%s)", cs, bound, w);
 	if (!tap_ok(p->wrong == 0, "%s: every probe answer was right", cs))
 		diag("%d wrong answers; the first: %s", p->wrong, p->wrong_what);
 	if (nkeep == 0) {
@@ -178,7 +179,8 @@ check_common(const char *cs, struct probe *p, struct key **keep, int nkeep)
 			diag("key %d of %d is not listed", i, nkeep);
 		}
 	}
-	tap_ok(allkept, "%s: the agent kept its %d key%s", cs, nkeep, nkeep == 1 ? "" : "s");
+	tap_ok(allkept, "%s: the agent kept its %d "
+	    "key%s", cs, nkeep, nkeep == 1 ? "" : "s");
 }
 
 /* ---------------------------------------------------------------- flood */

@@ -65,7 +65,8 @@ good_main(void *arg)
 void
 attack_soak(void)
 {
-	static void (*const cases[])(void) = { attack_flood_add, attack_flood_sign, attack_stall_writers, attack_pipeline_long, attack_bind_failed,
+	static void (*const cases[])(void) = { attack_flood_add, attack_flood_sign,
+		attack_stall_writers, attack_pipeline_long, attack_bind_failed,
 		attack_stall_readers, attack_connections, attack_flood_big_rsa };
 	struct good g[3];
 	struct key *keep[3];
@@ -82,7 +83,8 @@ attack_soak(void)
 		g[i].stop = &stop;
 		g[i].sigs = g[i].refused = g[i].bad = g[i].lost = 0;
 		keep[i] = g[i].k;
-		tap_ok(add_key(g[i].k, "soak-good") == MSG_SUCCESS, "soak: well-behaved key %d added", i);
+		tap_ok(add_key(g[i].k, "soak-good") == MSG_SUCCESS, "soak: "
+		    "well-behaved key %d added", i);
 		if (pthread_create(&g[i].th, NULL, good_main, &g[i]) != 0)
 			die("pthread_create");
 	}
@@ -102,17 +104,21 @@ attack_soak(void)
 	stop = 1;
 	for (i = 0; i < 3; i++) {
 		pthread_join(g[i].th, NULL);
-		diag("soak: well-behaved client %d: %u signatures verified, %u refused, %u bad, "
-		    "%u lost connections", i, g[i].sigs, g[i].refused, g[i].bad, g[i].lost);
+		diag("soak: well-behaved client %d: %u signatures verified, %u "
+		    "refused, %u bad, "
+		    "%u lost "
+		    "connections", i, g[i].sigs, g[i].refused, g[i].bad, g[i].lost);
 		all &= g[i].bad == 0 && g[i].sigs > 0;
 	}
-	figure("soak", "%u rounds; well-behaved signatures verified %u/%u/%u", round, g[0].sigs,
+	figure("soak", "%u rounds; well-behaved signatures verified "
+	    "%u/%u/%u", round, g[0].sigs,
 	    g[1].sigs, g[2].sigs);
 	tap_ok(all, "soak: every signature the well-behaved clients got verifies");
 	for (i = 0; i < 3; i++) {
 		int found, n = list_fresh(keep[i], &found, bound_ms(10000));
 
-		tap_ok(n > 0 && found, "soak: well-behaved key %d is still held at the end", i);
+		tap_ok(n > 0 && found, "soak: well-behaved key %d is still held at "
+		    "the end", i);
 	}
 	tap_ok(g[0].refused + g[1].refused + g[2].refused == 0,
 	    "soak: no well-behaved signature was refused (%u, %u, %u)", g[0].refused,

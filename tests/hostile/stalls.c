@@ -87,10 +87,12 @@ attack_stall_readers(void)
 	t0 = now_ms();
 	flood_run(&f, t0 + window_ms(6));
 	(void)mem_guard(&g);
-	figure("stall-readers", "idle %ld KiB (%d processes), peak %ld KiB (+%ld KiB)%s; %zu LIST "
+	figure("stall-readers", "idle %ld KiB (%d processes), peak %ld KiB (+%ld "
+	    "KiB)%s; %zu LIST "
 	    "requests taken", g.idle, nproc, g.peak, g.peak - g.idle,
 	    g.over ? ", stopped at the guard" : "", sum_z(f.off, f.n) / 5);
-	tap_ok(g.peak - g.idle <= MEM_GROWTH_MAX_KIB, "stall-readers: with 8 readers that never read the "
+	tap_ok(g.peak - g.idle <= MEM_GROWTH_MAX_KIB, "stall-readers: with 8 readers "
+	    "that never read the "
 	    "agent stays within %d MiB of idle (+%ld KiB)", MEM_GROWTH_MAX_KIB / 1024,
 	    g.peak - g.idle);
 	flood_close(&f);
@@ -101,9 +103,11 @@ attack_stall_readers(void)
 			break;
 		sleep_ms(100);
 	}
-	figure("stall-readers-after", "%ld KiB %.1f s after the readers closed (idle %ld KiB)", after,
+	figure("stall-readers-after", "%ld KiB %.1f s after the readers closed (idle "
+	    "%ld KiB)", after,
 	    (double)(now_ms() - t0) / 1000, g.idle);
-	tap_ok((double)after <= MEM_RETURN_FACTOR * (double)g.idle, "stall-readers: after they close "
+	tap_ok((double)after <= MEM_RETURN_FACTOR * (double)g.idle, "stall-readers: "
+	    "after they close "
 	    "it returns to within %.1fx idle (%ld KiB, idle %ld KiB)", MEM_RETURN_FACTOR,
 	    after, g.idle);
 	probe_stop(&p);
@@ -168,7 +172,8 @@ attack_stall_writers(void)
 	struct wb w;
 	int i, ok = 1, sent = 0;
 
-	tap_ok(add_key(rsa, "vanish-rsa8192") == MSG_SUCCESS, "stall-writers: RSA-8192 key added");
+	tap_ok(add_key(rsa, "vanish-rsa8192") == MSG_SUCCESS, "stall-writers: "
+	    "RSA-8192 key added");
 	probe_start(&p, 1);
 	for (i = 0; i < SLOW_WRITERS; i++) {
 		memset(&sw[i], 0, sizeof(sw[i]));
@@ -209,9 +214,11 @@ attack_stall_writers(void)
 			diag("stall-writers: slow writer %d: %s", i, sw[i].why);
 		}
 	}
-	figure("stall-writers", "%d slow writers (a byte every %d ms), %d vanishing clients", SLOW_WRITERS,
+	figure("stall-writers", "%d slow writers (a byte every %d ms), %d vanishing "
+	    "clients", SLOW_WRITERS,
 	    SLOW_BYTE_MS, sent);
-	tap_ok(ok, "stall-writers: %d slow writers (one byte every %d ms) each got a signature that verifies",
+	tap_ok(ok, "stall-writers: %d slow writers (one byte every %d ms) each got a "
+	    "signature that verifies",
 	    SLOW_WRITERS, SLOW_BYTE_MS);
 	sleep_ms(500);
 	probe_stop(&p);

@@ -32,26 +32,31 @@ attack_unlock_guessing(void)
 	wb_init(&w);
 	msg_pass(&w, MSG_LOCK, "pw\0", 3);
 	t = call_once(&w, bound_ms(10000), NULL);
-	tap_ok(t == MSG_SUCCESS, "unlock-guessing: LOCK \"pw\\0\" succeeds (answer %d)", t);
+	tap_ok(t == MSG_SUCCESS, "unlock-guessing: LOCK \"pw\\0\" succeeds (answer "
+	    "%d)", t);
 	wb_reset(&w);
 	msg_pass(&w, MSG_UNLOCK, "pw", 2);
 	t = call_once(&w, bound_ms(15000), NULL);
-	tap_ok(t == MSG_FAILURE, "unlock-guessing: UNLOCK \"pw\" does not open a lock set with \"pw\\0\" "
+	tap_ok(t == MSG_FAILURE, "unlock-guessing: UNLOCK \"pw\" does not open a "
+	    "lock set with \"pw\\0\" "
 	    "(answer %d)", t);
 	n = list_fresh(probe_key, &found, bound_ms(10000));
 	tap_ok(n == 0, "unlock-guessing: still locked: LIST answers no keys (%d)", n);
 	wb_reset(&w);
 	msg_pass(&w, MSG_UNLOCK, "pw\0", 3);
 	t = call_once(&w, bound_ms(15000), NULL);
-	tap_ok(t == MSG_SUCCESS, "unlock-guessing: UNLOCK \"pw\\0\" opens it (answer %d)", t);
+	tap_ok(t == MSG_SUCCESS, "unlock-guessing: UNLOCK \"pw\\0\" opens it (answer "
+	    "%d)", t);
 	n = list_fresh(probe_key, &found, bound_ms(10000));
-	tap_ok(n > 0 && found, "unlock-guessing: unlocked: LIST shows the probe key again");
+	tap_ok(n > 0 && found, "unlock-guessing: unlocked: LIST shows the probe key "
+	    "again");
 
 	/* 8 connections x 16 pipelined UNLOCKs; the 128th is right. */
 	wb_reset(&w);
 	msg_pass(&w, MSG_LOCK, right, strlen(right));
 	t = call_once(&w, bound_ms(10000), NULL);
-	if (!tap_ok(t == MSG_SUCCESS, "unlock-guessing: LOCK with the passphrase to guess (answer %d)", t)) {
+	if (!tap_ok(t == MSG_SUCCESS, "unlock-guessing: LOCK with the passphrase to "
+	    "guess (answer %d)", t)) {
 		wb_free(&w);
 		return;
 	}
@@ -82,8 +87,10 @@ attack_unlock_guessing(void)
 	 * caught by the probe's bound, not here. */
 	locked_at_check = n <= 0;
 	if (n < 0)
-		diag("unlock-guessing: LIST got no answer within %d ms (the agent is stalled)", bound_ms(2000));
-	tap_ok(locked_at_check, "unlock-guessing: %.1f s after 128 pipelined guesses the agent is still "
+		diag("unlock-guessing: LIST got no answer within %d ms (the agent is "
+		    "stalled)", bound_ms(2000));
+	tap_ok(locked_at_check, "unlock-guessing: %.1f s after 128 pipelined guesses "
+	    "the agent is still "
 	    "locked (LIST: %d keys, %u guesses answered)",
 	    (double)(now_ms() - t0) / 1000, n, sum_u(f.replies, f.n));
 	flood_run(&f, t0 + window_ms(10));
@@ -94,12 +101,15 @@ attack_unlock_guessing(void)
 		unlocked = p.first_keys_ms;
 	if (unlocked != 0) {
 		fmt_ms(s, sizeof(s), unlocked - t0);
-		figure("unlock-guessing", "the 128th guess unlocked it after %s (%u guesses answered)", s,
+		figure("unlock-guessing", "the 128th guess unlocked it after %s (%u "
+		    "guesses answered)", s,
 		    sum_u(f.replies, f.n));
 	} else {
 		fmt_ms(s, sizeof(s), now_ms() - t0);
-		figure("unlock-guessing", "still locked after %s; %u of 128 guesses answered (one queue at "
-		    "0.1 s x failures: 127 failures take about 775 s)", s, sum_u(f.replies, f.n));
+		figure("unlock-guessing", "still locked after %s; %u of 128 guesses "
+		    "answered (one queue at "
+		    "0.1 s x failures: 127 failures take about 775 "
+		    "s)", s, sum_u(f.replies, f.n));
 	}
 	flood_close(&f);
 	for (i = 0; i < UNLOCK_CONNS; i++)
@@ -113,10 +123,12 @@ attack_unlock_guessing(void)
 		t0 = now_ms();
 		t = call_once(&w, bound_ms(15000), NULL);
 		fmt_ms(s, sizeof(s), now_ms() - t0);
-		figure("unlock-guessing-owner", "the owner's UNLOCK after the guessers left: %s in %s",
+		figure("unlock-guessing-owner", "the owner's UNLOCK after the "
+		    "guessers left: %s in %s",
 		    t == MSG_SUCCESS ? "SUCCESS" : t == MSG_FAILURE ? "FAILURE" : "no answer", s);
 		owner = t == MSG_SUCCESS;
-		tap_bound(owner, s, "unlock-guessing: the owner unlocks within %d s once the guessers are gone",
+		tap_bound(owner, s, "unlock-guessing: the owner unlocks within %d s "
+		    "once the guessers are gone",
 		    bound_ms(15000) / 1000);
 	}
 	probe_stop(&p);
