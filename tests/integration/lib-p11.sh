@@ -170,17 +170,8 @@ p11_second() {
 	_p11_make SOFTHSM2_CONB "$dir" "$prefix" "$@"
 }
 
-p11_agent() {
-	start_agent -P "$P11_ALLOW" "$@"
-	ok $? "agent $(basename "$AGENT") started with -P $P11_ALLOW${*:+ $*}" ||
-		bail "agent did not start"
-}
-
-p11_agent_fg() {
-	start_agent_fg "$T/agent.sock" -P "$P11_ALLOW" "$@"
-	ok $? "agent $(basename "$AGENT") started in the foreground with -P $P11_ALLOW${*:+ $*}" ||
-		bail "agent did not start"
-}
+p11_agent() { token_agent "$P11_ALLOW" "$@"; }
+p11_agent_fg() { token_agent_fg "$P11_ALLOW" "$@"; }
 
 p11_add() {
 	local mod=$P11_MODULE

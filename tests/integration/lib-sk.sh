@@ -65,17 +65,8 @@ sk_key() {
 	echo "$name@kwtest $(cut -d' ' -f1,2 "$T/keys/$name.pub")" >>"$T/allowed_signers"
 }
 
-sk_agent() {
-	start_agent -P "$ALLOW" "$@"
-	ok $? "agent $(basename "$AGENT") started with -P $ALLOW${*:+ $*}" ||
-		bail "agent did not start"
-}
-
-sk_agent_fg() {
-	start_agent_fg "$T/agent.sock" -P "$ALLOW" "$@"
-	ok $? "agent $(basename "$AGENT") started in the foreground with -P $ALLOW${*:+ $*}" ||
-		bail "agent did not start"
-}
+sk_agent() { token_agent "$ALLOW" "$@"; }
+sk_agent_fg() { token_agent_fg "$ALLOW" "$@"; }
 
 sk_add() {
 	local k=$1 hidden=0; shift

@@ -406,6 +406,24 @@ EOF
 
 askpass_calls() { grep -c "^$1"$'\t' "$T/askpass.log" 2>/dev/null; }
 
+# token_agent ALLOW [args]: the agent started (start_agent) with -P ALLOW,
+# one test; bails if it does not start. token_agent_fg: the same in the
+# foreground on $T/agent.sock (start_agent_fg). For lib-p11.sh and
+# lib-sk.sh.
+token_agent() {
+	local allow=$1; shift
+	start_agent -P "$allow" "$@"
+	ok $? "agent $(basename "$AGENT") started with -P $allow${*:+ $*}" ||
+		bail "agent did not start"
+}
+
+token_agent_fg() {
+	local allow=$1; shift
+	start_agent_fg "$T/agent.sock" -P "$allow" "$@"
+	ok $? "agent $(basename "$AGENT") started in the foreground with -P $allow${*:+ $*}" ||
+		bail "agent did not start"
+}
+
 # ------------------------------------------------------------------ sshd
 SSHD_HOSTKEYS=${SSHD_HOSTKEYS:-ed25519}
 
