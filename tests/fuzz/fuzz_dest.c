@@ -23,6 +23,7 @@
  *     a permitted signature implies path_permitted and a session id equal
  *     to the last binding's.
  */
+#include "tests/fuzz/fuzz.h"
 #include "crypto/crypto.h"
 #include "ipc/buf.h"
 #include "keys/dest.h"
@@ -37,12 +38,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x) do { if (!(x)) { \
-	fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #x); \
-	abort(); } } while (0)
 
 /* A fixed clock, so a run depends on its input only (certificates made by
  * ssh-keygen without -V are valid forever). */

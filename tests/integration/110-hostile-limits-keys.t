@@ -1,5 +1,5 @@
 #!/bin/bash
-# 110-hostile-l - hostile client, case l (tests/hostile/attack.c): the keys
+# 110-hostile-limits-keys - hostile client (tests/hostile/limits.c): the keys
 # a forwarded server can make the agent hold. Adds past AGENT_MAX_HELD_BYTES
 # and past AGENT_MAX_KEYS are refused, a removal makes room, and with the
 # agent full a LIST is cut to one frame. The 50 LISTs at the limit leave at
@@ -8,7 +8,7 @@
 # check: serial (a flood that keeps the CPU busy, and the probe's latency bound)
 . "$(dirname "$0")/lib-hostile.sh"
 
-hostile_case l
+hostile_case limits-keys
 if is_keyward; then
 	LOG=$T/agent-keyward.log
 	cuts=$(grep -c 'identity list cut at' "$LOG")

@@ -14,12 +14,12 @@
  * header it cannot decode makes it exit (255: fail closed). Death by a
  * signal (SIGSEGV, SIGABRT, SIGSYS) or another status (a sanitizer) is a
  * failure; the keyholder is then restarted with the base keys. The
- * engine (starting, reaping, the wire damage) is tests/tools/engine.h.
+ * engine (starting, reaping, the wire damage) is tests/hostile/engine.h.
  *
  *   hostile_policy [BUILD_DIR]      (else $KEYWARD_BUILD, else ./build)
  *   HOSTILE_LOG=FILE                its stderr (default /dev/null)
  */
-#include "tests/tools/engine.h"
+#include "tests/hostile/engine.h"
 
 #include <openssl/rand.h>
 

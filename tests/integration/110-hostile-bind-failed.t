@@ -1,12 +1,12 @@
 #!/bin/bash
-# 110-hostile-e - hostile client, case e (tests/hostile/attack.c, issue 13 item 8):
+# 110-hostile-bind-failed - hostile client (tests/hostile/bind.c, issue 13 item 8):
 # hidden keys: after a failed session-bind LIST hides destination-constrained
 # keys and keyward refuses constraints@keyward.dev.
 # Throughout, a probe does LIST and an Ed25519 SIGN every 100 ms: the
 # agent must survive, keep its keys and answer it within 1 s (x3 sanitized).
 . "$(dirname "$0")/lib-hostile.sh"
 
-hostile_case e
+hostile_case bind-failed
 # The connection lists 100 times more after its failed bind: the key it
 # cannot see is logged once for that state, not once a LIST.
 if is_keyward; then

@@ -1,13 +1,14 @@
 /*
  * engine.h - the engine under both hostile peers (hostile_monitor.c
  * plays a compromised monitor to policy, hostile_policy.c a compromised
- * policy to the keyholder): find the programs under test, start them as
- * monitor/spawn.c does, send one datagram at a time, read and scan every
- * reply, judge how a process ended and start it again, and damage a
- * valid message every way the wire allows. What differs between the two
- * (which processes, their base state, what a reply may be, how an answer
- * is awaited) each harness gives in its struct engine_ops. Header-only:
- * each harness is one program. Trusts nothing it reads from its peer.
+ * policy to the keyholder): find the programs under test, start them with
+ * spawn() as monitor/spawn.c does, send one datagram at a time, read and
+ * scan every reply, judge how a process ended and start it again, and
+ * damage a valid message every way the wire allows. What differs between
+ * the two (which processes, their base state, what a reply may be, how an
+ * answer is awaited) each harness gives in its struct engine_ops.
+ * Header-only: each harness is one program. Trusts nothing it reads from
+ * its peer.
  */
 #ifndef KEYWARD_TESTS_ENGINE_H
 #define KEYWARD_TESTS_ENGINE_H
@@ -16,11 +17,13 @@
 #include "ipc/buf.h"
 #include "ipc/chan.h"
 #include "ipc/limits.h"
+#include "ipc/spawn.h"
 #include "wire/msg.h"
 #include "keys/sshkey.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/testkeys.h"
-#include "tests/tools/secrets.h"
+#include "tests/unit/wire.h"
+#include "tests/hostile/secrets.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -206,34 +208,37 @@ eng_pair(int sv[2])
 	chan_setup_fd(sv[1]);
 }
 
-/* Process i with fd a at 3 and b (if >= 0) at 4: what spawn.c's start()
- * and place_fds() do. */
+struct eng_exec {
+	const char *path;
+	char *const *argv;
+};
+
+/* In the child spawn() made: the program under test, by its full path
+ * (spawn's .exec finds a helper beside the running program, and these
+ * run from the build directory, not beside the harness). */
+static inline void
+eng_exec(void *arg)
+{
+	const struct eng_exec *x = arg;
+
+	execv(x->path, x->argv);
+	_exit(127);
+}
+
+/* Process i with fd a at 3 and b (if >= 0) at 4, started by spawn() as
+ * the monitor starts it; its stdout and stderr to the log. */
 static inline void
 eng_spawn(int i, char *const argv[], int a, int b)
 {
-	int ta, tb = -1;
+	struct eng_exec x = { P[i].path, argv };
 
 	fflush(stdout);
-	if ((P[i].pid = fork()) < 0) {
-		printf("Bail out! fork: %s\n", strerror(errno));
+	P[i].pid = spawn(&(struct spawn){ .fds = { a, b }, .nfds = b >= 0 ? 2 : 1,
+	    .stdout_fd = logfd, .stderr_fd = logfd, .run = eng_exec, .arg = &x });
+	if (P[i].pid < 0) {
+		printf("Bail out! spawn: %s\n", strerror(errno));
 		exit(1);
 	}
-	if (P[i].pid > 0)
-		return;
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
-		_exit(127);
-	if (logfd >= 0 && (dup2(logfd, STDERR_FILENO) < 0 ||
-	    dup2(logfd, STDOUT_FILENO) < 0))
-		_exit(127);
-	ta = fcntl(a, F_DUPFD_CLOEXEC, 10);
-	if (b >= 0)
-		tb = fcntl(b, F_DUPFD_CLOEXEC, 10);
-	if (ta < 0 || (b >= 0 && tb < 0) || dup2(ta, 3) != 3 ||
-	    (b >= 0 && dup2(tb, 4) != 4))
-		_exit(127);
-	close_range(b >= 0 ? 5 : 4, ~0U, 0);
-	execv(P[i].path, argv);
-	_exit(127);
 }
 
 /* All spawned; fd is our end. */

@@ -16,14 +16,14 @@
  * of any private key added, and no MSG_R_SIGNATURE for a request the
  * constraints forbid. Positive controls (a properly bound connection with
  * correct userauth data is served) keep the harness honest. The engine
- * (starting, reaping, the wire damage) is tests/tools/engine.h.
+ * (starting, reaping, the wire damage) is tests/hostile/engine.h.
  *
  *   hostile_monitor [BUILD_DIR]     (else $KEYWARD_BUILD, else ./build)
  *   HOSTILE_LOG=FILE                the helpers' stderr (default /dev/null)
  */
 #include "wire/args.h"
 #include "ipc/limits.h"
-#include "tests/tools/engine.h"
+#include "tests/hostile/engine.h"
 
 #include <openssl/rand.h>
 

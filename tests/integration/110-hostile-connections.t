@@ -1,5 +1,5 @@
 #!/bin/bash
-# 110-hostile-i - hostile client, case i (tests/hostile/attack.c, issue 13 item 8):
+# 110-hostile-connections - hostile client (tests/hostile/connections.c, issue 13 item 8):
 # connection flood: as many idle connections as the agent accepts (agents started
 # with RLIMIT_NOFILE 1024), then a new well-behaved client must be served.
 # Throughout, a probe does LIST and an Ed25519 SIGN every 100 ms: the
@@ -8,5 +8,5 @@
 HOSTILE_NOFILE=1024
 . "$(dirname "$0")/lib-hostile.sh"
 
-hostile_case i
+hostile_case connections
 done_testing

@@ -1,5 +1,5 @@
 #!/bin/bash
-# 110-hostile-d - hostile client, case d (tests/hostile/attack.c, issue 13 item 8):
+# 110-hostile-unlock-guessing - hostile client (tests/hostile/unlock.c, issue 13 item 8):
 # unlock guessing: 8 connections x 16 pipelined UNLOCKs, the right passphrase
 # the 128th; the agent-wide rate limit (spec §5.8) keeps it locked. And a
 # lock passphrase "pw\0" is not opened by "pw" (spec §2).
@@ -8,5 +8,5 @@
 # check: early (one of the longest files: make check starts it first)
 . "$(dirname "$0")/lib-hostile.sh"
 
-hostile_case d
+hostile_case unlock-guessing
 done_testing

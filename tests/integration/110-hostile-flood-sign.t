@@ -1,11 +1,11 @@
 #!/bin/bash
-# 110-hostile-f - hostile client, case f (tests/hostile/attack.c, issue 13 item 8):
-# readers that never read: 8 connections pipelining LISTs of 200 keys; the agent
-# tree's memory stays within 64 MiB of idle and returns to 1.5x idle.
+# 110-hostile-flood-sign - hostile client (tests/hostile/floods.c, issue 13 item 8):
+# sign flood: an RSA-8192 key signing for 20 connections that pipeline 250 KiB
+# sign requests.
 # Throughout, a probe does LIST and an Ed25519 SIGN every 100 ms: the
 # agent must survive, keep its keys and answer it within 1 s (x3 sanitized).
 # check: serial (a flood that keeps the CPU busy, and the probe's latency bound)
 . "$(dirname "$0")/lib-hostile.sh"
 
-hostile_case f
+hostile_case flood-sign
 done_testing
