@@ -34,12 +34,12 @@ sandbox_monitor(const int *listen_fds, size_t nlisten, int use_syslog,
 	/* main.c accept_client: SO_PEERCRED of each client, nothing else */
 	sandbox_allow(ctx, SCMP_SYS(getsockopt), 2,
 	    SCMP_A1(SCMP_CMP_EQ, SOL_SOCKET), SCMP_A2(SCMP_CMP_EQ, SO_PEERCRED));
-	/* ask.c ask_pidfd: a pidfd of each client's process, from the
+	/* whois.c whois_pidfd: a pidfd of each client's process, from the
 	 * socket (SO_PEERPIDFD, Linux 6.5), else from its pid; no flags */
 	sandbox_allow(ctx, SCMP_SYS(getsockopt), 2,
 	    SCMP_A1(SCMP_CMP_EQ, SOL_SOCKET), SCMP_A2(SCMP_CMP_EQ, SO_PEERPIDFD));
 	sandbox_allow(ctx, SCMP_SYS(pidfd_open), 1, SCMP_A1(SCMP_CMP_EQ, 0));
-	/* ask.c ask_pump: a request and its pidfd to keyward-peer, on its
+	/* whois.c whois_pump: a request and its pidfd to keyward-peer, on its
 	 * socket only (its answers come by recvfrom, above) */
 	if (peer_fd >= 0)
 		sandbox_allow_fd(ctx, SCMP_SYS(sendmsg), peer_fd);

@@ -2,7 +2,7 @@
  * engine.h - the engine under both hostile peers (hostile_monitor.c
  * plays a compromised monitor to policy, hostile_policy.c a compromised
  * policy to the keyholder): find the programs under test, start them as
- * monitor/spawn.c does, send one datagram at a time, read and scan every
+ * monitor/children.c does, send one datagram at a time, read and scan every
  * reply, judge how a process ended and start it again, and damage a
  * valid message every way the wire allows. What differs between the two
  * (which processes, their base state, what a reply may be, how an answer
@@ -206,7 +206,7 @@ eng_pair(int sv[2])
 	chan_setup_fd(sv[1]);
 }
 
-/* Process i with fd a at 3 and b (if >= 0) at 4: what spawn.c's start()
+/* Process i with fd a at 3 and b (if >= 0) at 4: what monitor/children.c's start()
  * and place_fds() do. */
 static inline void
 eng_spawn(int i, char *const argv[], int a, int b)
