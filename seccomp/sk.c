@@ -2,7 +2,7 @@
  * seccomp/sk.c - keyward-sk, the FIDO token helper: one request from
  * policy on fd 3, one signature from a middleware, one reply. Two shapes:
  *  - "internal" (libfido2): the tokens were found (libudev) and opened
- *    before this filter (token/fido.c:internal_open_tokens()); all that is
+ *    before this filter (token/sk/fido.c:internal_open_tokens()); all that is
  *    left is reading and writing those descriptors, so no open at all.
  *  - a provider library, loaded before this filter, finds and talks to
  *    its tokens itself: open and read device nodes and sysfs, which
@@ -67,7 +67,7 @@ sandbox_sk(int chan_fd, const int *token_fds, size_t n)
 	scmp_filter_ctx ctx = sandbox_filter_new();
 
 	sandbox_allow_common(ctx);
-	/* token/sk.c:serve(), token/sk.c:send_reply(): the one request from
+	/* token/sk/sk.c:serve(), token/sk/sk.c:send_reply(): the one request from
 	 * policy and the one reply, on fd 3 */
 	sandbox_allow_fd(ctx, SCMP_SYS(recvfrom), chan_fd);
 	sandbox_allow_fd(ctx, SCMP_SYS(sendto), chan_fd);
@@ -77,7 +77,7 @@ sandbox_sk(int chan_fd, const int *token_fds, size_t n)
 	if (token_fds == NULL)
 		allow_provider(ctx);
 	else
-		/* token/fido.c:io_read(), token/fido.c:io_write(): HID reports
+		/* token/sk/fido.c:io_read(), token/sk/fido.c:io_write(): HID reports
 		 * read from and written to the tokens opened before this
 		 * filter, nothing else
 		 * (waiting is poll, a common one) */

@@ -20,7 +20,7 @@
 #include "ipc/buf.h"
 #include "ipc/limits.h"
 #include "wire/token.h"
-#include "token/skapi.h"
+#include "token/sk/skapi.h"
 
 #include <dlfcn.h>
 #include <errno.h>
