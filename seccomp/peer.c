@@ -27,7 +27,7 @@ sandbox_peer(int chan_fd, int exe_fd)
 	sandbox_allow(ctx, SCMP_SYS(openat), 1,
 	    SCMP_A2(SCMP_CMP_MASKED_EQ, O_ACCMODE | O_CREAT | O_TRUNC, O_RDONLY));
 	sandbox_allow(ctx, SCMP_SYS(read), 0);
-	/* peer/main.c:ask_reader(): /proc/PID's directory fd to the exe
+	/* peer/main.c:exe_via_reader(): /proc/PID's directory fd to the exe
 	 * reader, and its answer, on fd 4 */
 	sandbox_allow_fd(ctx, SCMP_SYS(sendmsg), exe_fd);
 	sandbox_allow_fd(ctx, SCMP_SYS(recvfrom), exe_fd);
