@@ -27,35 +27,35 @@ fi
 # The program folders: the folder of each C file defining main, outside
 # tests/ (and the build trees).
 PFOLDERS=$(cd "$REPO" && find . \( -path ./tests -o -path ./.git -o -path './build*' \) \
-	-prune -o -name '*.c' -print | xargs grep -l '^main(' -- | sed 's|^\./||' |
-	xargs -n1 dirname | sort -u | tr '\n' ' ')
+	-prune -o -name '*.c' -exec grep -l '^main(' -- {} + | sed 's|^\./||; s|/[^/]*$||' |
+	sort -u | tr '\n' ' ')
 diag "program folders: $PFOLDERS"
 like "$PFOLDERS" '(^| )token/sk ' "token/sk/ is a program folder (keyward-sk)"
 like "$PFOLDERS" '(^| )token/pkcs11 ' "token/pkcs11/ is a program folder (keyward-pkcs11)"
 
-# units PROG: the program folders the sources linked into PROG are
-# beneath (a source beneath none is a library's).
+# units PROG: the sources linked into PROG, from the top of the tree.
 units() {
 	readelf --debug-dump=info --dwarf-depth=1 "$KEYWARD_BUILD/$1" 2>/dev/null |
 		grep -A8 'DW_TAG_compile_unit' | grep 'DW_AT_name' |
-		sed 's/.*: //' | grep -v '^/' | grep / | sort -u >"$T/units.$1"
-	[ -s "$T/units.$1" ] || return 0
+		sed 's/.*: //' | grep -v '^/' | grep / | sort -u
+}
+# beneath FILE: the program folders the sources listed in FILE are
+# beneath, on one line (a source beneath none is a library's).
+beneath() {
+	local d
 	for d in $PFOLDERS; do
-		grep -q "^$d/" "$T/units.$1" && echo "$d"
-	done
-	# a dummy line: the units were read, whatever folders they are in
-	echo "-"
+		grep -q "^$d/" "$1" && printf '%s\n' "$d"
+	done | tr '\n' ' ' | sed 's/ $//'
 }
 
 for p in $PROGS; do
-	f=$(units "$p" | tr '\n' ' ')
-	if [ -z "$f" ]; then
+	units "$p" >"$T/units.$p"
+	if [ ! -s "$T/units.$p" ]; then
 		skip_n 2 "$p: no debug information (stripped?)"
 		continue
 	fi
-	diag "$p links sources of: $(cut -d/ -f1-2 "$T/units.$p" | sed 's|/[^/]*\.c$||' | sort -u | tr '\n' ' ')"
-	mine=$(printf '%s\n' $f | grep -v '^-$' | tr '\n' ' ')
-	mine=${mine% }
+	diag "$p links sources of: $(sed 's|/[^/]*$||' "$T/units.$p" | sort -u | tr '\n' ' ')"
+	mine=$(beneath "$T/units.$p")
 	like "$mine" '^[a-z0-9/]+$' "$p links one program folder (${mine:-none})"
 	case $p in
 	keyward) own=monitor ;;
