@@ -23,12 +23,13 @@
 #include "seccomp/sandbox.h"
 #include "token/common/helper.h"
 #include "token/pkcs11/p11keys.h"
-#include "token/pkcs11/sign.h"
-#include "token/pkcs11/stores.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,13 @@
 
 
 #define CHAN_FD         TOKEN_CHAN_FD
+#define SOFTHSM_CONF_DEFAULT "/etc/softhsm/softhsm2.conf"
+#define SOFTHSM_VAR_STEM "SOFTHSM2_CON"
+#define TOKENDIR_KEY    "directories.tokendir"
+#define TPM2_STORE_SYSTEM "/etc/tpm2_pkcs11"
+#define TPM2_STORE_HOME ".tpm2_pkcs11"
+#define HASH_MAX        64      /* SHA-512 */
+#define DIGESTINFO_MAX  19      /* the longest prefix below */
 
 /* What a request arrives in: one mapping, locked and out of core dumps,
  * wiped after each request (it may hold a PIN). */
@@ -58,7 +66,10 @@ static struct {
 	struct secrets *sec;
 	/* What Landlock leaves writable (the modules' stores) and the
 	 * configuration files outside the system's directories. */
-	struct p11stores st;
+	char stores[P11_MAX_STORES][PATH_MAX];
+	size_t nstores;
+	char confs[P11_MAX_STORES][PATH_MAX];
+	size_t nconfs;
 } S;
 
 static void
@@ -112,6 +123,105 @@ load_module(void)
 	    S.f->version.minor);
 }
 
+/* Add a store: the realpath of dir, read-write under Landlock. */
+static void
+add_store(const char *what, const char *dir)
+{
+	char real[PATH_MAX];
+
+	if (realpath(dir, real) == NULL) {
+		log_debug("%s %s: %m: not kept", what, dir);
+		return;
+	}
+	for (size_t i = 0; i < S.nstores; i++)
+		if (strcmp(S.stores[i], real) == 0)
+			return;
+	if (S.nstores == P11_MAX_STORES) {
+		log_error("%s %s: more than %d stores: not kept", what, real,
+		    P11_MAX_STORES);
+		return;
+	}
+	memcpy(S.stores[S.nstores++], real, strlen(real) + 1);
+	log_debug("%s: %s (read-write)", what, real);
+}
+
+/* A softhsm2.conf: it stays readable, and its directories.tokendir is a
+ * store. Read the way SoftHSM reads it: "key = value" lines, '#' starts
+ * a comment. */
+static void
+softhsm_conf(const char *conf)
+{
+	char line[PATH_MAX + 64], real[PATH_MAX];
+	char *k, *v, *e;
+	size_t total = 0;
+	FILE *fp;
+
+	if (realpath(conf, real) == NULL || (fp = fopen(real, "re")) == NULL) {
+		log_debug("SoftHSM2 configuration %s: %m", conf);
+		return;
+	}
+	if (S.nconfs < P11_MAX_STORES)
+		memcpy(S.confs[S.nconfs++], real, strlen(real) + 1);
+	while (total < P11_MAX_CONF && fgets(line, sizeof(line), fp) != NULL) {
+		total += strlen(line);
+		if ((e = strchr(line, '#')) != NULL)
+			*e = '\0';
+		if ((v = strchr(line, '=')) == NULL)
+			continue;
+		*v++ = '\0';
+		for (k = line; *k == ' ' || *k == '\t'; k++)
+			;
+		for (e = k + strlen(k); e > k && (e[-1] == ' ' || e[-1] == '\t'); )
+			*--e = '\0';
+		if (strcmp(k, TOKENDIR_KEY) != 0)
+			continue;
+		for (; *v == ' ' || *v == '\t'; v++)
+			;
+		for (e = v + strlen(v); e > v && (e[-1] == ' ' || e[-1] == '\t' ||
+		    e[-1] == '\n' || e[-1] == '\r'); )
+			*--e = '\0';
+		add_store("SoftHSM2 token directory", v);
+	}
+	fclose(fp);
+}
+
+/* Where the modules Debian ships keep what they write, whichever module
+ * this is (p11-kit-proxy may load any of them, so the module's name says
+ * nothing): SoftHSM2's token directory, named by the configuration in
+ * $SOFTHSM2_CONF (or in any SOFTHSM2_CON? variable: the name a renamed
+ * copy reads, as the tests' second provider does), else its default
+ * configuration; tpm2-pkcs11's store, $TPM2_PKCS11_STORE, else the
+ * places it searches. Found before the sandbox, as the modules find
+ * them; what does not exist is not kept. */
+static void
+find_stores(void)
+{
+	extern char **environ;
+	const char *home = getenv("HOME"), *tpm = getenv("TPM2_PKCS11_STORE");
+	char path[PATH_MAX];
+	int conf_named = 0;
+
+	for (char **e = environ; *e != NULL; e++)
+		if (strncmp(*e, SOFTHSM_VAR_STEM, sizeof(SOFTHSM_VAR_STEM) - 1) == 0 &&
+		    (*e)[sizeof(SOFTHSM_VAR_STEM) - 1] >= 'A' &&
+		    (*e)[sizeof(SOFTHSM_VAR_STEM) - 1] <= 'Z' &&
+		    (*e)[sizeof(SOFTHSM_VAR_STEM)] == '=') {
+			softhsm_conf(*e + sizeof(SOFTHSM_VAR_STEM) + 1);
+			conf_named = 1;
+		}
+	if (!conf_named)
+		softhsm_conf(SOFTHSM_CONF_DEFAULT);
+	if (tpm != NULL && *tpm != '\0')
+		add_store("tpm2-pkcs11 store", tpm);
+	else {
+		add_store("tpm2-pkcs11 store", TPM2_STORE_SYSTEM);
+		if (home != NULL && *home == '/' && (size_t)snprintf(path,
+		    sizeof(path), "%s/%s", home, TPM2_STORE_HOME) < sizeof(path))
+			add_store("tpm2-pkcs11 store", path);
+	}
+}
+
+
 /* Landlock: the system's libraries and configuration and the stores,
  * nothing else (seccomp/landlock.c); then the filter. */
 static void
@@ -119,12 +229,12 @@ confine(void)
 {
 	const char *stores[P11_MAX_STORES + 1], *confs[P11_MAX_STORES + 1];
 
-	for (size_t i = 0; i < S.st.nstores; i++)
-		stores[i] = S.st.stores[i];
-	stores[S.st.nstores] = NULL;
-	for (size_t i = 0; i < S.st.nconfs; i++)
-		confs[i] = S.st.confs[i];
-	confs[S.st.nconfs] = NULL;
+	for (size_t i = 0; i < S.nstores; i++)
+		stores[i] = S.stores[i];
+	stores[S.nstores] = NULL;
+	for (size_t i = 0; i < S.nconfs; i++)
+		confs[i] = S.confs[i];
+	confs[S.nconfs] = NULL;
 	sandbox_harden();
 	if (sandbox_landlock_pkcs11("pkcs11", confs, stores) != 0)
 		fatal("Landlock is not available: the token helper's filter "
@@ -226,12 +336,133 @@ do_login(const struct p11_req *req, struct wb *w)
 	return 0;
 }
 
+/* DigestInfo prefixes (RFC 8017 §9.2, note 1) of the hashes ssh-rsa,
+ * rsa-sha2-256 and rsa-sha2-512 sign. */
+static const uint8_t di_sha1[] = { 0x30, 0x21, 0x30, 0x09, 0x06, 0x05, 0x2b,
+    0x0e, 0x03, 0x02, 0x1a, 0x05, 0x00, 0x04, 0x14 };
+static const uint8_t di_sha256[] = { 0x30, 0x31, 0x30, 0x0d, 0x06, 0x09,
+    0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04,
+    0x20 };
+static const uint8_t di_sha512[] = { 0x30, 0x51, 0x30, 0x0d, 0x06, 0x09,
+    0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x03, 0x05, 0x00, 0x04,
+    0x40 };
+
+static const struct sigspec {
+	enum sig_alg alg;
+	CK_MECHANISM_TYPE mech;
+	const EVP_MD *(*md)(void);      /* NULL: the data itself (EdDSA) */
+	const uint8_t *di;              /* RSA: the DigestInfo prefix */
+	size_t di_len;
+} sigspecs[] = {
+	{ SIG_RSA_SHA1, CKM_RSA_PKCS, EVP_sha1, di_sha1, sizeof(di_sha1) },
+	{ SIG_RSA_SHA256, CKM_RSA_PKCS, EVP_sha256, di_sha256, sizeof(di_sha256) },
+	{ SIG_RSA_SHA512, CKM_RSA_PKCS, EVP_sha512, di_sha512, sizeof(di_sha512) },
+	{ SIG_ECDSA_P256, CKM_ECDSA, EVP_sha256, NULL, 0 },
+	{ SIG_ECDSA_P384, CKM_ECDSA, EVP_sha384, NULL, 0 },
+	{ SIG_ECDSA_P521, CKM_ECDSA, EVP_sha512, NULL, 0 },
+	{ SIG_ED25519, CKM_EDDSA, NULL, NULL, 0 },
+};
+
+static const struct sigspec *
+sigspec_of(uint32_t alg)
+{
+	for (size_t i = 0; i < sizeof(sigspecs) / sizeof(sigspecs[0]); i++)
+		if (sigspecs[i].alg == (enum sig_alg)alg)
+			return &sigspecs[i];
+	return NULL;
+}
+
+/* The token's raw signature as an SSH signature blob (spec §4.6). */
+static int
+sig_blob(const struct sigspec *sp, const struct p11key *k, const uint8_t *raw,
+    size_t n, struct wb *w)
+{
+	size_t mark, half = n / 2;
+	struct pubkey pk;
+
+	wb_cstring(w, sig_alg_name(sp->alg));
+	switch (k->kind) {
+	case KEY_RSA:
+		/* C_Sign gives the modulus's length: the bytes as they are */
+		if (key_parse_public((struct slice){ k->blob, k->blob_len }, &pk,
+		    NULL) != 0 || n != (pk.rsa_bits + 7) / 8)
+			return -1;
+		wb_string(w, raw, n);
+		break;
+	case KEY_ED25519:
+		if (n != 64)
+			return -1;
+		wb_string(w, raw, n);
+		break;
+	default:
+		/* r || s, each as long as the curve's order */
+		if (n == 0 || n % 2 != 0 || n > 2 * 66)
+			return -1;
+		mark = wb_begin_string(w);
+		wb_mpint(w, raw, half);
+		wb_mpint(w, raw + half, half);
+		wb_end_string(w, mark);
+		break;
+	}
+	return w->err || w->len > P11_MAX_SIG_BLOB ? -1 : 0;
+}
+
+static CK_RV
+sign_raw(const struct p11key *k, const struct sigspec *sp,
+    const struct p11_req *req, uint8_t *raw, CK_ULONG *rawlen)
+{
+	uint8_t in[DIGESTINFO_MAX + HASH_MAX];
+	const uint8_t *msg = in;
+	CK_MECHANISM mech = { sp->mech, NULL, 0 };
+	unsigned int hlen = 0;
+	size_t inlen;
+	CK_RV rv, rv2;
+
+	if (sp->md != NULL) {
+		if (sp->di_len > 0)
+			memcpy(in, sp->di, sp->di_len);
+		if (EVP_Digest(req->data.p, req->data.len, in + sp->di_len, &hlen,
+		    sp->md(), NULL) != 1)
+			return P11_CKR_FUNCTION_FAILED;
+		inlen = sp->di_len + hlen;
+	} else {
+		msg = req->data.p;
+		inlen = req->data.len;
+	}
+	if ((k->flags & P11_KEY_ALWAYS_AUTH) && req->pin.len == 0)
+		return P11_CKR_USER_NOT_LOGGED_IN;
+	if ((rv = S.f->C_SignInit(k->sess, &mech, k->obj)) != CKR_OK)
+		return rv;
+	if (k->flags & P11_KEY_ALWAYS_AUTH) {
+		rv = S.f->C_Login(k->sess, CKU_CONTEXT_SPECIFIC,
+		    (CK_UTF8CHAR_PTR)req->pin.p, req->pin.len);
+		if (rv != CKR_OK) {
+			/* ends the operation (any error but a short buffer) */
+			*rawlen = P11_MAX_RAW_SIG;
+			S.f->C_Sign(k->sess, (CK_BYTE_PTR)msg, inlen, raw, rawlen);
+			return rv;
+		}
+	}
+	*rawlen = P11_MAX_RAW_SIG;
+	rv = S.f->C_Sign(k->sess, (CK_BYTE_PTR)msg, inlen, raw, rawlen);
+	if (rv == CKR_BUFFER_TOO_SMALL) {
+		/* a signature longer than any we take: end the operation */
+		*rawlen = P11_MAX_RAW_SIG;
+		rv2 = S.f->C_Sign(k->sess, (CK_BYTE_PTR)msg, inlen, NULL, rawlen);
+		(void)rv2;
+		log_error("the token's signature is longer than %d bytes",
+		    P11_MAX_RAW_SIG);
+	}
+	wipe(in, sizeof(in));
+	return rv;
+}
+
 static int
 do_sign(const struct p11_req *req, struct wb *w)
 {
 	static uint8_t raw[P11_MAX_RAW_SIG];
 	struct p11_sig rep = { .status = P11_CKR_GENERAL_ERROR };
-	const struct sigspec *sp = p11_sigspec_of(req->alg);
+	const struct sigspec *sp = sigspec_of(req->alg);
 	const struct p11key *k;
 	CK_ULONG rawlen = 0;
 	struct wb sig;
@@ -250,13 +481,13 @@ do_sign(const struct p11_req *req, struct wb *w)
 	log_debug("sign: key %u, %s, %zu bytes%s", req->key,
 	    sig_alg_name(sp->alg), req->data.len,
 	    req->pin.len ? ", with a context PIN" : "");
-	if ((rv = p11_sign_raw(S.f, k, sp, req, raw, &rawlen)) != CKR_OK) {
+	if ((rv = sign_raw(k, sp, req, raw, &rawlen)) != CKR_OK) {
 		log_info("the token did not sign: %s (0x%lx)",
 		    p11_ckr_why((uint32_t)rv, "an error"), (unsigned long)rv);
 		rep.status = (uint32_t)rv;
 		goto out;
 	}
-	if (rawlen > sizeof(raw) || p11_sig_blob(sp, k, raw, rawlen, &sig) != 0) {
+	if (rawlen > sizeof(raw) || sig_blob(sp, k, raw, rawlen, &sig) != 0) {
 		log_error("the token's signature is malformed (%lu bytes)",
 		    (unsigned long)rawlen);
 		goto out;
@@ -366,7 +597,7 @@ main(int argc, char **argv)
 	sandbox_trap_install("pkcs11");
 	token_helper_setup();
 	S.sec = secret_map(sizeof(struct secrets), "request buffer");
-	p11_find_stores(&S.st);
+	find_stores();
 	load_module();
 	/* Before the first request, so no PIN and no data to sign ever
 	 * reaches this process unsandboxed (doc/threat-model.md). */
