@@ -5,9 +5,7 @@
  * module (a path policy has already resolved and checked against -P),
  * initialises it, sandboxes itself, and then serves policy's requests one
  * at a time (wire/pkcs11.h): LOGIN, which lists the tokens' keys, then
- * SIGN with one of them (sign.c). It ends when policy closes fd 3. What
- * Landlock leaves it to write, the modules' stores, is found first
- * (stores.c); the keys a login shows are listed by p11keys.c.
+ * SIGN with one of them. It ends when policy closes fd 3.
  * Trusts: policy's requests only after wire/pkcs11.c decoded them; the
  * module with everything this process has (its tokens' sessions, and a
  * PIN for as long as one login takes).
