@@ -5,7 +5,7 @@
  */
 #include "ipc/log.h"
 #include "wire/msg.h"
-#include "monitor/ask.h"
+#include "monitor/whois.h"
 #include "monitor/monitor.h"
 #include "monitor/setup.h"
 #include "monitor/trail.h"
@@ -379,13 +379,13 @@ setup_children(const char *path, const char *made_dir)
 	 * to us, so nothing the agent started outlives it. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
 		fatal("prctl(PR_SET_CHILD_SUBREAPER): %m");
-	for (int i = 0; i < SPAWN_REAPERS; i++)
+	for (int i = 0; i < CHILDREN_REAPERS; i++)
 		M.kids.reaper_fd[i] = -1;
 	if (!M.activated) {
 		const char *named[SOCKETS_MAX];
 		for (size_t i = 0; i < M.named.n; i++)
 			named[i] = M.named.s[i].path;
-		spawn_reapers(&M.kids, abs_path, made_dir != NULL ? abs_dir : NULL,
+		children_start_reapers(&M.kids, abs_path, made_dir != NULL ? abs_dir : NULL,
 		    named, M.named.n);
 		path = abs_path;
 	}
@@ -402,11 +402,11 @@ setup_children(const char *path, const char *made_dir)
 	pargs.restrict_websafe = !M.opt.no_restrict_websafe;
 	pargs.websafe_allow = M.opt.websafe_allow != NULL ?
 	    M.opt.websafe_allow : WEBSAFE_DEFAULT;
-	spawn_children(&M.kids, M.opt.fg == FG_NONE, &pargs, audit_fd);
+	children_start(&M.kids, M.opt.fg == FG_NONE, &pargs, audit_fd);
 	if (audit_fd >= 0)
 		close(audit_fd);        /* only the auditor keeps it */
 	chan_init(&M.policy, M.kids.policy_fd);
-	ask_init(M.kids.peer_fd);
+	whois_init(M.kids.peer_fd);
 	if (rules_text != NULL) {
 		/* Before any client: policy takes rules without a connection
 		 * only now (policy/rulesload.c). */

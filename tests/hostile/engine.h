@@ -2,7 +2,7 @@
  * engine.h - the engine under both hostile peers (hostile_monitor.c
  * plays a compromised monitor to policy, hostile_policy.c a compromised
  * policy to the keyholder): find the programs under test, start them with
- * spawn() as monitor/spawn.c does, send one datagram at a time, read and
+ * spawn() as monitor/children.c does, send one datagram at a time, read and
  * scan every reply, judge how a process ended and start it again, and
  * damage a valid message every way the wire allows. What differs between
  * the two (which processes, their base state, what a reply may be, how an

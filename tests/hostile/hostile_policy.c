@@ -1,6 +1,6 @@
 /*
  * hostile_policy.c - a compromised policy, as a TAP test (issue 5,
- * "Prove"). It starts keyward-keyholder alone, as monitor/spawn.c does
+ * "Prove"). It starts keyward-keyholder alone, as monitor/children.c does
  * (fd 3 = its end of a SEQPACKET pair sized by chan_setup_fd), and sends
  * it what a compromised policy could: KH_ADD with halves that do not
  * belong together, certificates, truncated and oversized fields; KH_SIGN

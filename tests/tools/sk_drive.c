@@ -21,7 +21,7 @@
 #include "ipc/limits.h"
 #include "tests/tools/drive.h"
 #include "wire/token.h"
-#include "token/skapi.h"
+#include "token/sk/skapi.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -8,7 +8,7 @@
 #include "ipc/limits.h"
 #include "ipc/log.h"
 #include "wire/pkcs11.h"
-#include "token/p11keys.h"
+#include "token/pkcs11/p11keys.h"
 
 #include <string.h>
 

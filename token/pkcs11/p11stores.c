@@ -3,7 +3,7 @@
  * keyward-pkcs11's sandbox, for Landlock to leave writable.
  */
 #include "ipc/log.h"
-#include "token/p11stores.h"
+#include "token/pkcs11/p11stores.h"
 
 #include <stdio.h>
 #include <stdlib.h>

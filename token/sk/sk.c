@@ -19,9 +19,9 @@
 #include "ipc/secmem.h"
 #include "wire/token.h"
 #include "seccomp/sandbox.h"
-#include "token/helper.h"
-#include "token/fido.h"
-#include "token/skapi.h"
+#include "token/common/helper.h"
+#include "token/sk/fido.h"
+#include "token/sk/skapi.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 /*
- * test_ask.c - the queue of connections waiting for keyward-peer
- * (monitor/askq.c), as a table of scripts: clients pushed, requests sent
+ * test_whoisq.c - the queue of connections waiting for keyward-peer
+ * (monitor/whoisq.c), as a table of scripts: clients pushed, requests sent
  * as far as PEER_MAX_QUEUE allows, answers (known, unknown, late), clients
  * that go or whose time is up, and the inspector gone. Each row ends in
  * the state of every client (W waiting, O asked, D served), the counts,
@@ -10,7 +10,7 @@
  * pidfd), "s" send while there is room, "aR" answer request R, "fI" the
  * client I goes, "eT" expire at time T, "g" the inspector is gone.
  */
-#include "monitor/askq.h"
+#include "monitor/whoisq.h"
 #include "tests/unit/tap.h"
 
 #include <ctype.h>
@@ -19,7 +19,7 @@
 
 #define NCLI 80
 
-static struct ask_item cli[NCLI];
+static struct whois_item cli[NCLI];
 static int ncli, closed[NCLI + 200], nclosed, unknown, discarded, answered;
 
 static void
@@ -30,7 +30,7 @@ close_fd(int fd)
 }
 
 static void
-release(struct ask_item *it, int fd, void *arg)
+release(struct whois_item *it, int fd, void *arg)
 {
 	(void)it;
 	(void)arg;
@@ -38,9 +38,9 @@ release(struct ask_item *it, int fd, void *arg)
 }
 
 static void
-script(struct askq *q, const char *s)
+script(struct whoisq *q, const char *s)
 {
-	struct ask_item *it;
+	struct whois_item *it;
 	long n;
 	int fd;
 
@@ -51,19 +51,19 @@ script(struct askq *q, const char *s)
 		case 'p':
 		case 'P':
 			for (long i = 0; i < n; i++, ncli++)
-				askq_push(q, &cli[ncli], (uint32_t)ncli + 1, 4242, 1000,
+				whoisq_push(q, &cli[ncli], (uint32_t)ncli + 1, 4242, 1000,
 				    op == 'p' ? 100 + ncli : -1, 1000 + (uint64_t)ncli);
 			break;
 		case 's':
-			while (askq_next(q) != NULL) {
-				uint32_t id = askq_next_id(q);
-				if (askq_sent(q, &fd) != id)
+			while (whoisq_next(q) != NULL) {
+				uint32_t id = whoisq_next_id(q);
+				if (whoisq_sent(q, &fd) != id)
 					unknown += 1000;        /* shows in the row */
 				close_fd(fd);
 			}
 			break;
 		case 'a':
-			if (!askq_answer(q, (uint32_t)n, &it))
+			if (!whoisq_answer(q, (uint32_t)n, &it))
 				unknown++;
 			else if (it == NULL)
 				discarded++;
@@ -71,14 +71,14 @@ script(struct askq *q, const char *s)
 				answered++;
 			break;
 		case 'f':
-			close_fd(askq_forget(q, &cli[n]));
+			close_fd(whoisq_forget(q, &cli[n]));
 			break;
 		case 'e':
-			while ((it = askq_expired(q, (uint64_t)n)) != NULL)
-				close_fd(askq_forget(q, it));
+			while ((it = whoisq_expired(q, (uint64_t)n)) != NULL)
+				close_fd(whoisq_forget(q, it));
 			break;
 		case 'g':
-			askq_flush(q, release, NULL);
+			whoisq_flush(q, release, NULL);
 			break;
 		}
 	}
@@ -88,7 +88,7 @@ static const struct {
 	const char *name, *script, *states;
 	size_t nwait, nout, nfds;
 	int closed, answered, discarded, unknown;
-	uint64_t deadline;              /* askq_deadline() after */
+	uint64_t deadline;              /* whoisq_deadline() after */
 } cases[] = {
 	{ "one client, asked and answered", "p1sa1", "D", 0, 0, 0, 1, 1, 0, 0,
 	  UINT64_MAX },
@@ -138,7 +138,7 @@ static const struct {
 int
 main(void)
 {
-	struct askq q;
+	struct whoisq q;
 	char st[NCLI + 1];
 
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
@@ -146,7 +146,7 @@ main(void)
 		for (int i = 0; i < NCLI; i++)
 			cli[i].pidfd = -1;
 		ncli = nclosed = unknown = discarded = answered = 0;
-		askq_init(&q);
+		whoisq_init(&q);
 		script(&q, cases[k].script);
 		for (int i = 0; i < ncli; i++)
 			st[i] = "DWO"[cli[i].state];
@@ -162,7 +162,7 @@ main(void)
 		    cases[k].name);
 		is_int(unknown, cases[k].unknown, "%s: answers never asked",
 		    cases[k].name);
-		ok(askq_deadline(&q) == cases[k].deadline, "%s: next deadline",
+		ok(whoisq_deadline(&q) == cases[k].deadline, "%s: next deadline",
 		    cases[k].name);
 		/* every pidfd closed once, and only pidfds we gave */
 		int dup = 0;
@@ -171,19 +171,19 @@ main(void)
 				dup += closed[i] == closed[j] || closed[i] < 100;
 		is_int(dup, 0, "%s: no pidfd closed twice", cases[k].name);
 		size_t nw = 0;
-		for (struct ask_item *it = q.head; it != NULL; it = it->next)
+		for (struct whois_item *it = q.head; it != NULL; it = it->next)
 			nw++;
 		is_int(nw, q.nwait, "%s: the FIFO's links agree with its count",
 		    cases[k].name);
 	}
 	/* request ids wrap past 0 */
-	askq_init(&q);
+	whoisq_init(&q);
 	memset(cli, 0, sizeof(cli));
 	q.next_req = UINT32_MAX;
-	askq_push(&q, &cli[0], 1, 4242, 1000, -1, 5);
+	whoisq_push(&q, &cli[0], 1, 4242, 1000, -1, 5);
 	{
 		int fd;
-		is_int(askq_sent(&q, &fd), 1, "the id after 2^32-1 is 1, never 0");
+		is_int(whoisq_sent(&q, &fd), 1, "the id after 2^32-1 is 1, never 0");
 	}
 	done_testing();
 }

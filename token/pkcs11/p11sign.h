@@ -6,7 +6,7 @@
 #define KEYWARD_P11SIGN_H
 
 #include "ipc/buf.h"
-#include "token/p11keys.h"
+#include "token/pkcs11/p11keys.h"
 #include "wire/pkcs11.h"
 
 /* Sign req's data with key req->key of l, by the mechanism req->alg

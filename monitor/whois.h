@@ -1,9 +1,9 @@
 /*
- * ask.h - the monitor asks keyward-peer who each client is (ask.c) and
+ * whois.h - the monitor asks keyward-peer who each client is (whois.c) and
  * holds the client's requests until policy knows.
  */
-#ifndef KEYWARD_MONITOR_ASK_H
-#define KEYWARD_MONITOR_ASK_H
+#ifndef KEYWARD_MONITOR_WHOIS_H
+#define KEYWARD_MONITOR_WHOIS_H
 
 #include "monitor/client.h"
 
@@ -12,26 +12,26 @@
 #include <sys/types.h>
 
 /* fd: the monitor's end of the inspector's socket, or -1 (none). */
-void ask_init(int fd);
+void whois_init(int fd);
 /* A pidfd of the client's process on sock (pid from SO_PEERCRED), or -1:
  * none wanted (no inspector, pid 0), the kernel has no pidfd (warned
  * once), or the process is gone (*gone set). */
-int ask_pidfd(int sock, pid_t pid, int *gone);
+int whois_pidfd(int sock, pid_t pid, int *gone);
 /* After MSG_OPEN: gate the client and ask, or tell policy it is gone, or
  * let it be served at once (unavailable). Takes pidfd. */
-void ask_start(struct client *c, int pidfd, int gone, uint64_t now);
+void whois_start(struct client *c, int pidfd, int gone, uint64_t now);
 /* The client goes: out of the FIFO, its answer to be discarded. */
-void ask_forget(struct client *c);
+void whois_forget(struct client *c);
 /* Send what waits, as far as PEER_MAX_QUEUE allows. */
-void ask_pump(void);
+void whois_pump(void);
 /* The inspector's socket is readable (or writable again). */
-void ask_input(void);
+void whois_input(void);
 /* Release the clients whose PEER_TIMEOUT_MS is up. */
-void ask_expire(uint64_t now);
+void whois_expire(uint64_t now);
 /* ms until the next client's time is up (for poll), -1 if none waits. */
-int ask_timeout(uint64_t now);
-short ask_events(void);
+int whois_timeout(uint64_t now);
+short whois_events(void);
 /* Log why once, close the channel and release everyone. */
-void ask_gone(const char *why);
+void whois_gone(const char *why);
 
 #endif

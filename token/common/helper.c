@@ -1,9 +1,10 @@
 /*
- * helper.c - the set-up both token helpers share (helper.h).
+ * helper.c - the set-up both token helpers share (helper.h); token/common/
+ * is their library (libkwtoken.a), the one folder both programs link.
  */
 #include "ipc/chan.h"
 #include "ipc/log.h"
-#include "token/helper.h"
+#include "token/common/helper.h"
 
 #include <openssl/crypto.h>
 #include <openssl/rand.h>

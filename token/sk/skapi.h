@@ -2,7 +2,7 @@
  * skapi.h - the SecurityKeyProvider interface OpenSSH 9.2-10.5 load from a
  * FIDO middleware: the published structures, constants and entry points,
  * written out here from their documentation. keyward-sk calls sk_sign of
- * a provider library, or token/fido.c's libfido2 code for "internal".
+ * a provider library, or token/sk/fido.c's libfido2 code for "internal".
  */
 #ifndef KEYWARD_SKAPI_H
 #define KEYWARD_SKAPI_H

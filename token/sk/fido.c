@@ -12,7 +12,7 @@
 #include "ipc/limits.h"
 #include "ipc/log.h"
 #include "wire/token.h"
-#include "token/fido.h"
+#include "token/sk/fido.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,9 +1,10 @@
 /*
- * spawn.c - the monitor's children, started by ipc/spawn.c: each gets
+ * children.c - the monitor's children, started by the spawn routine
+ * (ipc/spawn.c), and the table that knows which pid is which: each gets
  * exactly the fds it needs at fixed numbers (3, 4, 5) and sandboxes itself
  * before it reads a byte.
  */
-#include "monitor/spawn.h"
+#include "monitor/children.h"
 #include "ipc/chan.h"
 #include "ipc/log.h"
 #include "ipc/spawn.h"
@@ -96,7 +97,7 @@ start_peer(struct children *c, int log_w, int debug)
 }
 
 void
-spawn_children(struct children *c, int relay_log, const struct policy_args *a,
+children_start(struct children *c, int relay_log, const struct policy_args *a,
     int audit_fd)
 {
 	struct args_buf pb, kb;
@@ -129,7 +130,7 @@ spawn_children(struct children *c, int relay_log, const struct policy_args *a,
 /* Which of ours pid was ("keyward-policy", ...), now reaped; NULL if it
  * was none of ours. */
 const char *
-spawn_reaped(struct children *c, pid_t pid)
+children_reaped(struct children *c, pid_t pid)
 {
 	if (pid == c->policy) {
 		c->policy = 0;
@@ -143,7 +144,7 @@ spawn_reaped(struct children *c, pid_t pid)
 		c->peer = 0;
 		return "keyward-peer";
 	}
-	for (int i = 0; i < SPAWN_REAPERS; i++)
+	for (int i = 0; i < CHILDREN_REAPERS; i++)
 		if (pid == c->reaper[i]) {
 			c->reaper[i] = 0;
 			return "a reaper";
@@ -152,11 +153,11 @@ spawn_reaped(struct children *c, pid_t pid)
 }
 
 int
-spawn_reapers_left(const struct children *c)
+children_reapers_left(const struct children *c)
 {
 	int n = 0;
 
-	for (int i = 0; i < SPAWN_REAPERS; i++)
+	for (int i = 0; i < CHILDREN_REAPERS; i++)
 		n += c->reaper[i] > 0;
 	return n;
 }

@@ -1,22 +1,22 @@
 /*
- * askq.c - the connections waiting for keyward-peer's answer (askq.h):
+ * whoisq.c - the connections waiting for keyward-peer's answer (whoisq.h):
  * a FIFO threaded through the clients themselves, so a flood costs one
  * fd (the pidfd) per waiting client and no allocation, and a fixed table
  * of PEER_MAX_QUEUE requests at the inspector. Trusts nothing about the
  * ids the inspector answers with: an unknown id is reported, not assumed.
  */
-#include "monitor/askq.h"
+#include "monitor/whoisq.h"
 
 #include <string.h>
 
 void
-askq_init(struct askq *q)
+whoisq_init(struct whoisq *q)
 {
 	memset(q, 0, sizeof(*q));
 }
 
 void
-askq_push(struct askq *q, struct ask_item *it, uint32_t conn, uint32_t pid,
+whoisq_push(struct whoisq *q, struct whois_item *it, uint32_t conn, uint32_t pid,
     uint32_t uid, int pidfd, uint64_t deadline)
 {
 	it->conn = conn;
@@ -25,7 +25,7 @@ askq_push(struct askq *q, struct ask_item *it, uint32_t conn, uint32_t pid,
 	it->req = 0;
 	it->pidfd = pidfd;
 	it->deadline = deadline;
-	it->state = ASK_WAITING;
+	it->state = WHOIS_WAITING;
 	it->next = NULL;
 	it->prev = q->tail;
 	if (q->tail != NULL)
@@ -37,14 +37,14 @@ askq_push(struct askq *q, struct ask_item *it, uint32_t conn, uint32_t pid,
 	q->nfds += pidfd >= 0;
 }
 
-struct ask_item *
-askq_next(const struct askq *q)
+struct whois_item *
+whoisq_next(const struct whoisq *q)
 {
 	return q->nout < PEER_MAX_QUEUE ? q->head : NULL;
 }
 
 static int
-unlink_item(struct askq *q, struct ask_item *it)
+unlink_item(struct whoisq *q, struct whois_item *it)
 {
 	int fd = it->pidfd;
 
@@ -64,30 +64,30 @@ unlink_item(struct askq *q, struct ask_item *it)
 }
 
 uint32_t
-askq_next_id(const struct askq *q)
+whoisq_next_id(const struct whoisq *q)
 {
 	return q->next_req + 1 != 0 ? q->next_req + 1 : 1;
 }
 
 uint32_t
-askq_sent(struct askq *q, int *pidfd)
+whoisq_sent(struct whoisq *q, int *pidfd)
 {
-	struct ask_item *it = q->head;
+	struct whois_item *it = q->head;
 	size_t i;
 
 	*pidfd = unlink_item(q, it);
-	q->next_req = askq_next_id(q);
+	q->next_req = whoisq_next_id(q);
 	for (i = 0; q->out[i].req != 0; i++)
-		;                       /* askq_next() said there is room */
-	q->out[i] = (struct ask_out){ q->next_req, it };
+		;                       /* whoisq_next() said there is room */
+	q->out[i] = (struct whois_out){ q->next_req, it };
 	q->nout++;
 	it->req = q->next_req;
-	it->state = ASK_OUT;
+	it->state = WHOIS_OUT;
 	return it->req;
 }
 
-static struct ask_out *
-find_out(struct askq *q, uint32_t req)
+static struct whois_out *
+find_out(struct whoisq *q, uint32_t req)
 {
 	for (size_t i = 0; req != 0 && i < PEER_MAX_QUEUE; i++)
 		if (q->out[i].req == req)
@@ -96,39 +96,39 @@ find_out(struct askq *q, uint32_t req)
 }
 
 int
-askq_answer(struct askq *q, uint32_t req, struct ask_item **it)
+whoisq_answer(struct whoisq *q, uint32_t req, struct whois_item **it)
 {
-	struct ask_out *o = find_out(q, req);
+	struct whois_out *o = find_out(q, req);
 
 	*it = NULL;
 	if (o == NULL)
 		return 0;
 	if ((*it = o->it) != NULL) {
-		(*it)->state = ASK_DONE;
+		(*it)->state = WHOIS_DONE;
 		(*it)->req = 0;
 	}
-	*o = (struct ask_out){ 0, NULL };
+	*o = (struct whois_out){ 0, NULL };
 	q->nout--;
 	return 1;
 }
 
 int
-askq_forget(struct askq *q, struct ask_item *it)
+whoisq_forget(struct whoisq *q, struct whois_item *it)
 {
-	struct ask_out *o;
+	struct whois_out *o;
 	int fd = -1;
 
-	if (it->state == ASK_WAITING)
+	if (it->state == WHOIS_WAITING)
 		fd = unlink_item(q, it);
-	else if (it->state == ASK_OUT && (o = find_out(q, it->req)) != NULL)
+	else if (it->state == WHOIS_OUT && (o = find_out(q, it->req)) != NULL)
 		o->it = NULL;   /* the answer, when it comes, is discarded */
-	it->state = ASK_DONE;
+	it->state = WHOIS_DONE;
 	it->req = 0;
 	return fd;
 }
 
-struct ask_item *
-askq_expired(const struct askq *q, uint64_t now)
+struct whois_item *
+whoisq_expired(const struct whoisq *q, uint64_t now)
 {
 	/* The FIFO is in deadline order: its head is the earliest. */
 	if (q->head != NULL && q->head->deadline <= now)
@@ -140,7 +140,7 @@ askq_expired(const struct askq *q, uint64_t now)
 }
 
 uint64_t
-askq_deadline(const struct askq *q)
+whoisq_deadline(const struct whoisq *q)
 {
 	uint64_t d = q->head != NULL ? q->head->deadline : UINT64_MAX;
 
@@ -151,23 +151,23 @@ askq_deadline(const struct askq *q)
 }
 
 void
-askq_flush(struct askq *q, void (*release)(struct ask_item *, int, void *),
+whoisq_flush(struct whoisq *q, void (*release)(struct whois_item *, int, void *),
     void *arg)
 {
-	struct ask_item *it;
+	struct whois_item *it;
 	int fd;
 
 	while ((it = q->head) != NULL) {
-		fd = askq_forget(q, it);
+		fd = whoisq_forget(q, it);
 		release(it, fd, arg);
 	}
 	for (size_t i = 0; i < PEER_MAX_QUEUE; i++) {
 		if ((it = q->out[i].it) != NULL) {
-			it->state = ASK_DONE;
+			it->state = WHOIS_DONE;
 			it->req = 0;
 			release(it, -1, arg);
 		}
-		q->out[i] = (struct ask_out){ 0, NULL };
+		q->out[i] = (struct whois_out){ 0, NULL };
 	}
 	q->nout = 0;
 }

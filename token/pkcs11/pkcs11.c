@@ -19,10 +19,10 @@
 #include "wire/pkcs11.h"
 #include "keys/sshkey.h"
 #include "seccomp/sandbox.h"
-#include "token/helper.h"
-#include "token/p11keys.h"
-#include "token/p11sign.h"
-#include "token/p11stores.h"
+#include "token/common/helper.h"
+#include "token/pkcs11/p11keys.h"
+#include "token/pkcs11/p11sign.h"
+#include "token/pkcs11/p11stores.h"
 
 #include <dlfcn.h>
 #include <errno.h>

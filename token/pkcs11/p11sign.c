@@ -8,7 +8,7 @@
 #include "ipc/log.h"
 #include "ipc/secmem.h"
 #include "keys/sshkey.h"
-#include "token/p11sign.h"
+#include "token/pkcs11/p11sign.h"
 
 #include <openssl/evp.h>
 #include <string.h>

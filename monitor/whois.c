@@ -1,5 +1,5 @@
 /*
- * ask.c - who is at the other end of a connection: the monitor takes a
+ * whois.c - who is at the other end of a connection: the monitor takes a
  * pidfd of each client's process at accept and asks keyward-peer, the
  * caller-identity inspector (wire/peer.h), then passes the answer to policy
  * (MSG_PEER) before the connection's first request is dispatched.
@@ -9,7 +9,7 @@
  * caller. Until its answer comes, a client is gated: it may send, its bytes
  * are buffered under the usual limits, but nothing of it is dispatched
  * (clients.c may_dispatch). At most PEER_MAX_QUEUE requests are at the
- * inspector; the others wait in a FIFO (askq.c) holding their pidfd, which
+ * inspector; the others wait in a FIFO (whoisq.c) holding their pidfd, which
  * counts against the connection limit like a client's own fd. Whatever
  * happens, a client waits at most PEER_TIMEOUT_MS: then it is served with
  * its caller unavailable (policy's default since MSG_OPEN). The inspector
@@ -21,7 +21,7 @@
 #include "ipc/log.h"
 #include "wire/msg.h"
 #include "wire/peer.h"
-#include "monitor/ask.h"
+#include "monitor/whois.h"
 #include "monitor/monitor.h"
 
 #include <errno.h>
@@ -38,9 +38,9 @@ _Static_assert(PEER_MAX_REPLY + 1 <= sizeof(M.rbuf),
     "an answer and one byte more (to see it is too long) fit the buffer");
 
 void
-ask_init(int fd)
+whois_init(int fd)
 {
-	askq_init(&M.askq);
+	whoisq_init(&M.whoisq);
 	M.peer_fd = fd;
 	M.peer_blocked = 0;
 #ifdef KEYWARD_TESTING
@@ -66,15 +66,15 @@ tell_policy(uint32_t conn, const uint8_t *p, size_t n)
 }
 
 static void
-release(struct ask_item *it, int pidfd, void *arg)
+release(struct whois_item *it, int pidfd, void *arg)
 {
 	(void)arg;
-	(void)it;               /* ASK_DONE already: policy keeps unavailable */
+	(void)it;               /* WHOIS_DONE already: policy keeps unavailable */
 	close_fd(pidfd);
 }
 
 void
-ask_gone(const char *why)
+whois_gone(const char *why)
 {
 	if (M.peer_fd < 0)
 		return;
@@ -82,11 +82,11 @@ ask_gone(const char *why)
 	close(M.peer_fd);
 	M.peer_fd = -1;
 	M.peer_blocked = 0;
-	askq_flush(&M.askq, release, NULL);
+	whoisq_flush(&M.whoisq, release, NULL);
 }
 
 int
-ask_pidfd(int sock, pid_t pid, int *gone)
+whois_pidfd(int sock, pid_t pid, int *gone)
 {
 	socklen_t len = sizeof(int);
 	int fd = -1;
@@ -114,7 +114,7 @@ ask_pidfd(int sock, pid_t pid, int *gone)
 }
 
 void
-ask_start(struct client *c, int pidfd, int gone, uint64_t now)
+whois_start(struct client *c, int pidfd, int gone, uint64_t now)
 {
 	struct wb w;
 
@@ -136,46 +136,46 @@ ask_start(struct client *c, int pidfd, int gone, uint64_t now)
 		close_fd(pidfd);
 		return;
 	}
-	askq_push(&M.askq, &c->ask, c->id, (uint32_t)c->pid, (uint32_t)c->uid,
+	whoisq_push(&M.whoisq, &c->whois, c->id, (uint32_t)c->pid, (uint32_t)c->uid,
 	    pidfd, now + PEER_TIMEOUT_MS);
-	ask_pump();
+	whois_pump();
 }
 
 void
-ask_forget(struct client *c)
+whois_forget(struct client *c)
 {
-	close_fd(askq_forget(&M.askq, &c->ask));
+	close_fd(whoisq_forget(&M.whoisq, &c->whois));
 }
 
 void
-ask_pump(void)
+whois_pump(void)
 {
-	struct ask_item *it;
+	struct whois_item *it;
 	struct peer_req req;
 	int pidfd;
 
-	while (M.peer_fd >= 0 && (it = askq_next(&M.askq)) != NULL) {
-		req = (struct peer_req){ .id = askq_next_id(&M.askq), .pid = it->pid,
+	while (M.peer_fd >= 0 && (it = whoisq_next(&M.whoisq)) != NULL) {
+		req = (struct peer_req){ .id = whoisq_next_id(&M.whoisq), .pid = it->pid,
 		    .uid = it->uid, .flags = it->pidfd >= 0 ? PEER_REQ_PIDFD : 0 };
 		if (peer_req_send(M.peer_fd, &req, it->pidfd) != 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK) {
 				M.peer_blocked = 1;     /* poll for room */
 				return;
 			}
-			ask_gone("cannot be asked");
+			whois_gone("cannot be asked");
 			return;
 		}
 		M.peer_blocked = 0;
-		askq_sent(&M.askq, &pidfd);
+		whoisq_sent(&M.whoisq, &pidfd);
 		close_fd(pidfd);        /* the inspector has its own now */
 	}
 }
 
 void
-ask_input(void)
+whois_input(void)
 {
 	struct peer_reply rep;
-	struct ask_item *it;
+	struct whois_item *it;
 	struct rd r;
 	ssize_t n;
 
@@ -186,16 +186,16 @@ ask_input(void)
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			break;
 		if (n <= 0) {
-			ask_gone(n == 0 ? "closed its channel" : "cannot be read");
+			whois_gone(n == 0 ? "closed its channel" : "cannot be read");
 			return;
 		}
 		rd_init(&r, M.rbuf, (size_t)n);
 		if ((size_t)n > PEER_MAX_REPLY || peer_reply_decode(&r, &rep) != 0) {
-			ask_gone("sent a malformed answer");
+			whois_gone("sent a malformed answer");
 			return;
 		}
-		if (!askq_answer(&M.askq, rep.id, &it)) {
-			ask_gone("answered a request it was not asked");
+		if (!whoisq_answer(&M.whoisq, rep.id, &it)) {
+			whois_gone("answered a request it was not asked");
 			return;
 		}
 		if (it == NULL)
@@ -204,26 +204,26 @@ ask_input(void)
 		log_debug("connection %u: caller %s", it->conn,
 		    peer_status_name(rep.status));
 	}
-	ask_pump();
+	whois_pump();
 }
 
 void
-ask_expire(uint64_t now)
+whois_expire(uint64_t now)
 {
-	struct ask_item *it;
+	struct whois_item *it;
 
-	while ((it = askq_expired(&M.askq, now)) != NULL) {
+	while ((it = whoisq_expired(&M.whoisq, now)) != NULL) {
 		log_debug("connection %u: no answer from keyward-peer in %d ms; "
 		    "its caller is unavailable", it->conn, PEER_TIMEOUT_MS);
-		close_fd(askq_forget(&M.askq, it));
+		close_fd(whoisq_forget(&M.whoisq, it));
 	}
-	ask_pump();
+	whois_pump();
 }
 
 int
-ask_timeout(uint64_t now)
+whois_timeout(uint64_t now)
 {
-	uint64_t d = askq_deadline(&M.askq);
+	uint64_t d = whoisq_deadline(&M.whoisq);
 
 	if (d == UINT64_MAX)
 		return -1;
@@ -231,7 +231,7 @@ ask_timeout(uint64_t now)
 }
 
 short
-ask_events(void)
+whois_events(void)
 {
 	return M.peer_fd < 0 ? 0 : POLLIN | (M.peer_blocked ? POLLOUT : 0);
 }

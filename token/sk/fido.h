@@ -6,7 +6,7 @@
 #ifndef KEYWARD_FIDO_H
 #define KEYWARD_FIDO_H
 
-#include "token/skapi.h"
+#include "token/sk/skapi.h"
 
 #include <stddef.h>
 
