@@ -12,7 +12,6 @@
 #include "policy/audit.h"
 #include "policy/describe.h"
 #include "policy/ruling.h"
-#include "policy/userauth.h"
 #include "rules/scope.h"
 
 #include <openssl/evp.h>
@@ -81,38 +80,40 @@ path(const struct policy *P, struct wb *w, const struct audit_rec *r)
  * server -- with whether they were verified against the connection's
  * session bindings, and why not where they were not. */
 static void
-purpose(const struct policy *P, struct wb *w, const struct audit_rec *r)
+purpose(const struct policy *P, struct wb *w, const struct audit_rec *r,
+    const struct purpose *pu)
 {
 	static const char *const names[] = {
 		[PURPOSE_OTHER] = "other", [PURPOSE_LOGIN] = "login",
 		[PURPOSE_SSHSIG] = "sshsig",
 	};
-	struct purpose pu;
+	const char *unverified;
 	char fp[96];
 
-	if (r->id == NULL)
+	if (r->id == NULL || pu == NULL)
 		return;
-	purpose_of(r->data, r->id, r->conn != NULL ? &r->conn->bind : NULL, &pu);
 	key(w, "purpose");
-	text_json_str(w, names[pu.kind]);
-	if (pu.kind == PURPOSE_SSHSIG) {
+	text_json_str(w, names[pu->kind]);
+	if (pu->kind == PURPOSE_SSHSIG) {
 		key(w, "namespace");
-		text_json(w, pu.ns.p, pu.ns.len);
+		text_json(w, pu->ns.p, pu->ns.len);
 	}
-	if (pu.kind != PURPOSE_LOGIN)
+	if (pu->kind != PURPOSE_LOGIN)
 		return;
+	unverified = purpose_unverified(pu, r->conn != NULL ? &r->conn->bind :
+	    NULL);
 	key(w, "user");
-	text_json(w, pu.ua.user.p, pu.ua.user.len);
-	if (pu.ua.hostbound) {
-		fp_of(P, pu.ua.hostkey, fp, sizeof(fp));
+	text_json(w, pu->ua.user.p, pu->ua.user.len);
+	if (pu->ua.hostbound) {
+		fp_of(P, pu->ua.hostkey, fp, sizeof(fp));
 		key(w, "server");
 		text_json_str(w, fp);
 	}
 	key(w, "login_verified");
-	wb_bytes(w, pu.unverified == NULL ? "true" : "false",
-	    pu.unverified == NULL ? 4 : 5);
+	wb_bytes(w, unverified == NULL ? "true" : "false",
+	    unverified == NULL ? 4 : 5);
 	key(w, "login_unverified_why");
-	text_json_str(w, pu.unverified);
+	text_json_str(w, unverified);
 }
 
 static void
@@ -386,6 +387,13 @@ audit_repeats_flush(struct policy *P)
 int
 audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req)
 {
+	return audit_sign(P, r, NULL, req);
+}
+
+int
+audit_sign(struct policy *P, const struct audit_rec *r,
+    const struct purpose *pu, uint32_t req)
+{
 	struct wb w;
 	int forwarded;
 
@@ -456,7 +464,7 @@ audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req)
 	if (r->conn != NULL)
 		path(P, &w, r);
 	if (r->data.p != NULL) {
-		purpose(P, &w, r);
+		purpose(P, &w, r, pu);
 		data_hash(&w, r->data);
 	}
 	if (r->count >= 0)

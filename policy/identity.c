@@ -143,6 +143,15 @@ identity_free(struct identity *id)
 	free(id);
 }
 
+const struct pubkey *
+identity_pub(struct identity *id)
+{
+	if (id->pub_parsed == 0)
+		id->pub_parsed = key_parse_public((struct slice){ id->blob,
+		    id->blob_len }, &id->pub, NULL) == 0 ? 1 : -1;
+	return id->pub_parsed == 1 ? &id->pub : NULL;
+}
+
 char *
 str_dup(const char *s)
 {

@@ -5,7 +5,7 @@
  * real session-binds, for the identity of the worked example (§8.11).
  */
 #include "policy/hop.h"
-#include "policy/userauth.h"
+#include "policy/purpose.h"
 #include "tests/unit/testkeys.h"
 #include "tests/unit/tap.h"
 
@@ -397,16 +397,19 @@ test_sign(void)
 	for (size_t i = 0; i < sizeof(sign_rows) / sizeof(sign_rows[0]); i++) {
 		struct bindings C;
 		struct wb data;
-		char user[AGENT_MAX_USER_PATTERN + 64];   /* as policy/requests.c */
+		struct purpose pu;
+		char user[AGENT_MAX_USER_PATTERN + 64];   /* as policy/sign.c */
 		const char *rule;
 		size_t hop;
 
 		chain_build(&C, sign_rows[i].bindings);
 		wb_init(&data);
 		req_write(&data, &sign_rows[i].q, sign_rows[i].id, &C);
-		rule = sign_permitted(&I[sign_rows[i].ident],
-		    wb_slice_of(&blob[sign_rows[i].id]), &C, wb_slice_of(&data), NOW,
-		    &hop, user, sizeof(user));
+		purpose_decide(&pu, wb_slice_of(&data),
+		    wb_slice_of(&blob[sign_rows[i].id]));
+		rule = sign_permitted(&I[sign_rows[i].ident], &C, &pu, NOW, &hop,
+		    user, sizeof(user));
+		purpose_free(&pu);
 		if (sign_rows[i].why == NULL) {
 			ok(rule == NULL, "§8.6 %s [%s]: signs", sign_rows[i].what,
 			    sign_rows[i].bindings);
