@@ -33,9 +33,8 @@ struct identity {
 	size_t cost;                    /* charged against AGENT_MAX_HELD_BYTES */
 	uint32_t sock;                  /* added through this socket: its
 	                                 * scope (rules/scope.h); 0 main */
-	struct pubkey pub;              /* blob parsed, on first use only
-	                                 * (identity_pub): slices of blob */
-	int pub_parsed;                 /* 1 parsed, -1 does not parse */
+	struct pubkey *pub;             /* blob parsed on first use
+	                                 * (identity_pub), else NULL */
 };
 
 struct idtable {
