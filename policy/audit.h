@@ -31,8 +31,8 @@ int audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req);
  * decided on its arrival (purpose.h), or NULL while it is not known. */
 int audit_sign(struct policy *P, const struct audit_rec *r,
     const struct purpose *pu, uint32_t req);
-/* Refusal windows (audit_repeats.c): close those that are due, recording their
- * counts; ms until the next is due, or -1. */
+/* Refusal windows (audit_repeats.c): close those that are due,
+ * recording their counts; ms until the next is due, or -1. */
 int audit_repeats_due(struct policy *P);
 /* Record every open window's count now (policy is leaving). */
 void audit_repeats_flush(struct policy *P);

@@ -39,11 +39,13 @@ struct purpose {
 /* Decide what data is, for the identity whose canonical blob is
  * key_blob: the one place a sign request's data is parsed. pu points
  * into data, which must outlive it; purpose_free() after. */
-void purpose_decide(struct purpose *pu, struct slice data, struct slice key_blob);
+void purpose_decide(struct purpose *pu, struct slice data,
+    struct slice key_blob);
 /* A login checked against the connection's bindings as they are now (b
  * NULL: the client has gone): NULL if it is for the last host bound, in
  * its session (§8.6 steps 3.4-3.6), else why not. */
-const char *purpose_unverified(const struct purpose *pu, const struct bindings *b);
+const char *purpose_unverified(const struct purpose *pu,
+    const struct bindings *b);
 /* The SHA-256 of the data (what the audit trail records of it, and what
  * a yes is remembered under when the data names no verified destination).
  * -1 if it cannot be made. */

@@ -324,7 +324,8 @@ h_sign(struct ctx *c)
 			return 0;
 		}
 	}
-	if (key_is_sk(id->kind) && (rule = websafe(P, id, &p->purpose)) != NULL) {
+	if (key_is_sk(id->kind) &&
+	    (rule = websafe(P, id, &p->purpose)) != NULL) {
 		refuse(P, p, rule, id, 1);
 		return 0;
 	}
@@ -348,7 +349,8 @@ h_sign(struct ctx *c)
 		go_sign(P, p, id);
 		return 0;
 	}
-	confirm_text(P, id, c->conn, &p->rule, &p->purpose, prompt, sizeof(prompt));
+	confirm_text(P, id, c->conn, &p->rule, &p->purpose, prompt,
+	    sizeof(prompt));
 	p->prompt = str_dup(prompt);
 	prompt_or_wait(P, p);
 	return 0;
