@@ -270,8 +270,8 @@
  * a key that evolves one-way after each use) after AUDIT_SEAL_RECORDS
  * records, or AUDIT_SEAL_INTERVAL_S after the first unsealed one, and at
  * exit. Refusals, listings and session-binds of one kind from one origin
- * are coalesced (policy/audit.c): the first in each AUDIT_COALESCE_WINDOW_S
- * window is recorded whole, the rest counted in one record at its end;
+ * are coalesced (policy/audit_repeats.c): the first in each
+ * AUDIT_COALESCE_WINDOW_S window is recorded whole, the rest counted in one record at its end;
  * AUDIT_COALESCE_SLOTS kinds x origins are tracked at once, and a new one
  * closes the oldest window early; one origin's first
  * AUDIT_COALESCE_PER_ORIGIN kinds are counted apart, its others together.

@@ -144,7 +144,7 @@ main(int argc, char **argv)
 		int timeout = policy_timers(&P);
 		int due = P.audit_on ? audit_repeats_due(&P) : -1;
 		if (due >= 0 && (timeout < 0 || due < timeout))
-			timeout = due;  /* a window of refusals closes (audit.c) */
+			timeout = due;  /* a refusal window closes (audit_repeats.c) */
 		for (int i = 0; i < 5; i++)
 			pfd[i] = (struct pollfd){ chans[i]->fd, chan_events(chans[i]), 0 };
 		/* Back-pressure and barriers: the monitor's next request waits

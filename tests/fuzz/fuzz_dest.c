@@ -1,7 +1,7 @@
 /*
  * fuzz_dest.c - libFuzzer harness for destination constraints (spec §6.6,
  * §7.2, §8): keys/dest.c, policy/destset.c, policy/hop.c, policy/bind.c,
- * policy/userauth.c.
+ * policy/userauth.c, policy/purpose.c.
  * The first byte chooses what the rest is:
  *
  *  0  a restrict-destination constraint_list: dest_parse (its callback
@@ -19,9 +19,9 @@
  *     string signature, byte forwarding): bind_add on one connection's
  *     chain, whose invariants (§7.2) are checked after each; bindings_free;
  *  4  the whole sign check of §8.6: string constraint_list, string data,
- *     then session-binds as in 3; dest_set_build, bind_add, sign_permitted;
- *     a permitted signature implies path_permitted and a session id equal
- *     to the last binding's.
+ *     then session-binds as in 3; dest_set_build, bind_add, purpose_decide
+ *     (policy/purpose.c, as h_sign), sign_permitted; a permitted signature
+ *     implies path_permitted and a session id equal to the last binding's.
  */
 #include "tests/fuzz/fuzz.h"
 #include "crypto/crypto.h"
@@ -30,7 +30,7 @@
 #include "ipc/limits.h"
 #include "keys/sshkey.h"
 #include "policy/hop.h"
-#include "policy/userauth.h"
+#include "policy/purpose.h"
 #include "rules/match.h"
 
 #include <stdint.h>
@@ -355,6 +355,7 @@ mode_sign(struct slice in)
 	struct wb canon;
 	struct verdict v;
 	struct userauth u;
+	struct purpose pu;
 	struct rd r;
 	const char *why = NULL, *rule;
 	char user[AGENT_MAX_USER_PATTERN + 64], *uname;
@@ -370,8 +371,9 @@ mode_sign(struct slice in)
 	wb_init(&canon);
 	identity_blob(data, &canon);
 	if (canon.len > 0 && !canon.err) {
-		rule = sign_permitted(&d, wb_slice_of(&canon), &C, data, NOW, &hop,
-		    user, sizeof(user));
+		purpose_decide(&pu, data, wb_slice_of(&canon));
+		rule = sign_permitted(&d, &C, &pu, NOW, &hop, user, sizeof(user));
+		purpose_free(&pu);
 		CHECK(memchr(user, '\0', sizeof(user)) != NULL);
 		if (rule == NULL) {
 			const struct binding *last;
