@@ -272,7 +272,7 @@ slice_strdup(struct slice s)
 {
 	char *c;
 
-	if (memchr(s.p, '\0', s.len) != NULL || (c = malloc(s.len + 1)) == NULL)
+	if (slice_has_nul(s) || (c = malloc(s.len + 1)) == NULL)
 		return NULL;
 	if (s.len > 0)
 		memcpy(c, s.p, s.len);

@@ -126,7 +126,7 @@
                                                   * times this: 19 s in all, as
                                                   * libfido2's own back end */
 
-/* Token helpers (policy/broker.c, issue 14). One keyward-sk process per
+/* Token helpers (broker/main.c, issue 14). One keyward-sk process per
  * signature; a touch that never comes ends in a refusal. */
 #define TOKEN_MAX_HELPERS          8             /* at once; more: refused */
 #define TOKEN_MAX_PER_CONN         2             /* at once for one client: a
@@ -264,14 +264,14 @@
 #define TEXT_JSON_KEEP             4096          /* input bytes of one string in JSON */
 #define TEXT_TERM_MAX              2048          /* buffer for one string, terminal form */
 
-/* The audit trail (policy/auditor.c, crypto/auditchain.h, keyward(1)).
+/* The audit trail (auditor/, crypto/auditchain.h, keyward(1)).
  * Every record carries its sequence number and the SHA-256 of the line
  * before it; with -O audit-key= the auditor appends a seal (an HMAC with
  * a key that evolves one-way after each use) after AUDIT_SEAL_RECORDS
  * records, or AUDIT_SEAL_INTERVAL_S after the first unsealed one, and at
  * exit. Refusals, listings and session-binds of one kind from one origin
- * are coalesced (policy/audit.c): the first in each AUDIT_COALESCE_WINDOW_S
- * window is recorded whole, the rest counted in one record at its end;
+ * are coalesced (policy/audit_repeats.c): the first in each
+ * AUDIT_COALESCE_WINDOW_S window is recorded whole, the rest counted in one record at its end;
  * AUDIT_COALESCE_SLOTS kinds x origins are tracked at once, and a new one
  * closes the oldest window early; one origin's first
  * AUDIT_COALESCE_PER_ORIGIN kinds are counted apart, its others together.

@@ -1,9 +1,9 @@
 /*
  * spawn.h - the one way keyward starts a process. Every child, whether it
- * executes a helper binary (policy, keyholder, the token helpers) or runs
- * a function in the fork (reapers, prompter, auditor, launcher, and the
- * prompter's askpass, whose function executes it), starts
- * the same way:
+ * executes a helper binary (policy, keyholder, peer, broker, prompter,
+ * auditor, the token helpers) or runs a function in the fork (reapers,
+ * launcher, and the prompter's askpass, whose function executes it),
+ * starts the same way:
  *
  *   - it dies with its parent (PR_SET_PDEATHSIG), and exits at once if
  *     the parent had already gone before that was set -- except a reaper,

@@ -26,7 +26,7 @@ client_new(int fd, uint32_t id, uid_t uid, pid_t pid)
 	c->pid = pid;
 	c->in = c->inline_in;
 	c->incap = sizeof(c->inline_in);
-	c->ask.pidfd = -1;
+	c->whois.pidfd = -1;
 	wb_init(&c->out);
 	for (unsigned i = 0; i < AGENT_MAX_INFLIGHT; i++)
 		wb_init(&c->slots[i].reply);

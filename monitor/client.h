@@ -11,7 +11,7 @@
 
 #include "ipc/buf.h"
 #include "ipc/limits.h"
-#include "monitor/askq.h"
+#include "monitor/whoisq.h"
 
 #include <stdint.h>
 #include <sys/types.h>
@@ -38,8 +38,8 @@ struct client {
 	unsigned fences;        /* fence slots not yet done */
 	int dead;               /* to be closed at the next sweep */
 	uint64_t last_ms;       /* last byte read or written */
-	struct ask_item ask;    /* not ASK_DONE: policy does not know the
-	                         * caller yet; nothing is dispatched (ask.c) */
+	struct whois_item whois; /* not WHOIS_DONE: policy does not know the
+	                         * caller yet; nothing is dispatched (whois.c) */
 	uint8_t inline_in[CLIENT_INLINE_IN];
 };
 

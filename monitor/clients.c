@@ -7,7 +7,7 @@
  */
 #include "ipc/log.h"
 #include "wire/monitor.h"
-#include "monitor/ask.h"
+#include "monitor/whois.h"
 #include "monitor/monitor.h"
 #include "monitor/proto.h"
 
@@ -93,7 +93,7 @@ drop_client(size_t i)
 	M.big_in -= big_of(c);
 	msg_begin(&M.ipc, MSG_CLOSE, 0, c->id);
 	monitor_send(&M.ipc);
-	ask_forget(c);
+	whois_forget(c);
 	client_free(c);
 	M.clients[i] = M.clients[--M.nclients];
 	if (M.rr > M.nclients)
@@ -154,7 +154,7 @@ evict_idle(uint64_t now)
 int
 clients_full(void)
 {
-	return M.nclients + M.askq.nfds >= M.maxclients;
+	return M.nclients + M.whoisq.nfds >= M.maxclients;
 }
 
 void
@@ -184,7 +184,7 @@ clients_accept(uint64_t now, int listen_fd, uint32_t sock)
 		return;
 	}
 	/* Hold the caller's process before its pid can be reused. */
-	pidfd = ask_pidfd(fd, cred.pid, &gone);
+	pidfd = whois_pidfd(fd, cred.pid, &gone);
 	if (++M.next_conn == 0)
 		M.next_conn = 1;        /* 0 means "no connection" */
 	if ((c = client_new(fd, M.next_conn, cred.uid, cred.pid)) == NULL) {
@@ -204,19 +204,19 @@ clients_accept(uint64_t now, int listen_fd, uint32_t sock)
 	log_debug("connection %u from uid %u pid %d on socket %s", c->id,
 	    (unsigned)cred.uid, (int)cred.pid,
 	    sock == 0 ? "main" : M.named.s[sock - 1].name);
-	ask_start(c, pidfd, gone, now);
+	whois_start(c, pidfd, gone, now);
 }
 
 /* ------------------------------------------------ requests */
 
 /* May this client's next request go to policy now? Policy must know
- * who the caller is first (ask.c), then: its own pipeline,
+ * who the caller is first (whois.c), then: its own pipeline,
  * a lock or unlock still in flight on it (judged first: spec §5.8), a
  * reader that does not read, and the agent-wide budgets. */
 static int
 may_dispatch(const struct client *c)
 {
-	if (c->dead || c->ask.state != ASK_DONE ||
+	if (c->dead || c->whois.state != WHOIS_DONE ||
 	    c->count >= AGENT_MAX_INFLIGHT || c->fences > 0 ||
 	    client_unsent(c) > 0)
 		return 0;

@@ -7,7 +7,7 @@
 #include "ipc/clock.h"
 #include "ipc/log.h"
 #include "wire/monitor.h"
-#include "monitor/ask.h"
+#include "monitor/whois.h"
 #include "monitor/monitor.h"
 #include "monitor/proto.h"
 
@@ -91,10 +91,10 @@ child_died(pid_t pid, int status)
 		if (WIFSIGNALED(status))
 			log_error("keyward-peer was killed by signal %d (%s)",
 			    WTERMSIG(status), strsignal(WTERMSIG(status)));
-		ask_gone("has ended");
+		whois_gone("has ended");
 		return;
 	}
-	who = spawn_reaped(&M.kids, pid);
+	who = children_reaped(&M.kids, pid);
 
 	if (who == NULL) {
 		/* An orphan we adopted as subreaper (an askpass program's
@@ -162,10 +162,10 @@ monitor_shutdown(void)
 		if (M.kids.policy || M.kids.keyholder)
 			poll(NULL, 0, 10);
 	}
-	for (int i = 0; i < SPAWN_REAPERS; i++)
+	for (int i = 0; i < CHILDREN_REAPERS; i++)
 		if (M.kids.reaper_fd[i] >= 0)
 			close(M.kids.reaper_fd[i]);
-	while (spawn_reapers_left(&M.kids) && (pid = waitpid(-1, &status, 0)) != -1)
+	while (children_reapers_left(&M.kids) && (pid = waitpid(-1, &status, 0)) != -1)
 		child_died(pid, status);
 }
 
@@ -183,7 +183,7 @@ monitor_loop(void)
 		fatal("out of memory");
 	while (!M.quit) {
 		now = mono_ms();
-		ask_expire(now);
+		whois_expire(now);
 		clients_scan(now);
 		/* Writing replies frees slots for frames already buffered
 		 * (a pipeline longer than AGENT_MAX_INFLIGHT): take them now,
@@ -204,7 +204,7 @@ monitor_loop(void)
 		full = clients_full();
 		pfd[n++] = (struct pollfd){ !full || M.evictable ? M.listen_fd : -1,
 		    POLLIN, 0 };
-		pfd[n++] = (struct pollfd){ M.peer_fd, ask_events(), 0 };
+		pfd[n++] = (struct pollfd){ M.peer_fd, whois_events(), 0 };
 		/* the named sockets (keyward(5)), as the main one */
 		for (i = 0; i < M.named.n; i++)
 			pfd[n++] = (struct pollfd){ !full || M.evictable ?
@@ -216,7 +216,7 @@ monitor_loop(void)
 			pfd[n++] = (struct pollfd){ c->fd, client_events(c), 0 };
 		}
 		timeout = M.watch || full ? 1000 : -1;
-		if ((t = ask_timeout(now)) >= 0 && (timeout < 0 || t < timeout))
+		if ((t = whois_timeout(now)) >= 0 && (timeout < 0 || t < timeout))
 			timeout = t;
 		if (M.command_parent > 0)
 			timeout = timeout < 0 || timeout > MONITOR_PARENT_CHECK_MS ?
@@ -246,9 +246,9 @@ monitor_loop(void)
 		if (pfd[2].revents)
 			log_input();
 		if (pfd[4].revents & (POLLIN | POLLHUP | POLLERR))
-			ask_input();
+			whois_input();
 		else if (pfd[4].revents & POLLOUT)
-			ask_pump();
+			whois_pump();
 		/* The fds polled are the clients' of this turn: none was
 		 * dropped since, as drops wait for clients_sweep(). */
 		for (i = fixed; i < n; i++) {

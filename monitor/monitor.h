@@ -8,11 +8,11 @@
 #include "ipc/buf.h"
 #include "ipc/chan.h"
 #include "ipc/limits.h"
-#include "monitor/askq.h"
+#include "monitor/whoisq.h"
 #include "monitor/client.h"
 #include "monitor/options.h"
 #include "monitor/sockets.h"
-#include "monitor/spawn.h"
+#include "monitor/children.h"
 
 #include <stdint.h>
 #include <sys/types.h>
@@ -47,11 +47,11 @@ struct monitor {
 	pid_t command_parent;
 	uid_t uid;              /* ours: peers must be this uid or root */
 	int quit, exit_status;
-	int peer_fd;            /* to keyward-peer; -1: none, or gone (ask.c) */
+	int peer_fd;            /* to keyward-peer; -1: none, or gone (whois.c) */
 	int peer_blocked;       /* a request waits for room on peer_fd */
 	int nopidfd_warned;
-	int test_no_peerpidfd;  /* test builds: no SO_PEERPIDFD (ask.c) */
-	struct askq askq;       /* clients waiting for their caller (ask.c) */
+	int test_no_peerpidfd;  /* test builds: no SO_PEERPIDFD (whois.c) */
+	struct whoisq whoisq;   /* clients waiting for their caller (whois.c) */
 	struct wb ipc, reply;
 	uint8_t rbuf[IPC_MAX_MSG + 1];
 	char log_line[LOG_LINE_MAX];

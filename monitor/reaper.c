@@ -1,6 +1,6 @@
 /*
  * reaper.c - the reapers remove the socket (the named ones of keyward(5)
- * too, and the -T directory) when the monitor is gone, however it went. There are SPAWN_REAPERS of them,
+ * too, and the -T directory) when the monitor is gone, however it went. There are CHILDREN_REAPERS of them,
  * each watching the monitor alone: if one is killed the monitor shuts
  * down and another still removes the socket, since the monitor itself
  * may not (its Landlock rules name no file).
@@ -8,7 +8,7 @@
 #include "ipc/limits.h"
 #include "ipc/log.h"
 #include "ipc/spawn.h"
-#include "monitor/spawn.h"
+#include "monitor/children.h"
 #include "seccomp/sandbox.h"
 
 #include <errno.h>
@@ -91,7 +91,7 @@ reaper_run(void *arg)
 }
 
 void
-spawn_reapers(struct children *c, const char *path, const char *dir,
+children_start_reapers(struct children *c, const char *path, const char *dir,
     const char *const *named, size_t nnamed)
 {
 	static struct reaper_start r;
@@ -105,7 +105,7 @@ spawn_reapers(struct children *c, const char *path, const char *dir,
 	for (size_t i = 0; i < r.n; i++)
 		if (lstat(r.path[i], &r.made[i]) != 0)
 			fatal("stat %s: %m", r.path[i]);
-	for (int i = 0; i < SPAWN_REAPERS; i++) {
+	for (int i = 0; i < CHILDREN_REAPERS; i++) {
 		if (pipe2(p, O_CLOEXEC) != 0)
 			fatal("pipe: %m");
 		/* Only the pipe's read end goes along: the other reapers'

@@ -3,12 +3,12 @@
  * command line, the socket (or the one systemd passed), daemonising or
  * running a command, signals, the audit trail's fd and the children.
  */
-#include "crypto/auditchain.h"
 #include "ipc/log.h"
 #include "wire/monitor.h"
-#include "monitor/ask.h"
+#include "monitor/whois.h"
 #include "monitor/monitor.h"
 #include "monitor/setup.h"
+#include "monitor/trail.h"
 #include "monitor/sockpath.h"
 #include "rules/rules.h"
 
@@ -165,80 +165,6 @@ daemonise(void)
 	}
 }
 
-/* -O audit-key=FILE: checked now (keyward-ctl audit keygen made it, no
- * other agent holds it), so a wrong one stops keyward before it starts;
- * the auditor opens it again, locks it and keeps it. */
-static int
-check_audit_key(const char *path, char *abs)
-{
-	char head[20];
-	struct stat st;
-	int fd;
-
-	if (realpath(path, abs) == NULL ||
-	    (fd = open(abs, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY)) < 0) {
-		fprintf(stderr, "keyward: cannot open the audit key %s: %s\n",
-		    path, strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size != AUDIT_STATE_LEN || read(fd, head, sizeof(head)) !=
-	    (ssize_t)sizeof(head) || memcmp(head, "keyward-audit-key 1 ", 20) != 0) {
-		fprintf(stderr, "keyward: %s is not an audit key (keyward-ctl "
-		    "audit keygen makes one)\n", path);
-		close(fd);
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-		fprintf(stderr, "keyward: the audit key %s is in use by another "
-		    "agent\n", path);
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	return 0;
-}
-
-static int
-open_audit(struct policy_args *a)
-{
-	static char key[PATH_MAX];
-
-	a->audit = AUDIT_NONE;
-	audit_fd = -1;
-	a->audit_facility = M.opt.audit_facility;
-	a->audit_tag = M.opt.audit_tag;
-	a->audit_socket = M.opt.audit_socket;
-	a->audit_key = NULL;
-	if (M.opt.audit == NULL) {
-		if (M.opt.audit_key == NULL)
-			return 0;
-		fprintf(stderr, "keyward: -O audit-key needs -O audit=\n");
-		return -1;
-	}
-	if (M.opt.audit_key != NULL) {
-		if (check_audit_key(M.opt.audit_key, key) != 0)
-			return -1;
-		a->audit_key = key;
-	}
-	if (strcmp(M.opt.audit, "syslog") == 0) {
-		a->audit = AUDIT_SYSLOG;
-		return 0;
-	}
-	a->audit = AUDIT_FD;
-	if (strcmp(M.opt.audit, "-") == 0)
-		audit_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
-	else
-		audit_fd = open(M.opt.audit, O_WRONLY | O_APPEND | O_CREAT |
-		    O_CLOEXEC | O_NOCTTY, 0600);
-	if (audit_fd < 0) {
-		fprintf(stderr, "keyward: cannot open the audit trail %s: %s\n",
-		    M.opt.audit, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 int
 setup_options(int argc, char **argv)
 {
@@ -278,7 +204,7 @@ setup_options(int argc, char **argv)
 	sanitise_fds(M.activated);
 	/* The audit trail is opened now, before the daemon changes to / and
 	 * before any sandbox closes; only policy's auditor will hold it. */
-	if (open_audit(&pargs) != 0)
+	if (trail_open(&pargs, &audit_fd) != 0)
 		return 255; /* an invalid -O, as keyward(1) EXIT STATUS says */
 	/* A policy file that cannot be read or parsed is an invalid -O. */
 	if (read_rules() != 0)
@@ -453,13 +379,13 @@ setup_children(const char *path, const char *made_dir)
 	 * to us, so nothing the agent started outlives it. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
 		fatal("prctl(PR_SET_CHILD_SUBREAPER): %m");
-	for (int i = 0; i < SPAWN_REAPERS; i++)
+	for (int i = 0; i < CHILDREN_REAPERS; i++)
 		M.kids.reaper_fd[i] = -1;
 	if (!M.activated) {
 		const char *named[SOCKETS_MAX];
 		for (size_t i = 0; i < M.named.n; i++)
 			named[i] = M.named.s[i].path;
-		spawn_reapers(&M.kids, abs_path, made_dir != NULL ? abs_dir : NULL,
+		children_start_reapers(&M.kids, abs_path, made_dir != NULL ? abs_dir : NULL,
 		    named, M.named.n);
 		path = abs_path;
 	}
@@ -476,11 +402,11 @@ setup_children(const char *path, const char *made_dir)
 	pargs.restrict_websafe = !M.opt.no_restrict_websafe;
 	pargs.websafe_allow = M.opt.websafe_allow != NULL ?
 	    M.opt.websafe_allow : WEBSAFE_DEFAULT;
-	spawn_children(&M.kids, M.opt.fg == FG_NONE, &pargs, audit_fd);
+	children_start(&M.kids, M.opt.fg == FG_NONE, &pargs, audit_fd);
 	if (audit_fd >= 0)
 		close(audit_fd);        /* only the auditor keeps it */
 	chan_init(&M.policy, M.kids.policy_fd);
-	ask_init(M.kids.peer_fd);
+	whois_init(M.kids.peer_fd);
 	if (rules_text != NULL) {
 		/* Before any client: policy takes rules without a connection
 		 * only now (policy/ruling.c). */

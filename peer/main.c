@@ -107,9 +107,9 @@ start_reader(void)
 	return pid;
 }
 
-/* proc_read_exe_hook: ask the exe reader. */
+/* proc_read_exe_hook: the link, read by the exe reader. */
 static ssize_t
-ask_reader(int dirfd, char *out, size_t cap)
+exe_via_reader(int dirfd, char *out, size_t cap)
 {
 	static uint8_t rep[4 + PEER_MAX_EXE + 2];
 	int32_t e;
@@ -285,7 +285,7 @@ main(int argc, char **argv)
 		fatal("close_range: %m");
 	chan_setup_fd(CHAN_FD);
 	start_reader();
-	proc_read_exe_hook = ask_reader;
+	proc_read_exe_hook = exe_via_reader;
 #ifdef KEYWARD_TESTING
 	/* Test builds only: widen the window between reading a peer and
 	 * checking it is still the same process (150-peer.t's race). */

@@ -1,12 +1,13 @@
 /*
  * audit.h - one audit record per decision (policy/audit.c builds them,
- * policy/auditor.c writes them).
+ * keyward-auditor, auditor/, writes them).
  */
 #ifndef KEYWARD_AUDIT_H
 #define KEYWARD_AUDIT_H
 
 #include "wire/args.h"
 #include "policy/policy.h"
+#include "policy/purpose.h"
 #include "policy/ruling.h"
 #include "policy/token.h"
 
@@ -26,12 +27,14 @@ struct audit_rec {
 /* Send one record to the auditor; req 0: nobody waits for the answer.
  * -1 if the record could not be made (the auditor will not answer). */
 int audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req);
-/* Refusal windows (audit.c): close those that are due, recording their
- * counts; ms until the next is due, or -1. */
+/* A sign request's record (the same), with what its data is: the purpose
+ * decided on its arrival (purpose.h), or NULL while it is not known. */
+int audit_sign(struct policy *P, const struct audit_rec *r,
+    const struct purpose *pu, uint32_t req);
+/* Refusal windows (audit_repeats.c): close those that are due,
+ * recording their counts; ms until the next is due, or -1. */
 int audit_repeats_due(struct policy *P);
 /* Record every open window's count now (policy is leaving). */
 void audit_repeats_flush(struct policy *P);
-/* Start the auditor (before the sandbox); returns policy's channel end. */
-int auditor_spawn(int audit_fd, const struct policy_args *args);
 
 #endif

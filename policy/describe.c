@@ -15,22 +15,6 @@
 #include <time.h>
 
 void
-purpose_of(struct slice data, const struct identity *id,
-    const struct bindings *b, struct purpose *pu)
-{
-	memset(pu, 0, sizeof(*pu));
-	if (userauth_parse(data, (struct slice){ id->blob, id->blob_len },
-	    &pu->ua) == 0) {
-		pu->kind = PURPOSE_LOGIN;
-		pu->unverified = b == NULL ? "no client connection" :
-		    b->n == 0 ? "no session-bind on this connection" :
-		    login_bound(b, &pu->ua);
-	} else if (sshsig_parse(data, &pu->ns) == 0) {
-		pu->kind = PURPOSE_SSHSIG;
-	}
-}
-
-void
 describe_path(const struct policy *P, const struct identity *id,
     const struct bindings *b, char *out, size_t n)
 {
@@ -49,24 +33,25 @@ describe_path(const struct policy *P, const struct identity *id,
 
 size_t
 describe_request(const struct policy *P, const struct identity *id,
-    const struct conn *c, struct slice data, char *out, size_t n)
+    const struct conn *c, const struct purpose *pu, char *out, size_t n)
 {
 	static const struct bindings none;
 	const struct bindings *b = c != NULL ? &c->bind : &none;
-	struct purpose pu;
+	const char *unverified = NULL;
 	char path[1024], text[128], who[PROMPT_MAX_TEXT / 2];
 	size_t o;
 
 	o = (size_t)snprintf(out, n, "Key fingerprint %s.", id->fp);
-	purpose_of(data, id, c != NULL ? b : NULL, &pu);
+	if (pu->kind == PURPOSE_LOGIN)
+		unverified = purpose_unverified(pu, c != NULL ? b : NULL);
 	describe_path(P, id, b, path, sizeof(path));
 	if (o < n && b->n == 0)
 		o += (size_t)snprintf(out + o, n - o, "\nNo session-bind%s: keyward "
 		    "cannot tell where this request comes from.", b->attempted ?
 		    " (the connection's session-bind failed)" : "");
-	if (o < n && pu.kind == PURPOSE_LOGIN) {
-		text_term(text, sizeof(text), pu.ua.user.p, pu.ua.user.len);
-		if (pu.unverified == NULL)
+	if (o < n && pu->kind == PURPOSE_LOGIN) {
+		text_term(text, sizeof(text), pu->ua.user.p, pu->ua.user.len);
+		if (unverified == NULL)
 			o += (size_t)snprintf(out + o, n - o, "\nLogin as user \"%s\" "
 			    "to %s.", text, strrchr(path, '>') ? strrchr(path, '>') + 2 :
 			    path);
@@ -74,9 +59,9 @@ describe_request(const struct policy *P, const struct identity *id,
 			o += (size_t)snprintf(out + o, n - o, "\nThe data claims a "
 			    "login as user \"%s\", not verified: %s. Rules take it "
 			    "as a login by an unknown user to an unknown host.", text,
-			    pu.unverified);
-	} else if (o < n && pu.kind == PURPOSE_SSHSIG) {
-		text_term(text, sizeof(text), pu.ns.p, pu.ns.len);
+			    unverified);
+	} else if (o < n && pu->kind == PURPOSE_SSHSIG) {
+		text_term(text, sizeof(text), pu->ns.p, pu->ns.len);
 		o += (size_t)snprintf(out + o, n - o, "\nAn SSHSIG signature "
 		    "(namespace \"%s\"), as ssh-keygen -Y sign makes.", text);
 	} else if (o < n) {

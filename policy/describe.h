@@ -1,15 +1,16 @@
 /*
  * describe.h - what policy can say about a request, and only what it
  * verified: the path a connection is bound along, and what the data to
- * sign is (a login checked against that path, an SSHSIG signature, or
- * other data). Used by prompts, logs and the audit trail alike.
+ * sign is (its purpose, purpose.h: a login checked against that path, an
+ * SSHSIG signature, or other data). Used by prompts, logs and the audit
+ * trail alike.
  */
 #ifndef KEYWARD_DESCRIBE_H
 #define KEYWARD_DESCRIBE_H
 
 #include "ipc/buf.h"
 #include "policy/hop.h"
-#include "policy/userauth.h"
+#include "policy/purpose.h"
 
 #include <stddef.h>
 
@@ -17,23 +18,6 @@ struct policy;
 struct identity;
 struct conn;
 
-enum purpose_kind {
-	PURPOSE_OTHER,          /* neither of the below */
-	PURPOSE_LOGIN,          /* an SSH userauth request for this key */
-	PURPOSE_SSHSIG,         /* an SSHSIG blob (ssh-keygen -Y sign) */
-};
-
-struct purpose {
-	enum purpose_kind kind;
-	struct userauth ua;     /* PURPOSE_LOGIN */
-	const char *unverified; /* login: why it does not match the bindings,
-	                         * NULL when it does */
-	struct slice ns;        /* PURPOSE_SSHSIG: the namespace */
-};
-
-/* What the data a key is asked to sign is, checked against bindings b. */
-void purpose_of(struct slice data, const struct identity *id,
-    const struct bindings *b, struct purpose *pu);
 /* "origin -> scylla -> charybdis": names from the key's own constraints
  * where a host key matches one, else the host key's fingerprint. */
 void describe_path(const struct policy *P, const struct identity *id,
@@ -46,7 +30,7 @@ void describe_path(const struct policy *P, const struct identity *id,
  * joined by newlines, client text made terminal-safe; c may be NULL (the
  * client has gone). Returns the length written, as snprintf. */
 size_t describe_request(const struct policy *P, const struct identity *id,
-    const struct conn *c, struct slice data, char *out, size_t n);
+    const struct conn *c, const struct purpose *pu, char *out, size_t n);
 /* The identity a request's key blob names, in canonical form; or NULL. */
 struct identity *identity_by_blob(struct policy *P, struct slice blob);
 /* The identity whose private half the keyholder calls key_id; or NULL. */

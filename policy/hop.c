@@ -6,7 +6,7 @@
 #include "policy/hop.h"
 #include "ipc/log.h"
 #include "keys/sshkey.h"
-#include "policy/userauth.h"
+#include "policy/purpose.h"
 #include "rules/match.h"
 
 #include <openssl/crypto.h>
@@ -187,11 +187,9 @@ path_permitted(const struct dest_set *I, const struct bindings *C,
 }
 
 const char *
-sign_permitted(const struct dest_set *I, struct slice key_blob,
-    const struct bindings *b, struct slice data, time_t now, size_t *hop,
-    char *user, size_t ulen)
+sign_permitted(const struct dest_set *I, const struct bindings *b,
+    const struct purpose *pu, time_t now, size_t *hop, char *user, size_t ulen)
 {
-	struct userauth ua;
 	struct verdict v;
 	char *uname;
 	int permitted;
@@ -202,13 +200,14 @@ sign_permitted(const struct dest_set *I, struct slice key_blob,
 		return b->attempted ? "a session-bind on this connection failed" :
 		    "the key is destination-constrained and this connection is "
 		    "not bound to any host (local use is refused)";
-	if (userauth_parse(data, key_blob, &ua) != 0)                   /* 3.2 */
+	if (pu->kind != PURPOSE_LOGIN)                                  /* 3.2 */
 		return "the data to sign is not an SSH authentication request "
 		    "for this key";
-	snprintf(user, ulen, "%.*s", (int)ua.user.len, (const char *)ua.user.p);
+	snprintf(user, ulen, "%.*s", (int)pu->ua.user.len,
+	    (const char *)pu->ua.user.p);
 	/* Decide on the whole name: the caller's buffer is for the log and
 	 * may hold only a prefix of it. */
-	if ((uname = slice_strdup(ua.user)) == NULL)
+	if ((uname = slice_strdup(pu->ua.user)) == NULL)
 		return "out of memory";
 	permitted = path_permitted(I, b, uname, now, &v);               /* 3.3 */
 	free(uname);
@@ -216,39 +215,29 @@ sign_permitted(const struct dest_set *I, struct slice key_blob,
 		*hop = v.hop;
 		return v.rule;
 	}
-	return login_bound(b, &ua);
+	return login_bound(b, pu);
 }
 
 /* §8.6 step 3.4-3.6: a login is for the host the connection is bound to
  * last, in the session that binding names. */
 const char *
-login_bound(const struct bindings *b, const struct userauth *ua)
+login_bound(const struct bindings *b, const struct purpose *pu)
 {
 	const struct binding *last;
-	struct wb canon;
-	int parsed, same;
 
 	if (b->n == 0)
 		return "the connection is not bound to any host";
 	last = &b->b[b->n - 1];
-	if (ua->session_id.len != last->sidlen ||                       /* 3.4 */
-	    CRYPTO_memcmp(ua->session_id.p, last->sid, last->sidlen) != 0)
+	if (pu->ua.session_id.len != last->sidlen ||                    /* 3.4 */
+	    CRYPTO_memcmp(pu->ua.session_id.p, last->sid, last->sidlen) != 0)
 		return "the session id does not match the connection's last binding";
-	if (b->n > 1 && !ua->hostbound)                                 /* 3.5 */
+	if (b->n > 1 && !pu->ua.hostbound)                              /* 3.5 */
 		return "after a forwarding hop the server must support "
 		    "publickey-hostbound (OpenSSH 8.9 or later)";
-	if (ua->hostbound) {                                            /* 3.6 */
-		wb_init(&canon);
-		parsed = key_canonical(ua->hostkey, NULL, &canon, NULL) == 0;
-		same = parsed && slice_eq(wb_slice_of(&canon),
-		    (struct slice){ last->key, last->keylen });
-		wb_free(&canon);
-		if (!parsed)
-			return "the request's host key does not decode";
-		if (!same)
-			return "the request's host key is not the host the "
-			    "connection is bound to";
-	}
+	if (pu->ua.hostbound && !slice_eq(wb_slice_of(&pu->hostkey),    /* 3.6 */
+	    (struct slice){ last->key, last->keylen }))
+		return "the request's host key is not the host the "
+		    "connection is bound to";
 	return NULL;
 }
 

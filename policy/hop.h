@@ -69,18 +69,18 @@ int path_permitted(const struct dest_set *I, const struct bindings *C,
     const char *user, time_t now, struct verdict *v);
 
 /* §8.6 step 3, the checks a sign request with a constrained key must
- * pass: bound connection, userauth data for this key, path_permitted for
- * its user, session id and host key of the last binding, hostbound after
- * a forwarding hop. NULL if it may sign, else the rule that failed, with
- * the failing hop and the request's user (for the log). */
-const char *sign_permitted(const struct dest_set *I, struct slice key_blob,
-    const struct bindings *C, struct slice data, time_t now, size_t *hop,
-    char *user, size_t ulen);
+ * pass: bound connection, data that is a login with this key (its
+ * purpose, decided once: purpose.h), path_permitted for its user, session
+ * id and host key of the last binding, hostbound after a forwarding hop.
+ * NULL if it may sign, else the rule that failed, with the failing hop
+ * and the request's user (for the log). */
+struct purpose;
+const char *sign_permitted(const struct dest_set *I, const struct bindings *C,
+    const struct purpose *pu, time_t now, size_t *hop, char *user, size_t ulen);
 
-struct userauth;
-/* §8.6 steps 3.4-3.6: is the login request ua for the last host the
- * connection is bound to? NULL if so, else why not. */
-const char *login_bound(const struct bindings *b, const struct userauth *ua);
+/* §8.6 steps 3.4-3.6: is the login pu for the last host the connection
+ * is bound to? NULL if so, else why not. */
+const char *login_bound(const struct bindings *b, const struct purpose *pu);
 
 /* §7.2 steps 2-7 (the caller sets attempted first): verify and append a
  * session-bind. NULL on success (a duplicate adds nothing), else why. */

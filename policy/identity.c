@@ -139,8 +139,26 @@ identity_free(struct identity *id)
 	free(id->blob);
 	free(id->comment);
 	free(id->provider);
+	free(id->pub);
 	dest_set_free(&id->dest);
 	free(id);
+}
+
+/* Only the keys that need it pay for it (FIDO and PKCS#11 keys sign
+ * through it): its slices point into the blob, which never changes. */
+const struct pubkey *
+identity_pub(struct identity *id)
+{
+	if (id->pub != NULL)
+		return id->pub;
+	if ((id->pub = malloc(sizeof(*id->pub))) == NULL)
+		fatal("out of memory");
+	if (key_parse_public((struct slice){ id->blob, id->blob_len }, id->pub,
+	    NULL) != 0) {
+		free(id->pub);
+		id->pub = NULL;
+	}
+	return id->pub;
 }
 
 char *

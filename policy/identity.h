@@ -33,6 +33,8 @@ struct identity {
 	size_t cost;                    /* charged against AGENT_MAX_HELD_BYTES */
 	uint32_t sock;                  /* added through this socket: its
 	                                 * scope (rules/scope.h); 0 main */
+	struct pubkey *pub;             /* blob parsed on first use
+	                                 * (identity_pub), else NULL */
 };
 
 struct idtable {
@@ -61,5 +63,9 @@ void idt_recharge(struct idtable *t, struct identity *held, size_t cost);
  * (NULL: a new one): AGENT_MAX_KEYS and AGENT_MAX_HELD_BYTES. */
 int idt_room(const struct idtable *t, const struct identity *held, size_t cost);
 void identity_free(struct identity *id);
+/* The identity's public key parsed, once for its lifetime (a FIDO key's
+ * application for websafe, the key a token's signature is verified
+ * against); NULL if the blob does not parse. */
+const struct pubkey *identity_pub(struct identity *id);
 
 #endif

@@ -1,16 +1,17 @@
 /*
  * main.c - keyward-policy. Started by the monitor with fd 3 to the monitor
- * and fd 4 to the keyholder; forks the prompter, the broker and (with an
- * audit trail) the auditor, drops everything, enters its filter and runs
- * one poll loop over its peers. Any peer gone
- * means the agent is going: exit.
+ * and fd 4 to the keyholder; starts keyward-prompter, keyward-broker and
+ * (with an audit trail) keyward-auditor, each a program of its own given
+ * only its channel (and the trail) and its argument list, drops
+ * everything, enters its filter and runs one poll loop over its peers.
+ * Any peer gone means the agent is going: exit.
  */
 #include "crypto/crypto.h"
 #include "keys/fphash.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
 #include "policy/audit.h"
-#include "policy/broker.h"
+#include "ipc/spawn.h"
 #include "seccomp/sandbox.h"
 
 #include <errno.h>
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
 static struct policy P;
@@ -59,7 +61,51 @@ parse_args(int argc, char **argv)
 	log_init("keyward-policy", P.args.debug ? LOG_LVL_DEBUG : LOG_LVL_INFO, 0);
 	P.fp_hash = P.args.fp_hash;
 	P.default_lifetime = P.args.default_lifetime;
-	prompt_timeout_s = P.args.confirm_timeout;
+}
+
+/* Start one of policy's own helpers (argv: wire/args.h) with its channel
+ * at fd 3 and, if trail >= 0, the audit trail at fd 4 (ipc/spawn.h);
+ * returns policy's end of the channel. Before the sandbox: policy itself
+ * may neither fork nor exec after it. */
+static int
+start_helper(char **argv, int trail)
+{
+	int sp[2];
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) != 0)
+		fatal("socketpair: %m");
+	chan_setup_fd(sp[0]);
+	chan_setup_fd(sp[1]);
+	/* Nothing but stderr, the channel and the trail stays open. */
+	if (spawn(&(struct spawn){ .fds = { sp[1], trail }, .nfds = trail >= 0 ? 2 : 1,
+	    .stdout_fd = -1, .stderr_fd = -1, .exec = argv[0], .argv = argv }) < 0)
+		fatal("cannot start %s: %m", argv[0]);
+	close(sp[1]);
+	if (trail >= 0)
+		close(trail);
+	return sp[0];
+}
+
+static void
+start_helpers(void)
+{
+	const struct policy_args *a = &P.args;
+	struct args_buf b;
+
+	chan_init(&P.pr, start_helper(args_prompter_encode(&(struct prompter_args){
+	    a->debug, a->confirm_timeout }, &b), -1));
+	chan_init(&P.tk, start_helper(args_broker_encode(&(struct broker_args){
+	    a->debug, a->touch_timeout }, &b), -1));
+	chan_init(&P.au, -1);
+	if (a->audit != AUDIT_NONE) {
+		int fd = a->audit == AUDIT_FD ? 5 : -1;
+		if (fd == 5 && fcntl(5, F_GETFD) < 0)
+			fatal("audit trail fd 5 is not open");
+		chan_init(&P.au, start_helper(args_auditor_encode(&(struct auditor_args){
+		    a->debug, a->audit, a->audit_sync, a->audit_facility,
+		    a->audit_tag, a->audit_socket, a->audit_key }, &b), fd));
+		P.audit_on = 1;
+	}
 }
 
 int
@@ -75,16 +121,7 @@ main(int argc, char **argv)
 	signal(SIGINT, SIG_IGN);        /* ^C reaches the monitor; it decides */
 	chan_init(&P.mon, 3);
 	chan_init(&P.kh, 4);
-	chan_init(&P.pr, prompter_spawn());
-	chan_init(&P.tk, broker_spawn(&P.args));
-	chan_init(&P.au, -1);
-	if (P.args.audit != AUDIT_NONE) {
-		int fd = P.args.audit == AUDIT_FD ? 5 : -1;
-		if (fd == 5 && fcntl(5, F_GETFD) < 0)
-			fatal("audit trail fd 5 is not open");
-		chan_init(&P.au, auditor_spawn(fd, &P.args));
-		P.audit_on = 1;
-	}
+	start_helpers();
 	idt_init(&P.ids);
 	wb_init(&P.out);
 	wb_init(&P.secret);
@@ -107,7 +144,7 @@ main(int argc, char **argv)
 		int timeout = policy_timers(&P);
 		int due = P.audit_on ? audit_repeats_due(&P) : -1;
 		if (due >= 0 && (timeout < 0 || due < timeout))
-			timeout = due;  /* a window of refusals closes (audit.c) */
+			timeout = due;  /* a refusal window closes (audit_repeats.c) */
 		for (int i = 0; i < 5; i++)
 			pfd[i] = (struct pollfd){ chans[i]->fd, chan_events(chans[i]), 0 };
 		/* Back-pressure and barriers: the monitor's next request waits

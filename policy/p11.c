@@ -340,14 +340,14 @@ p11_signed(struct policy *P, struct pending *p, struct slice reply, int fail)
 {
 	struct identity *id = identity_by_key(P, p->key_id);
 	struct p11_sig s;
-	struct pubkey k;
+	const struct pubkey *k;
 	struct rd r;
 
 	rd_init(&r, reply.p, reply.len);
 	if (fail || id == NULL ||
 	    p11_sig_decode(&r, (uint32_t)p->alg, &s) != 0 || s.status != P11_OK ||
-	    key_parse_public((struct slice){ id->blob, id->blob_len }, &k, NULL) != 0 ||
-	    sig_verify(&k, s.sig, wb_slice_of(&p->data), NULL) != 0) {
+	    (k = identity_pub(id)) == NULL ||
+	    sig_verify(k, s.sig, wb_slice_of(&p->data), NULL) != 0) {
 		if (!p->gone)
 			log_info("refused PKCS#11 signature%s%s: %s", id ? " with " : "",
 			    id ? id->fp : "", fail ? "the helper did not answer" :

@@ -66,6 +66,7 @@ pending_keep(struct policy *P, struct pending *p)
 void
 pending_free(struct policy *P, struct pending *p)
 {
+	purpose_free(&p->purpose);      /* points into data */
 	wb_free_secret(&p->data);       /* a passphrase, data to sign, a key */
 	wb_free_secret(&p->pin);
 	free(p->p11_provider);

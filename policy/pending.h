@@ -36,6 +36,7 @@
 
 #include "crypto/crypto.h"
 #include "ipc/buf.h"
+#include "policy/purpose.h"
 #include "policy/ruling.h"
 
 #include <stdint.h>
@@ -91,6 +92,8 @@ struct pending {
 		uint32_t lifetime;
 	} keep;
 	struct identity *add;   /* P_ADD: the identity to insert on success */
+	struct purpose purpose; /* sign: what the data is, decided once on
+	                         * arrival (purpose.h; it points into data) */
 	struct ruling rule;     /* sign: what the rules said (ruling.h) */
 	char *prompt;           /* P_CONFIRM(_WAIT), P_PIN: the question */
 	struct wb origin;       /* sign: the host key of the host its client

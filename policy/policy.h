@@ -146,11 +146,6 @@ size_t held_by(const struct pending *list, unsigned states,
 void sign_audited(struct policy *P, struct pending *p, int ok);
 void sign_signed(struct policy *P, struct pending *p, struct slice sig);
 
-/* prompter.c: fork the prompter; returns policy's end of its channel.
- * A prompt unanswered for prompt_timeout_s seconds is a refusal. */
-extern long prompt_timeout_s;
-int prompter_spawn(void);
-
 /* host tag for the default socket name (spec §11.3) */
 int host_tag_print(void);
 

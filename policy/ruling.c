@@ -14,7 +14,6 @@
 #include "rules/scope.h"
 #include "wire/agent.h"
 
-#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -77,10 +76,9 @@ memo_add(struct wb *w, const char *s)
  * SHA-256: the yes covers those bytes only. */
 static void
 memo_make(struct wb *w, const struct rules_query *q,
-    const struct bindings *b, struct slice data)
+    const struct bindings *b, const struct purpose *pu)
 {
-	unsigned char md[32];
-	unsigned int n = 0;
+	uint8_t md[PURPOSE_SHA256_LEN];
 
 	memo_add(w, q->fingerprint);
 	memo_add(w, q->exe != NULL ? q->exe : "");
@@ -97,8 +95,7 @@ memo_make(struct wb *w, const struct rules_query *q,
 	memo_add(w, q->socket);
 	if (q->purpose == RULE_PURPOSE_OTHER ||
 	    (q->purpose == RULE_PURPOSE_LOGIN && !q->verified)) {
-		if (EVP_Digest(data.p, data.len, md, &n, EVP_sha256(),
-		    NULL) != 1 || n != sizeof(md))
+		if (purpose_sha256(pu, md) != 0)
 			fatal("cannot hash the data to sign");
 		wb_string(w, md, sizeof(md));
 	}
@@ -108,12 +105,11 @@ memo_make(struct wb *w, const struct rules_query *q,
 
 void
 ruling_judge(struct policy *P, const struct identity *id,
-    const struct conn *c, struct slice data, struct ruling *out)
+    const struct conn *c, const struct purpose *pu, struct ruling *out)
 {
 	const struct bindings *b = &c->bind;
 	struct rules_query q = { 0 };
 	const struct rule *which;
-	struct purpose pu;
 	struct qbuf *qb;
 	size_t i;
 
@@ -148,18 +144,17 @@ ruling_judge(struct policy *P, const struct identity *id,
 		q.nhops++;
 	}
 	q.hops = qb->hops;
-	purpose_of(data, id, b, &pu);
-	switch (pu.kind) {
+	switch (pu->kind) {
 	case PURPOSE_LOGIN:
 		q.purpose = RULE_PURPOSE_LOGIN;
 		/* Only a login verified against the bindings names its user
 		 * and host (the last binding, which a hostbound login's own
 		 * host key then equals): an unverified one is matched as an
 		 * unknown user at an unknown host. */
-		q.verified = pu.unverified == NULL;
+		q.verified = purpose_unverified(pu, b) == NULL;
 		if (!q.verified)
 			break;
-		if ((qb->user = slice_strdup(pu.ua.user)) == NULL)
+		if ((qb->user = slice_strdup(pu->ua.user)) == NULL)
 			fatal("out of memory");
 		q.user = qb->user;
 		host_name(id, (struct slice){ b->b[b->n - 1].key,
@@ -168,7 +163,7 @@ ruling_judge(struct policy *P, const struct identity *id,
 		break;
 	case PURPOSE_SSHSIG:
 		q.purpose = RULE_PURPOSE_SSHSIG;
-		if ((qb->ns = slice_strdup(pu.ns)) == NULL)
+		if ((qb->ns = slice_strdup(pu->ns)) == NULL)
 			fatal("out of memory");
 		q.ns = qb->ns;
 		break;
@@ -185,7 +180,7 @@ ruling_judge(struct policy *P, const struct identity *id,
 		out->remember = which->remember;
 	}
 	if (out->action == RULE_CONFIRM && out->remember > 0) {
-		memo_make(&out->memo, &q, b, data);
+		memo_make(&out->memo, &q, b, pu);
 		ruling_recall(P, out);
 	}
 	free(qb->user);

@@ -18,6 +18,7 @@ struct identity;
 struct conn;
 struct ctx;
 struct bindings;
+struct purpose;
 
 struct ruling {
 	enum rule_action action;        /* RULE_ALLOW when no rule matched */
@@ -35,9 +36,10 @@ struct ruling {
  * tried and failed, so keyward cannot tell (spec §8.10): fail closed. */
 int bindings_forwarded(const struct bindings *b);
 
-/* The rules' word on key id signing data for connection c. */
+/* The rules' word on key id signing data of purpose pu (purpose.h) for
+ * connection c. */
 void ruling_judge(struct policy *P, const struct identity *id,
-    const struct conn *c, struct slice data, struct ruling *out);
+    const struct conn *c, const struct purpose *pu, struct ruling *out);
 /* Whether a yes is remembered now for what r asks (sets r->remembered):
  * a request that waited for its prompt may find one given meanwhile. */
 int ruling_recall(const struct policy *P, struct ruling *r);

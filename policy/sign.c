@@ -61,7 +61,7 @@ refuse(struct policy *P, struct pending *p, const char *why,
 			log_info("refused signature%s%s: %s; asked by %s",
 			    id != NULL ? " with " : "", id != NULL ? id->fp : "", why,
 			    asker(P, r.conn, who, sizeof(who)));
-		audit_emit(P, &r, 0);
+		audit_sign(P, &r, &p->purpose, 0);
 	}
 	reply_status(P, p->conn, p->req, ST_FAIL);
 	pending_free(P, p);
@@ -72,7 +72,7 @@ refuse(struct policy *P, struct pending *p, const char *why,
  * and which rule asks. */
 static void
 confirm_text(const struct policy *P, const struct identity *id,
-    const struct conn *c, const struct ruling *rule, struct slice data,
+    const struct conn *c, const struct ruling *rule, const struct purpose *pu,
     char *out, size_t n)
 {
 	char comment[256];
@@ -82,7 +82,7 @@ confirm_text(const struct policy *P, const struct identity *id,
 	text_term_str(comment, sizeof(comment), id->comment);
 	o = (size_t)snprintf(out, n, "Allow use of key %s?\n", comment);
 	if (o < n)
-		o += describe_request(P, id, c, data, out + o, n - o);
+		o += describe_request(P, id, c, pu, out + o, n - o);
 	if (o < n && rule->action == RULE_CONFIRM)
 		snprintf(out + o, n - o, "\nRule at line %zu asks to confirm%s.",
 		    rule->line, rule->remember > 0 ? " (a yes is remembered "
@@ -93,26 +93,23 @@ confirm_text(const struct policy *P, const struct identity *id,
  * -O websafe-allow says otherwise) signs only a login with that key or
  * an SSHSIG blob: never a website's WebAuthn challenge. */
 static const char *
-websafe(const struct policy *P, const struct identity *id,
-    const struct bindings *b, struct slice data)
+websafe(const struct policy *P, struct identity *id, const struct purpose *pu)
 {
-	struct purpose pu;
-	struct pubkey k;
+	const struct pubkey *k;
 	char *app;
 	int safe;
 
 	if (!P->args.restrict_websafe)
 		return NULL;
-	if (key_parse_public((struct slice){ id->blob, id->blob_len }, &k, NULL) != 0)
+	if ((k = identity_pub(id)) == NULL)
 		fatal("cannot parse a key held");
-	if ((app = slice_strdup(k.sk_app)) == NULL)
+	if ((app = slice_strdup(k->sk_app)) == NULL)
 		fatal("out of memory");
 	safe = match_list(app, P->args.websafe_allow);
 	free(app);
 	if (safe)
 		return NULL;
-	purpose_of(data, id, b, &pu);
-	if (pu.kind == PURPOSE_LOGIN || pu.kind == PURPOSE_SSHSIG)
+	if (pu->kind == PURPOSE_LOGIN || pu->kind == PURPOSE_SSHSIG)
 		return NULL;
 	return "the FIDO application is not web-safe and the data is neither "
 	    "a login nor an SSHSIG";
@@ -139,6 +136,7 @@ kh_sign(struct policy *P, struct pending *p)
 	msg_begin(&P->out, MSG_KH_SIGN, p->id, p->conn);
 	msg_kh_sign_encode(&P->out, &m);
 	send_to(&P->kh, &P->out, "keyholder");
+	purpose_free(&p->purpose);      /* it points into the data */
 	wb_free(&p->data);      /* the keyholder has it; nothing here needs it */
 }
 
@@ -155,7 +153,7 @@ go_sign(struct policy *P, struct pending *p, const struct identity *id)
 		kh_sign(P, p);
 		return;
 	}
-	if (audit_emit(P, &r, p->id) != 0) {
+	if (audit_sign(P, &r, &p->purpose, p->id) != 0) {
 		refuse(P, p, "the audit record could not be made", id, 1);
 		return;
 	}
@@ -310,11 +308,14 @@ h_sign(struct ctx *c)
 	}
 	p->key_id = id->key_id;
 	p->alg = sig_alg_for(id->kind, m.flags);
+	/* What the data is, decided here once: every check below, the
+	 * prompts and the audit trail read it (purpose.h). */
+	purpose_decide(&p->purpose, wb_slice_of(&p->data),
+	    (struct slice){ id->blob, id->blob_len });
 	if (id->dest.n > 0) {
 		char user[AGENT_MAX_USER_PATTERN + 64];
 		size_t hop;
-		rule = sign_permitted(&id->dest,
-		    (struct slice){ id->blob, id->blob_len }, &c->conn->bind, m.data,
+		rule = sign_permitted(&id->dest, &c->conn->bind, &p->purpose,
 		    time(NULL), &hop, user, sizeof(user));
 		if (rule != NULL) {
 			log_refusal(P, id, c->conn, user, rule, hop);
@@ -322,14 +323,14 @@ h_sign(struct ctx *c)
 			return 0;
 		}
 	}
-	if (key_is_sk(id->kind) && (rule = websafe(P, id, &c->conn->bind,
-	    m.data)) != NULL) {
+	if (key_is_sk(id->kind) &&
+	    (rule = websafe(P, id, &p->purpose)) != NULL) {
 		refuse(P, p, rule, id, 1);
 		return 0;
 	}
 	/* The key's own constraints have let it through; the rules may
 	 * still refuse it or ask, never more (ruling.h). */
-	ruling_judge(P, id, c->conn, m.data, &p->rule);
+	ruling_judge(P, id, c->conn, &p->purpose, &p->rule);
 	if (p->rule.action == RULE_DENY) {
 		char why[96];
 		if (p->rule.line == 0)
@@ -347,7 +348,8 @@ h_sign(struct ctx *c)
 		go_sign(P, p, id);
 		return 0;
 	}
-	confirm_text(P, id, c->conn, &p->rule, m.data, prompt, sizeof(prompt));
+	confirm_text(P, id, c->conn, &p->rule, &p->purpose, prompt,
+	    sizeof(prompt));
 	p->prompt = str_dup(prompt);
 	prompt_or_wait(P, p);
 	return 0;

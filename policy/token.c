@@ -157,7 +157,7 @@ ask_pin(struct policy *P, struct pending *p, const struct identity *id)
 	o = (size_t)snprintf(text, sizeof(text), "The token asks for its PIN "
 	    "to sign with %s key %s.\n", key_kind_name(id->kind), comment);
 	if (o < sizeof(text))
-		o += describe_request(P, id, c, wb_slice_of(&p->data), text + o,
+		o += describe_request(P, id, c, &p->purpose, text + o,
 		    sizeof(text) - o);
 	if (o < sizeof(text))
 		snprintf(text + o, sizeof(text) - o, "\nEnter PIN for %s key %s:",
@@ -219,7 +219,7 @@ token_answer(struct policy *P, struct pending *p, struct slice reply, int fail)
 {
 	struct identity *id = identity_by_key(P, p->key_id);
 	struct token_reply t;
-	struct pubkey k;
+	const struct pubkey *k;
 	struct wb sig;
 	uint8_t flags;
 	uint32_t counter;
@@ -249,8 +249,8 @@ token_answer(struct policy *P, struct pending *p, struct slice reply, int fail)
 	wb_init(&sig);
 	if (sk_sig_encode(&sig, key_sk_alg(id->kind), t.sig_r, t.sig_s, t.flags,
 	    t.counter) != 0 || sig.err ||
-	    key_parse_public((struct slice){ id->blob, id->blob_len }, &k, NULL) != 0 ||
-	    sk_sig_verify(&k, wb_slice_of(&p->data), wb_slice_of(&sig), &flags,
+	    (k = identity_pub(id)) == NULL ||
+	    sk_sig_verify(k, wb_slice_of(&p->data), wb_slice_of(&sig), &flags,
 	    &counter) != 0) {
 		wb_free(&sig);
 		refuse_token(P, p, id, "the token's signature does not verify");

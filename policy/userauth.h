@@ -1,6 +1,8 @@
 /*
  * userauth.h - the data a constrained key may sign: an SSH userauth
- * request (RFC 4252 §7, and OpenSSH's hostbound variant), spec §8.7.
+ * request (RFC 4252 §7, and OpenSSH's hostbound variant), spec §8.7; and
+ * an SSHSIG blob. Policy parses a sign request's data with these once, in
+ * purpose_decide (purpose.h), and keeps what they found.
  */
 #ifndef KEYWARD_USERAUTH_H
 #define KEYWARD_USERAUTH_H

@@ -1,6 +1,6 @@
 /*
  * rules.c - the matcher and the printer of keyward(5) rules (the parser
- * is parse.c). Pure functions of a parsed ruleset and a query; the
+ * is parse.c, with lex.c and declare.c). Pure functions of a parsed ruleset and a query; the
  * query's strings come from the peer and are only ever matched, never
  * interpreted.
  */

@@ -4,7 +4,7 @@
  * and a seccomp filter is inherited across exec: so the broker's filter,
  * like the prompter's, allows by default and kills the deny list of
  * sandbox_deny_reach() (sandbox.c). What narrows it is Landlock: the
- * broker may execute the token helpers and nothing else (broker.c).
+ * broker may execute the token helpers and nothing else (broker/main.c).
  */
 #include "seccomp/sandbox.h"
 #include "ipc/log.h"

@@ -1,7 +1,8 @@
 /*
  * seccomp/policy.c - policy reads and writes datagrams on the channels it
- * was given (monitor, keyholder, prompter), logs to stderr and computes.
- * No file, no socket, no exec, no fork, no other fd.
+ * was given, five: monitor, keyholder, prompter, broker and auditor (four
+ * without an audit trail: policy/main.c:main()), logs to stderr and
+ * computes. No file, no socket, no exec, no fork, no other fd.
  */
 #include "seccomp/sandbox.h"
 
@@ -12,7 +13,8 @@ sandbox_policy(const int *chan_fds, int n)
 
 	sandbox_allow_common(ctx);
 	for (int i = 0; i < n; i++) {
-		/* ipc/chan.c: one datagram in, one out, on its own channels only */
+		/* ipc/chan.c:chan_recv(), ipc/chan.c:chan_send(): one datagram
+		 * in, one out, on its own channels only */
 		sandbox_allow_fd(ctx, SCMP_SYS(recvfrom), chan_fds[i]);
 		sandbox_allow_fd(ctx, SCMP_SYS(sendto), chan_fds[i]);
 	}

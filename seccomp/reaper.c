@@ -10,12 +10,12 @@ sandbox_reaper(void)
 	scmp_filter_ctx ctx = sandbox_filter_new();
 
 	sandbox_allow_common(ctx);
-	/* reaper.c reap: wait for the monitor's end of the pipe to close */
+	/* monitor/reaper.c:reap(): wait for the monitor's end of the pipe to close */
 	sandbox_allow(ctx, SCMP_SYS(read), 0);
-	/* reaper.c reap: is the socket still the one the monitor made?
+	/* monitor/reaper.c:reap(): is the socket still the one the monitor made?
 	 * (glibc's lstat is fstatat(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW)) */
 	sandbox_allow(ctx, SCMP_SYS(newfstatat), 0);
-	/* reaper.c reap: remove it, and the directory -T made */
+	/* monitor/reaper.c:reap(): remove it, and the directory -T made */
 	sandbox_allow(ctx, SCMP_SYS(unlink), 0);
 	sandbox_allow(ctx, SCMP_SYS(rmdir), 0);
 	sandbox_load(ctx, "reaper");

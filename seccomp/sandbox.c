@@ -139,7 +139,7 @@ sandbox_allow_common(scmp_filter_ctx ctx)
 	 * wake only; no requeue, wake-op or priority inheritance */
 	sandbox_allow_futex(ctx, FUTEX_WAIT);
 	sandbox_allow_futex(ctx, FUTEX_WAKE);
-	/* RAND_bytes; libcrypto compares getpid() to notice a fork */
+	/* RAND_bytes; libcrypto compares getpid to notice a fork */
 	sandbox_allow(ctx, SCMP_SYS(getrandom), 0);
 	sandbox_allow(ctx, SCMP_SYS(getpid), 0);
 	sandbox_allow(ctx, SCMP_SYS(gettid), 0);

@@ -1,6 +1,12 @@
 /*
  * sandbox.h - process hardening shared by every keyward process, and the
  * helpers the per-process filters (seccomp/<process>.c) are written with.
+ *
+ * Each rule of a filter has its reason in a comment beside it, naming the
+ * code that needs it: a function of keyward as name(), best with its
+ * file, monitor/loop.c:monitor_loop(); a file by its path, ipc/chan.c;
+ * syscalls and library functions bare (read, getpid). 98-seccomp-reasons.t
+ * checks that every function so named is defined where it says.
  */
 #ifndef KEYWARD_SANDBOX_H
 #define KEYWARD_SANDBOX_H

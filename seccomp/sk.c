@@ -2,11 +2,12 @@
  * seccomp/sk.c - keyward-sk, the FIDO token helper: one request from
  * policy on fd 3, one signature from a middleware, one reply. Two shapes:
  *  - "internal" (libfido2): the tokens were found (libudev) and opened
- *    before this filter (token/fido.c, internal_open_tokens); all that is
+ *    before this filter (token/sk/fido.c:internal_open_tokens()); all that is
  *    left is reading and writing those descriptors, so no open at all.
  *  - a provider library, loaded before this filter, finds and talks to
  *    its tokens itself: open and read device nodes and sysfs, which
- *    Landlock confines to exactly those (sandbox_landlock_token).
+ *    Landlock confines to exactly those
+ *    (seccomp/landlock.c:sandbox_landlock_token()).
  * No exec, no fork, no socket but a refused one, no memory made executable.
  */
 #include "seccomp/sandbox.h"
@@ -66,7 +67,8 @@ sandbox_sk(int chan_fd, const int *token_fds, size_t n)
 	scmp_filter_ctx ctx = sandbox_filter_new();
 
 	sandbox_allow_common(ctx);
-	/* sk.c: the one request from policy and the one reply, on fd 3 */
+	/* token/sk/sk.c:serve(), token/sk/sk.c:send_reply(): the one request from
+	 * policy and the one reply, on fd 3 */
 	sandbox_allow_fd(ctx, SCMP_SYS(recvfrom), chan_fd);
 	sandbox_allow_fd(ctx, SCMP_SYS(sendto), chan_fd);
 	/* waiting between tries: libfido2's U2F touch loop, a provider's
@@ -75,8 +77,9 @@ sandbox_sk(int chan_fd, const int *token_fds, size_t n)
 	if (token_fds == NULL)
 		allow_provider(ctx);
 	else
-		/* fido.c's I/O functions: HID reports read from and written
-		 * to the tokens opened before this filter, nothing else
+		/* token/sk/fido.c:io_read(), token/sk/fido.c:io_write(): HID reports
+		 * read from and written to the tokens opened before this
+		 * filter, nothing else
 		 * (waiting is poll, a common one) */
 		for (size_t i = 0; i < n; i++) {
 			sandbox_allow_fd(ctx, SCMP_SYS(read), token_fds[i]);

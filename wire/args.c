@@ -72,6 +72,29 @@ audit_tag_ok(const char *s)
 	return 0;
 }
 
+/* AUDIT: its mode, or -1. */
+static int
+audit_mode(const char *s)
+{
+	for (int n = 0; n < 3; n++)
+		if (strcmp(s, audit_names[n]) == 0)
+			return n;
+	return -1;
+}
+
+/* AUDIT_FACILITY AUDIT_TAG AUDIT_SOCKET AUDIT_KEY, at v[0..3]: of policy's
+ * list and the auditor's alike. */
+static int
+audit_fields(char *const *v, long *facility)
+{
+	if (number(v[0], 0, 23L << 3, facility) != 0 || (*facility & 7) != 0 ||
+	    audit_tag_ok(v[1]) != 0 ||
+	    v[2][0] != '/' || strlen(v[2]) >= AUDIT_SOCKET_MAX ||
+	    (strcmp(v[3], "-") != 0 && v[3][0] != '/'))
+		return -1;
+	return 0;
+}
+
 char **
 args_policy_encode(const struct policy_args *a, struct args_buf *b)
 {
@@ -113,14 +136,8 @@ args_policy_decode(int argc, char *const *argv, struct policy_args *a)
 	    number(argv[11], 1, CONFIRM_TIMEOUT_MAX, &a->touch_timeout) != 0 ||
 	    (a->allow_remote_manage = word(argv[12], "remote-manage",
 	    "local-manage")) < 0 ||
-	    number(argv[13], 0, 23L << 3, &a->audit_facility) != 0 ||
-	    (a->audit_facility & 7) != 0 || audit_tag_ok(argv[14]) != 0 ||
-	    argv[15][0] != '/' || strlen(argv[15]) >= AUDIT_SOCKET_MAX ||
-	    (strcmp(argv[16], "-") != 0 && argv[16][0] != '/'))
-		return -1;
-	for (n = 0; n < 3 && strcmp(argv[5], audit_names[n]) != 0; n++)
-		;
-	if (n == 3)
+	    audit_fields(argv + 13, &a->audit_facility) != 0 ||
+	    (n = audit_mode(argv[5])) < 0)
 		return -1;
 	a->audit = (enum audit_mode)n;
 	a->fp_hash = argv[2];
@@ -207,5 +224,80 @@ args_peer_decode(int argc, char *const *argv, struct peer_args *a)
 	memset(a, 0, sizeof(*a));
 	if (argc != 2 || (a->debug = word(argv[1], "debug", "info")) < 0)
 		return -1;
+	return 0;
+}
+
+char **
+args_broker_encode(const struct broker_args *a, struct args_buf *b)
+{
+	snprintf(b->num[0], sizeof(b->num[0]), "%ld", a->touch_timeout);
+	b->argv[0] = "keyward-broker";
+	b->argv[1] = a->debug ? "debug" : "info";
+	b->argv[2] = b->num[0];
+	b->argv[3] = NULL;
+	return b->argv;
+}
+
+int
+args_broker_decode(int argc, char *const *argv, struct broker_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (argc != 3 || (a->debug = word(argv[1], "debug", "info")) < 0 ||
+	    number(argv[2], 1, CONFIRM_TIMEOUT_MAX, &a->touch_timeout) != 0)
+		return -1;
+	return 0;
+}
+
+char **
+args_prompter_encode(const struct prompter_args *a, struct args_buf *b)
+{
+	snprintf(b->num[0], sizeof(b->num[0]), "%ld", a->confirm_timeout);
+	b->argv[0] = "keyward-prompter";
+	b->argv[1] = a->debug ? "debug" : "info";
+	b->argv[2] = b->num[0];
+	b->argv[3] = NULL;
+	return b->argv;
+}
+
+int
+args_prompter_decode(int argc, char *const *argv, struct prompter_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (argc != 3 || (a->debug = word(argv[1], "debug", "info")) < 0 ||
+	    number(argv[2], 1, CONFIRM_TIMEOUT_MAX, &a->confirm_timeout) != 0)
+		return -1;
+	return 0;
+}
+
+char **
+args_auditor_encode(const struct auditor_args *a, struct args_buf *b)
+{
+	snprintf(b->num[0], sizeof(b->num[0]), "%ld", a->audit_facility);
+	char *v[] = { "keyward-auditor", a->debug ? "debug" : "info",
+	    (char *)audit_names[a->audit], a->audit_sync ? "sync" : "nosync",
+	    b->num[0],
+	    (char *)(a->audit_tag != NULL ? a->audit_tag : AUDIT_TAG_DEFAULT),
+	    (char *)(a->audit_socket != NULL ? a->audit_socket : AUDIT_SOCKET_DEFAULT),
+	    (char *)(a->audit_key != NULL ? a->audit_key : "-"), NULL };
+	memcpy(b->argv, v, sizeof(v));
+	return b->argv;
+}
+
+/* AUDIT none is refused: policy starts no auditor without a trail. */
+int
+args_auditor_decode(int argc, char *const *argv, struct auditor_args *a)
+{
+	int n;
+
+	memset(a, 0, sizeof(*a));
+	if (argc != 8 || (a->debug = word(argv[1], "debug", "info")) < 0 ||
+	    (n = audit_mode(argv[2])) <= AUDIT_NONE ||
+	    (a->audit_sync = word(argv[3], "sync", "nosync")) < 0 ||
+	    audit_fields(argv + 4, &a->audit_facility) != 0)
+		return -1;
+	a->audit = (enum audit_mode)n;
+	a->audit_tag = argv[5];
+	a->audit_socket = argv[6];
+	a->audit_key = strcmp(argv[7], "-") != 0 ? argv[7] : NULL;
 	return 0;
 }

@@ -12,6 +12,10 @@
  *   keyward-sk        LOGLEVEL PROVIDER
  *   keyward-pkcs11    LOGLEVEL PROVIDER
  *   keyward-peer      LOGLEVEL
+ *   keyward-broker    LOGLEVEL TOUCH
+ *   keyward-prompter  LOGLEVEL CONFIRM
+ *   keyward-auditor   LOGLEVEL AUDIT SYNC AUDIT_FACILITY AUDIT_TAG
+ *                     AUDIT_SOCKET AUDIT_KEY
  *
  * LOGLEVEL debug|info; HASH a fingerprint hash name (spec §4.5);
  * LIFETIME -1 (none) or seconds; CONFIRM seconds; AUDIT none|fd|syslog
@@ -25,6 +29,8 @@
  * number (-O audit-facility); AUDIT_TAG the syslog tag (-O audit-tag);
  * AUDIT_SOCKET the absolute path of the syslog socket (-O audit-socket);
  * AUDIT_KEY "-" or the absolute path of the audit key file (-O audit-key).
+ * keyward-policy starts the last three with what they need of its own
+ * list: the auditor's AUDIT is fd (the trail is its fd 4) or syslog.
  */
 #ifndef KEYWARD_ARGS_H
 #define KEYWARD_ARGS_H
@@ -79,6 +85,26 @@ struct peer_args {
 	int debug;
 };
 
+struct broker_args {
+	int debug;
+	long touch_timeout;             /* seconds a token may wait for a touch */
+};
+
+struct prompter_args {
+	int debug;
+	long confirm_timeout;           /* seconds a prompt may stay open */
+};
+
+struct auditor_args {
+	int debug;
+	enum audit_mode audit;          /* AUDIT_FD or AUDIT_SYSLOG */
+	int audit_sync;
+	long audit_facility;
+	const char *audit_tag;
+	const char *audit_socket;
+	const char *audit_key;          /* or NULL */
+};
+
 /* Where an encoded list lives: argv points into num[] and the struct. */
 struct args_buf {
 	char num[4][ARGS_NUM_LEN];
@@ -101,5 +127,11 @@ char **args_pkcs11_encode(const struct pkcs11_args *a, struct args_buf *b);
 int args_pkcs11_decode(int argc, char *const *argv, struct pkcs11_args *a);
 char **args_peer_encode(const struct peer_args *a, struct args_buf *b);
 int args_peer_decode(int argc, char *const *argv, struct peer_args *a);
+char **args_broker_encode(const struct broker_args *a, struct args_buf *b);
+int args_broker_decode(int argc, char *const *argv, struct broker_args *a);
+char **args_prompter_encode(const struct prompter_args *a, struct args_buf *b);
+int args_prompter_decode(int argc, char *const *argv, struct prompter_args *a);
+char **args_auditor_encode(const struct auditor_args *a, struct args_buf *b);
+int args_auditor_decode(int argc, char *const *argv, struct auditor_args *a);
 
 #endif

@@ -82,8 +82,6 @@ bad(const char **why, const char *what)
 	return -1;
 }
 
-/* Text is read as the encoder writes it (rd_text_max): no NUL anywhere,
- * at most its limit. */
 static int
 decode_conn(struct rd *r, struct conns_conn *c, const char **why)
 {

@@ -32,6 +32,7 @@
 #include "ipc/buf.h"
 #include "keys/sshkey.h"
 #include "tests/hostile/client.h"
+#include "tests/unit/testkeys.h"
 
 #include <openssl/bn.h>
 #include <openssl/ec.h>
@@ -55,17 +56,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Message numbers (spec §3). */
-#define MSG_FAILURE          5
-#define MSG_SUCCESS          6
-#define MSG_REQ_IDENTITIES   11
-#define MSG_IDENTITIES       12
-#define MSG_SIGN             13
-#define MSG_SIGN_RESPONSE    14
-#define MSG_ADD              17
-#define MSG_REMOVE_ALL       19
-#define MSG_ADD_CONSTRAINED  25
-#define MSG_EXTENSION        27
+/* Message numbers: tests/hostile/client.h. */
 
 #define MAX_REPLY     (64u * 1024 * 1024)   /* we accept more than clients do */
 #define DATA_LEN      150                   /* about a userauth request */
@@ -450,8 +441,7 @@ key_gen(struct bkey *k, enum key_kind kind)
 	}
 	if (k->pk == NULL)
 		die("%s keygen", k->alg);
-	if (ac_key_encode(k->pk, &k->blob, &k->priv) != 0)
-		die("key encoding");
+	testkey_encode(k->pk, kind, &k->blob, &k->priv);
 }
 
 static struct slice

@@ -8,18 +8,13 @@
  * only lines the trail has (the line where it stopped, or another), and "intact" only for a trail whose last line
  * is a seal that verified. Each line is also parsed alone.
  */
+#include "tests/fuzz/fuzz.h"
 #include "ipc/limits.h"
 #include "crypto/auditchain.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x) do { if (!(x)) { \
-	fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #x); \
-	abort(); } } while (0)
 
 /* The verifier derives a key per epoch a seal claims: bound that here so
  * one input does not spend the fuzzer's time on 2^24 hashes. */

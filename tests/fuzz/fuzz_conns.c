@@ -18,6 +18,7 @@
  * caller with ancestors, a client bound through two hops, a caller
  * named with escapes, a cut listing.
  */
+#include "tests/fuzz/fuzz.h"
 #include "ctl/conns.h"
 #include "wire/agent.h"
 #include "ipc/buf.h"
@@ -28,12 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x) do { if (!(x)) { \
-	fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #x); \
-	abort(); } } while (0)
 
 /* What keyward-ctl printed: no control byte but newlines; JSON lines
  * are objects. */

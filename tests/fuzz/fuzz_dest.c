@@ -1,7 +1,7 @@
 /*
  * fuzz_dest.c - libFuzzer harness for destination constraints (spec §6.6,
  * §7.2, §8): keys/dest.c, policy/destset.c, policy/hop.c, policy/bind.c,
- * policy/userauth.c.
+ * policy/userauth.c, policy/purpose.c.
  * The first byte chooses what the rest is:
  *
  *  0  a restrict-destination constraint_list: dest_parse (its callback
@@ -19,17 +19,18 @@
  *     string signature, byte forwarding): bind_add on one connection's
  *     chain, whose invariants (§7.2) are checked after each; bindings_free;
  *  4  the whole sign check of §8.6: string constraint_list, string data,
- *     then session-binds as in 3; dest_set_build, bind_add, sign_permitted;
- *     a permitted signature implies path_permitted and a session id equal
- *     to the last binding's.
+ *     then session-binds as in 3; dest_set_build, bind_add, purpose_decide
+ *     (policy/purpose.c, as h_sign), sign_permitted; a permitted signature
+ *     implies path_permitted and a session id equal to the last binding's.
  */
+#include "tests/fuzz/fuzz.h"
 #include "crypto/crypto.h"
 #include "ipc/buf.h"
 #include "keys/dest.h"
 #include "ipc/limits.h"
 #include "keys/sshkey.h"
 #include "policy/hop.h"
-#include "policy/userauth.h"
+#include "policy/purpose.h"
 #include "rules/match.h"
 
 #include <stdint.h>
@@ -37,12 +38,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x) do { if (!(x)) { \
-	fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #x); \
-	abort(); } } while (0)
 
 /* A fixed clock, so a run depends on its input only (certificates made by
  * ssh-keygen without -V are valid forever). */
@@ -360,6 +355,7 @@ mode_sign(struct slice in)
 	struct wb canon;
 	struct verdict v;
 	struct userauth u;
+	struct purpose pu;
 	struct rd r;
 	const char *why = NULL, *rule;
 	char user[AGENT_MAX_USER_PATTERN + 64], *uname;
@@ -375,8 +371,9 @@ mode_sign(struct slice in)
 	wb_init(&canon);
 	identity_blob(data, &canon);
 	if (canon.len > 0 && !canon.err) {
-		rule = sign_permitted(&d, wb_slice_of(&canon), &C, data, NOW, &hop,
-		    user, sizeof(user));
+		purpose_decide(&pu, data, wb_slice_of(&canon));
+		rule = sign_permitted(&d, &C, &pu, NOW, &hop, user, sizeof(user));
+		purpose_free(&pu);
 		CHECK(memchr(user, '\0', sizeof(user)) != NULL);
 		if (rule == NULL) {
 			const struct binding *last;

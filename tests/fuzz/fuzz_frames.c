@@ -23,6 +23,7 @@
  * stands; nothing is handed out past it; at EOF what is left is exactly
  * the unfinished tail; every reply comes out once, in request order.
  */
+#include "tests/fuzz/fuzz.h"
 #include "ipc/buf.h"
 #include "ipc/limits.h"
 #include "monitor/client.h"
@@ -36,12 +37,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x) do { if (!(x)) { \
-	fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #x); \
-	abort(); } } while (0)
 
 /* one frame at the limit, and what follows it */
 #define STREAM_MAX (4 + AGENT_MAX_FRAME + 4096)

@@ -24,6 +24,7 @@
  * others: their application, flags and key handle must survive both
  * re-encodings.
  */
+#include "tests/fuzz/fuzz.h"
 #include "crypto/crypto.h"
 #include "keyholder/privkey.h"
 #include "ipc/buf.h"
@@ -36,12 +37,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x) do { if (!(x)) { \
-	fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #x); \
-	abort(); } } while (0)
 
 static void
 check_public(struct slice blob)

@@ -19,6 +19,7 @@
  * trailing bytes, so the re-encoding is the payload byte for byte, except
  * for MSG_ADD, whose comment may lose one trailing NUL (rd_text).
  */
+#include "tests/fuzz/fuzz.h"
 #include "wire/agent.h"
 #include "ipc/buf.h"
 #include "wire/conns.h"
@@ -37,12 +38,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x) do { if (!(x)) { \
-	fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #x); \
-	abort(); } } while (0)
 
 /* Decode r with one decoder; on success encode the result into w. */
 typedef int (*roundtrip_fn)(struct rd *r, struct wb *w);

@@ -20,6 +20,7 @@
  * Its seeds (tests/fuzz/corpus/fuzz_peer) are written by hand, one of each
  * kind above, from real /proc text; mkcorpus.sh does not make them.
  */
+#include "tests/fuzz/fuzz.h"
 #include "ipc/buf.h"
 #include "ipc/limits.h"
 #include "wire/peer.h"
@@ -29,18 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x) do { if (!(x)) { \
-	fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #x); \
-	abort(); } } while (0)
-
-static int
-same(const struct wb *w, const uint8_t *p, size_t n)
-{
-	return !w->err && w->len == n && (n == 0 || memcmp(w->p, p, n) == 0);
-}
 
 static int
 no_nul(struct slice s)
@@ -71,7 +60,7 @@ reply(const uint8_t *p, size_t n)
 	CHECK(n <= PEER_MAX_REPLY);
 	wb_init(&w);
 	peer_reply_encode(&w, &m);
-	CHECK(same(&w, p, n));
+	CHECK(fuzz_same(&w, p, n));
 	wb_free(&w);
 }
 
@@ -90,7 +79,7 @@ request(const uint8_t *p, size_t n)
 	CHECK(n == PEER_MAX_REQUEST);
 	wb_init(&w);
 	peer_req_encode(&w, &m);
-	CHECK(same(&w, p, n));
+	CHECK(fuzz_same(&w, p, n));
 	wb_free(&w);
 }
 

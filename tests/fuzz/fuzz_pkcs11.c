@@ -17,6 +17,7 @@
  *     and encodes back to the same bytes;
  *  other  every decoder on the rest, for whatever they make of it.
  */
+#include "tests/fuzz/fuzz.h"
 #include "ipc/buf.h"
 #include "ipc/limits.h"
 #include "wire/pkcs11.h"
@@ -26,18 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x) do { if (!(x)) { \
-	fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #x); \
-	abort(); } } while (0)
-
-static int
-same(const struct wb *w, const uint8_t *p, size_t n)
-{
-	return !w->err && w->len == n && (n == 0 || memcmp(w->p, p, n) == 0);
-}
 
 static void
 request(const uint8_t *p, size_t n)
@@ -64,7 +53,7 @@ request(const uint8_t *p, size_t n)
 		    strlen(sig_alg_name(m.alg)) }) == m.alg);
 		p11_sign_encode(&w, m.key, m.alg, m.data, m.pin);
 	}
-	CHECK(same(&w, p, n));
+	CHECK(fuzz_same(&w, p, n));
 	wb_free_secret(&w);
 }
 
@@ -93,7 +82,7 @@ listing(const uint8_t *p, size_t n)
 	CHECK(n <= P11_MAX_REPLY);
 	wb_init(&w);
 	p11_keys_encode(&w, &m);
-	CHECK(same(&w, p, n));
+	CHECK(fuzz_same(&w, p, n));
 	wb_free(&w);
 }
 
@@ -119,7 +108,7 @@ signature(const uint8_t *p, size_t n, uint32_t alg)
 	CHECK(n <= P11_MAX_REPLY);
 	wb_init(&w);
 	p11_sig_encode(&w, &m);
-	CHECK(same(&w, p, n));
+	CHECK(fuzz_same(&w, p, n));
 	wb_free(&w);
 }
 

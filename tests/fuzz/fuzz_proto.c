@@ -15,6 +15,7 @@
  *  - the forwarded fields are the ones the client sent.
  * The same bytes are then read as a policy reply datagram for proto_reply.
  */
+#include "tests/fuzz/fuzz.h"
 #include "crypto/crypto.h"
 #include "ipc/buf.h"
 #include "keys/dest.h"
@@ -30,12 +31,6 @@
 #include <string.h>
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x) do { if (!(x)) { \
-	fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #x); \
-	abort(); } } while (0)
-
 #define REQ_ID  0x0badc0deU
 #define CONN_ID 0x00c0ffeeU
 

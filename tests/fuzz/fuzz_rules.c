@@ -17,6 +17,7 @@
  * valid and not (the worked examples of keyward(5) among them); they are
  * not made by mkcorpus.sh.
  */
+#include "tests/fuzz/fuzz.h"
 #include "ipc/buf.h"
 #include "ipc/limits.h"
 #include "rules/rules.h"
@@ -25,12 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x) do { if (!(x)) { \
-	fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #x); \
-	abort(); } } while (0)
 
 static void
 check_error(const uint8_t *data, size_t size, const struct rules_err *err)

@@ -21,6 +21,7 @@
  *  round trip: well-formed UTF-8 without controls, bidi, '"' or '\' is
  *  its own JSON body and its own terminal form.
  */
+#include "tests/fuzz/fuzz.h"
 #include "ipc/buf.h"
 #include "ipc/limits.h"
 #include "ipc/text.h"
@@ -29,12 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x) do { if (!(x)) { \
-	fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #x); \
-	abort(); } } while (0)
 
 /* ------------------------------------------------------------ reference */
 

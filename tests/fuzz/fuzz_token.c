@@ -12,6 +12,7 @@
  *     and encodes back to the same bytes;
  *  other  both decoders on the rest, for whatever they make of it.
  */
+#include "tests/fuzz/fuzz.h"
 #include "ipc/buf.h"
 #include "ipc/limits.h"
 #include "wire/token.h"
@@ -20,18 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(x) do { if (!(x)) { \
-	fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #x); \
-	abort(); } } while (0)
-
-static int
-same(const struct wb *w, const uint8_t *p, size_t n)
-{
-	return !w->err && w->len == n && (n == 0 || memcmp(w->p, p, n) == 0);
-}
 
 static void
 request(const uint8_t *p, size_t n)
@@ -52,7 +41,7 @@ request(const uint8_t *p, size_t n)
 	CHECK(n <= TOKEN_MAX_REQUEST);
 	wb_init(&w);
 	token_req_encode(&w, &m);
-	CHECK(same(&w, p, n));
+	CHECK(fuzz_same(&w, p, n));
 	wb_free_secret(&w);
 }
 
@@ -78,7 +67,7 @@ reply(const uint8_t *p, size_t n, uint32_t alg)
 	CHECK(n <= TOKEN_MAX_REPLY);
 	wb_init(&w);
 	token_reply_encode(&w, &m);
-	CHECK(same(&w, p, n));
+	CHECK(fuzz_same(&w, p, n));
 	wb_free(&w);
 }
 

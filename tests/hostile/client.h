@@ -1,26 +1,37 @@
 /*
  * client.h - what the two raw clients of an agent, the hostile client
- * (tests/hostile/attack.c) and the bench (tests/bench/bench.c), share:
- * a connection to the agent's socket, the SSH encodings of the keys they
- * make (spec §4.2 public blob, §4.4 plain private encoding, written from
- * the key's OpenSSL parameters), and the agent's process tree (its
- * processes are what both measure). Header-only: each client is one program. Both
- * run against ssh-agent too, so nothing here is keyward's own code.
+ * (tests/hostile/lib.h) and the bench (tests/bench/bench.c), share: the
+ * message numbers, a connection to the agent's socket and the agent's
+ * process tree (its
+ * processes are what both measure). The SSH encodings of the keys they
+ * make come from the tests' one key encoder, tests/unit/testkeys.h.
+ * Header-only: each client is one program. Both run against ssh-agent
+ * too, so nothing here is keyward's own code.
  */
 #ifndef KEYWARD_TESTS_CLIENT_H
 #define KEYWARD_TESTS_CLIENT_H
 
 #define AC_MAX_PROCS    16384   /* processes scanned in /proc at most */
 
-#include "ipc/buf.h"
+/* Message numbers (spec §3). */
+#define MSG_FAILURE          5
+#define MSG_SUCCESS          6
+#define MSG_REQ_IDENTITIES   11
+#define MSG_IDENTITIES       12
+#define MSG_SIGN             13
+#define MSG_SIGN_RESPONSE    14
+#define MSG_ADD              17
+#define MSG_REMOVE           18
+#define MSG_REMOVE_ALL       19
+#define MSG_LOCK             22
+#define MSG_UNLOCK           23
+#define MSG_ADD_CONSTRAINED  25
+#define MSG_EXTENSION        27
+#define MSG_EXT_FAILURE      28
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <openssl/bn.h>
-#include <openssl/core_names.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,90 +65,6 @@ ac_connect(const char *path, int flags)
 		return -1;
 	}
 	return fd;
-}
-
-/* One of pk's bignum parameters as an mpint (§2): 0, or -1. */
-static inline int
-ac_put_bn(struct wb *w, EVP_PKEY *pk, const char *param)
-{
-	BIGNUM *b = NULL;
-	uint8_t *buf;
-	int n;
-
-	if (EVP_PKEY_get_bn_param(pk, param, &b) != 1)
-		return -1;
-	if ((buf = malloc((size_t)BN_num_bytes(b) + 1)) == NULL) {
-		BN_clear_free(b);
-		return -1;
-	}
-	n = BN_bn2bin(b, buf);
-	wb_mpint(w, buf, (size_t)n);
-	OPENSSL_cleanse(buf, (size_t)n);
-	free(buf);
-	BN_clear_free(b);
-	return 0;
-}
-
-/* The public blob (§4.2) and the plain private encoding (§4.4) of an
- * Ed25519, ECDSA (P-256, P-384, P-521) or RSA key, appended to blob and
- * priv: 0, or -1 for any other key or a parameter OpenSSL will not give. */
-static inline int
-ac_key_encode(EVP_PKEY *pk, struct wb *blob, struct wb *priv)
-{
-	uint8_t a[32], s[32], kk[64], q[133];
-	char name[32], curve[16];
-	size_t n;
-	int rc = 0;
-
-	switch (EVP_PKEY_get_base_id(pk)) {
-	case EVP_PKEY_ED25519:
-		n = sizeof(a);
-		if (EVP_PKEY_get_raw_public_key(pk, a, &n) != 1 || n != 32)
-			return -1;
-		n = sizeof(s);
-		if (EVP_PKEY_get_raw_private_key(pk, s, &n) != 1 || n != 32)
-			return -1;
-		memcpy(kk, s, 32);
-		memcpy(kk + 32, a, 32);
-		wb_cstring(blob, "ssh-ed25519");
-		wb_string(blob, a, 32);
-		wb_cstring(priv, "ssh-ed25519");
-		wb_string(priv, a, 32);
-		wb_string(priv, kk, 64);
-		OPENSSL_cleanse(s, sizeof(s));
-		OPENSSL_cleanse(kk, sizeof(kk));
-		break;
-	case EVP_PKEY_EC:
-		snprintf(curve, sizeof(curve), "nistp%d", EVP_PKEY_get_bits(pk));
-		snprintf(name, sizeof(name), "ecdsa-sha2-%s", curve);
-		if (EVP_PKEY_get_octet_string_param(pk, OSSL_PKEY_PARAM_PUB_KEY,
-		    q, sizeof(q), &n) != 1 || q[0] != 0x04)
-			return -1;
-		wb_cstring(blob, name);
-		wb_cstring(blob, curve);
-		wb_string(blob, q, n);
-		wb_cstring(priv, name);
-		wb_cstring(priv, curve);
-		wb_string(priv, q, n);
-		rc |= ac_put_bn(priv, pk, OSSL_PKEY_PARAM_PRIV_KEY);
-		break;
-	case EVP_PKEY_RSA:
-		wb_cstring(blob, "ssh-rsa");                    /* e before n */
-		rc |= ac_put_bn(blob, pk, OSSL_PKEY_PARAM_RSA_E);
-		rc |= ac_put_bn(blob, pk, OSSL_PKEY_PARAM_RSA_N);
-		wb_cstring(priv, "ssh-rsa");                    /* n before e */
-		rc |= ac_put_bn(priv, pk, OSSL_PKEY_PARAM_RSA_N);
-		rc |= ac_put_bn(priv, pk, OSSL_PKEY_PARAM_RSA_E);
-		rc |= ac_put_bn(priv, pk, OSSL_PKEY_PARAM_RSA_D);
-		/* OpenSSL's coefficient is q^-1 mod p, SSH's iqmp */
-		rc |= ac_put_bn(priv, pk, OSSL_PKEY_PARAM_RSA_COEFFICIENT1);
-		rc |= ac_put_bn(priv, pk, OSSL_PKEY_PARAM_RSA_FACTOR1);
-		rc |= ac_put_bn(priv, pk, OSSL_PKEY_PARAM_RSA_FACTOR2);
-		break;
-	default:
-		return -1;
-	}
-	return rc != 0 || blob->err || priv->err ? -1 : 0;
 }
 
 /* The parent of pid (from /proc/PID/stat), or -1. */

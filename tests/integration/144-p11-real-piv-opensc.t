@@ -12,22 +12,5 @@
 . "$LIBDIR/lib-p11.sh"
 . "$LIBDIR/lib-p11real.sh"
 
-N=$((2 + $(p11r_scenario_count 1)))
-mkdir -p "$T/keys"
-if ! MOD=$(p11r_module opensc-pkcs11.so) || ! p11r_vcard "$T/pcsc" piv; then
-	skip_n "$N" "$P11R_WHY"
-	done_testing
-fi
-p11r_pubs "$MOD" piv- || bail "ssh-keygen -D $MOD lists no key"
-is "$(cut -d' ' -f1,2 "$T/keys/piv-1.pub")" \
-	"$(openssl x509 -inform DER -in "$T/pcsc/piv.der" -pubkey -noout | ssh-keygen -i -m PKCS8 -f /dev/stdin)" \
-	"ssh-keygen -D reads the card's key (the one of its 9A certificate)"
-cat "$T"/keys/*.pub >>"$T/authorized_keys"
-start_sshd hostA || bail "sshd did not start"
-p11_askpass
-p11r_scenario "$MOD" $P11R_PUBS
-# the signatures were made by the card: GENERAL AUTHENTICATE with the
-# P-256 key of slot 9A (one for -Y sign, one for the login)
-[ "$(grep -c '^> [01]087119a' "$T/pcsc/card.log")" -ge 2 ]
-ok $? "the card signed (GENERAL AUTHENTICATE, slot 9A)" || diag_file "$T/pcsc/card.log"
+p11r_piv opensc-pkcs11.so
 done_testing

@@ -21,11 +21,7 @@ if ! p11r_vcard "$T/pcsc" piv; then
 	skip_n "$N" "$P11R_WHY"
 	done_testing
 fi
-P11_ALLOW=""
-for m in $MODS; do
-	mod=$(p11r_module "$m") && P11_ALLOW="$P11_ALLOW${P11_ALLOW:+,}$(p11r_allow "$mod")"
-done
-[ -n "$P11_ALLOW" ] || P11_ALLOW=/nonexistent/*
+p11r_allow_mods $MODS
 CARD=$(cat "$T/pcsc/card.pid")
 openssl x509 -inform DER -in "$T/pcsc/piv.der" -pubkey -noout |
 	ssh-keygen -i -m PKCS8 -f /dev/stdin >"$T/keys/piv.pub" || bail "no public key"

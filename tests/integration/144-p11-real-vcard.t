@@ -31,24 +31,14 @@ Unsupported card" "opensc-tool reads the virtual card's ATR and names no driver 
 run pkcs11-tool --module "$(p11r_module opensc-pkcs11.so || echo opensc-pkcs11.so)" -L
 like "$OUT" $'Slot 0 \\(0x0\\): Virtual PCD 00 00\n  \\(token not recognized\\)' \
 	"pkcs11-tool -L: OpenSC sees the card in the slot and no token on it" || diag "$OUT"
-gen_key plain ed25519 >/dev/null || bail "ssh-keygen failed"
-p11_askpass
-P11_ALLOW=""
-for m in $MODS; do
-	mod=$(p11r_module "$m") && P11_ALLOW="$P11_ALLOW${P11_ALLOW:+,}$(p11r_allow "$mod")"
-done
-[ -n "$P11_ALLOW" ] || P11_ALLOW=/nonexistent/*
-p11_agent_fg
+p11r_mods_agent $MODS
 for m in $MODS; do
 	if ! mod=$(p11r_module "$m"); then
 		skip_n $PER "$P11R_WHY"
 		continue
 	fi
 	lines=$(wc -l <"$T/pcsc/pcscd.log")
-	p11_add "$mod"
-	[ "$RC" != 0 ]
-	ok $? "$m: a card without keys: ssh-add -s is refused"
-	contains "$ERR" "Could not add card" "$m: ssh-add says it could not add the card"
+	p11r_add_refused "$m" "$mod" "a card without keys"
 	if [ "$m" = opensc-pkcs11.so ]; then
 		# OpenSC connects to the card and sends it APDUs to find a driver
 		poll_until 5 sh -c 'tail -n +$1 "$2" | grep -q "Received command: TRANSMIT"' sh \
@@ -59,22 +49,9 @@ for m in $MODS; do
 		poll_until 5 test "$(wc -l <"$T/pcsc/pcscd.log")" -gt "$lines"
 		ok $? "$m: the module talked to the private pcscd"
 	fi
-	run ssh-add -l
-	is "$RC" 1 "$m: the agent still serves (no identities)"
-	if is_keyward; then
-		p11r_no_filter_stop
-		ok $? "$m: keyward-pkcs11 was not stopped by its filter" || diag_file "$T/agent.log"
-		unlike "$(cat "$T/agent.log")" "keyward-pkcs11 .*(ended|killed)" "$m: nor did it die"
-		contains "$(cat "$T/agent.log")" "provider $(realpath "$mod") lists no new key (no token present" \
-			"$m: keyward's log says why, in one line"
-	else
-		skip_n 3 "keyward's log only"
-	fi
+	p11r_no_token "$m" "$mod"
 done
 grep -q "Card removed" "$T/pcsc/pcscd.log"
 ok $((!$?)) "the card stayed in the reader throughout"
-run ssh-add "$T/keys/plain" </dev/null
-ok $RC "after both modules: a key file is added"
-agent_has "$T/keys/plain.pub"
-ok $? "and listed"
+p11r_key_file_after "both modules"
 done_testing

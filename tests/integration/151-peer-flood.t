@@ -1,6 +1,6 @@
 #!/bin/bash
 # The monitor asks keyward-peer who each client is before it serves it
-# (monitor/ask.c), and an attacker plays with that: a flood of processes
+# (monitor/whois.c), and an attacker plays with that: a flood of processes
 # that connect and exit at once, and thousands of connect/close, are
 # served in bounded time, leave the monitor's RSS and fd count where they
 # were, and never keep a well-behaved client out; a stopped inspector

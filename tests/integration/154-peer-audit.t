@@ -1,5 +1,5 @@
 #!/bin/bash
-# With keyward-peer asked at every accept (monitor/ask.c), an audit record
+# With keyward-peer asked at every accept (monitor/whois.c), an audit record
 # (-O audit=FILE) of a real signature names the real program: ssh-keygen
 # -Y sign and ssh-add -T each appear as "peer" with status "ok", their own
 # exe and command line, and this shell among their ancestors. keyward only.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # check: serial (15,000 refusals of 30 kinds and 40 clients while the user's signatures must still be recorded)
-# The audit trail's coalescing (policy/audit.c) against an attacker that
+# The audit trail's coalescing (policy/audit_repeats.c) against an attacker that
 # varies what 49-audit-flood.t keeps fixed (keyward only):
 # 1. one origin, many kinds: one raw client asks, pipelined, for
 #    signatures with 30 keys each refused by its own rule (a reason per
@@ -47,41 +47,9 @@ for k in u x $(seq -f 'k%g' 1 $NKINDS); do
 done
 ok 0 "keys u, x and k1..k$NKINDS added"
 
-# kinds.pl SOCK ROUNDS PUB...: ROUNDS times a sign request with each PUB,
-# pipelined on one connection; prints "answers refusals pid"
-cat >"$T/kinds.pl" <<'EOP'
-use strict; use warnings; use IO::Socket::UNIX; use Socket; use MIME::Base64;
-my ($sock, $rounds, @pubs) = @ARGV;
-my @reqs;
-for my $p (@pubs) {
-	open(my $f, '<', $p) or die "$p: $!"; my (undef, $b64) = split ' ', <$f>; close $f;
-	my $blob = decode_base64($b64);
-	my $body = chr(13) . pack('N', length $blob) . $blob . pack('N', 4) . 'data' . pack('N', 0);
-	push @reqs, pack('N', length $body) . $body;
-}
-my $n = $rounds * @reqs;
-my $s = IO::Socket::UNIX->new(Peer => $sock, Type => SOCK_STREAM) or die "connect: $!";
-my ($sent, $got, $refused, $buf, $out) = (0, 0, 0, '', '');
-my $rin = ''; vec($rin, fileno($s), 1) = 1;
-while ($got < $n) {
-	while ($sent < $n && length($out) < 65536) { $out .= $reqs[$sent % @reqs]; $sent++; }
-	my ($r, $w) = ($rin, length($out) ? $rin : '');
-	select($r, $w, undef, 30) or die "stalled after $got replies\n";
-	if (length($out) && vec($w, fileno($s), 1)) {
-		my $k = syswrite($s, $out); die "write: $!" unless defined $k;
-		substr($out, 0, $k) = '';
-	}
-	if (vec($r, fileno($s), 1)) {
-		my $k = sysread($s, $buf, 65536, length $buf); die "read: $!" unless $k;
-		while (length($buf) >= 4) {
-			my $len = unpack('N', $buf); last if length($buf) < 4 + $len;
-			$refused++ if ord(substr($buf, 4, 1)) == 5;
-			substr($buf, 0, 4 + $len) = ''; $got++;
-		}
-	}
-}
-print "$got $refused $$\n";
-EOP
+# one raw client pipelining sign requests with the keys given in turn;
+# prints "answers refusals pid"
+PIPELINE=$LIBDIR/pipeline.pl
 
 # refusals of the processes whose pids are in the file PIDS, counted
 # (whole records 1, "repeated" records their count) / as lines. An
@@ -108,7 +76,7 @@ FLOOD=$((NKINDS * ROUNDS))
 pubs=()
 for i in $(seq 1 $NKINDS); do pubs+=("$T/keys/k$i.pub"); done
 t0=$(date +%s)
-nocaps perl "$T/kinds.pl" "$SSH_AUTH_SOCK" "$ROUNDS" "${pubs[@]}" >"$T/kinds.out" 2>&1 &
+nocaps perl "$PIPELINE" "$SSH_AUTH_SOCK" "$FLOOD" sign "${pubs[@]}" >"$T/kinds.out" 2>&1 &
 FLOOD_PID=$!
 EXTRA_PIDS+=("$FLOOD_PID")
 USER_SIGNS=0
@@ -141,7 +109,7 @@ ok "$([ "$whole" -le $(((PER_ORIGIN + 1) * FLOOD_W)) ] && echo 0 || echo 1)" \
 # another, so more than 32 origins are open at once
 : >"$T/procs.out"
 for i in $(seq 1 $NPROC); do
-	nocaps perl "$T/kinds.pl" "$SSH_AUTH_SOCK" 3 "$T/keys/k1.pub" >>"$T/procs.out" 2>&1
+	nocaps perl "$PIPELINE" "$SSH_AUTH_SOCK" 3 sign "$T/keys/k1.pub" >>"$T/procs.out" 2>&1
 done
 awk '{ print $3 }' "$T/procs.out" | jq -s -c . >"$T/procs.pids"
 barrier

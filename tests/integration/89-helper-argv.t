@@ -1,6 +1,7 @@
 #!/bin/bash
-# keyward-policy and keyward-keyholder run only with the one argument list
-# keyward gives them (wire/args.h); any other is refused at once, with
+# keyward-policy and keyward-keyholder, and policy's own helpers
+# keyward-broker, keyward-prompter and keyward-auditor, run only with the
+# one argument list keyward gives them (wire/args.h); any other is refused at once, with
 # status 1 and one line, before a channel is touched. A table of argument
 # lists each helper must refuse; that they accept the right one is shown by
 # every other test (the agent starts) and by 91-hostile.t (which starts them
@@ -26,7 +27,21 @@ POLICY_BAD=(
 	"--host-tag extra"
 )
 KEYHOLDER_BAD=("" "loud" "debug extra" "info info")
-NTESTS=$((2 * (${#POLICY_BAD[@]} + ${#KEYHOLDER_BAD[@]})))
+# keyward-broker LOGLEVEL TOUCH, keyward-prompter LOGLEVEL CONFIRM
+TIMEOUT_BAD=("" "info" "loud 60" "info 0" "info 86401" "info 6x" "info 60 extra")
+AUDITOR_BAD=(
+	""
+	"info"
+	"info none nosync 32 keyward-audit /dev/log -"
+	"info file nosync 32 keyward-audit /dev/log -"
+	"info fd maybe 32 keyward-audit /dev/log -"
+	"info fd nosync 33 keyward-audit /dev/log -"
+	"info fd nosync 32 a:b /dev/log -"
+	"info syslog nosync 32 keyward-audit dev/log -"
+	"info fd nosync 32 keyward-audit /dev/log key"
+	"info fd nosync 32 keyward-audit /dev/log - extra"
+)
+NTESTS=$((2 * (${#POLICY_BAD[@]} + ${#KEYHOLDER_BAD[@]} + 2 * ${#TIMEOUT_BAD[@]} + ${#AUDITOR_BAD[@]})))
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
@@ -47,5 +62,15 @@ done
 for a in "${KEYHOLDER_BAD[@]}"; do
 	# shellcheck disable=SC2086
 	refused keyward-keyholder $a
+done
+for a in "${TIMEOUT_BAD[@]}"; do
+	# shellcheck disable=SC2086
+	refused keyward-broker $a
+	# shellcheck disable=SC2086
+	refused keyward-prompter $a
+done
+for a in "${AUDITOR_BAD[@]}"; do
+	# shellcheck disable=SC2086
+	refused keyward-auditor $a
 done
 done_testing

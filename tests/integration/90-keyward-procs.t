@@ -1,17 +1,19 @@
 #!/bin/bash
 # keyward's process set (keyward only; every test skips for another agent):
 # the monitor ($SSH_AGENT_PID, binary keyward) and its children
-# keyward-policy, keyward-keyholder and keyward-peer are each sandboxed
-# (seccomp filter, no_new_privs, no capabilities); the monitor maps no
+# keyward-policy, keyward-keyholder and keyward-peer, and policy's children
+# keyward-broker, keyward-prompter and keyward-auditor (each a program of
+# its own, exec'd by policy), are each sandboxed (seccomp filter,
+# no_new_privs, no capabilities); the monitor maps no
 # libcrypto; keyward-policy links no signing or private-key code and
 # keyward and keyward-ctl no policy object (nm); killing any one of
-# monitor, policy, keyholder or one of the two reapers takes the whole set
-# down and removes the socket; killing keyward-peer, which reads what
+# monitor, policy, keyholder, one of the two reapers, the broker or the
+# prompter takes the whole set down and removes the socket; killing keyward-peer, which reads what
 # hostile processes write, does not: the agent serves on, callers
 # unavailable.
 . "$(dirname "$0")/lib.sh"
 
-NTESTS=60
+NTESTS=91
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
@@ -25,11 +27,13 @@ exe_of() { # PID: basename of the executable (falls back to argv[0])
 }
 
 # find_procs: sets MONITOR POLICY KEYHOLDER PEER REAPER (one of the two; empty
-# when not found) and ALL
+# when not found), policy's children BROKER PROMPTER AUDITOR (the last with
+# an audit trail only) and ALL
 # (the monitor and every descendant) for the agent in $SSH_AGENT_PID.
 find_procs() {
 	local c n
 	MONITOR=${SSH_AGENT_PID:-} POLICY="" KEYHOLDER="" PEER="" REAPER=""
+	BROKER="" PROMPTER="" AUDITOR=""
 	for c in $(children "$MONITOR"); do
 		n=$(exe_of "$c")
 		case $n in
@@ -37,6 +41,14 @@ find_procs() {
 		keyward-keyholder) [ -z "$KEYHOLDER" ] && KEYHOLDER=$c ;;
 		keyward-peer) [ -z "$PEER" ] && PEER=$c ;;
 		keyward) [ -z "$REAPER" ] && REAPER=$c ;;       # forked, not exec'd
+		esac
+	done
+	for c in $(children "${POLICY:-0}"); do
+		n=$(exe_of "$c")
+		case $n in
+		keyward-broker) [ -z "$BROKER" ] && BROKER=$c ;;
+		keyward-prompter) [ -z "$PROMPTER" ] && PROMPTER=$c ;;
+		keyward-auditor) [ -z "$AUDITOR" ] && AUDITOR=$c ;;
 		esac
 	done
 	ALL="$MONITOR $(descendants "$MONITOR" | tr '\n' ' ')"
@@ -84,17 +96,24 @@ fi
 
 # ------------------------------------------------------------ sandbox state
 gen_key k ed25519 || bail "ssh-keygen k"
-start_agent
+# with an audit trail, so that policy starts all three of its helpers
+start_agent -O audit="$T/audit.log"
 ok $? "keyward started" || bail "keyward did not start"
 ssh-add "$T/keys/k" 2>/dev/null
 find_procs
-diag "monitor=$MONITOR policy=$POLICY keyholder=$KEYHOLDER peer=$PEER all=$ALL"
+diag "monitor=$MONITOR policy=$POLICY keyholder=$KEYHOLDER peer=$PEER broker=$BROKER prompter=$PROMPTER auditor=$AUDITOR all=$ALL"
 is "$(exe_of "$MONITOR")" keyward "SSH_AGENT_PID $MONITOR runs the keyward binary"
 like "$POLICY" '^[0-9]+$' "a keyward-policy child of the monitor exists"
 like "$KEYHOLDER" '^[0-9]+$' "a keyward-keyholder child of the monitor exists"
 like "$PEER" '^[0-9]+$' "a keyward-peer child of the monitor exists"
+# policy's helpers are programs of their own (exec'd, not forks of
+# policy): each one's executable is its own binary
+like "$BROKER" '^[0-9]+$' "a keyward-broker child of policy exists"
+like "$PROMPTER" '^[0-9]+$' "a keyward-prompter child of policy exists"
+like "$AUDITOR" '^[0-9]+$' "a keyward-auditor child of policy exists"
+is "$(children "${POLICY:-0}" | wc -l)" 3 "policy has exactly those three children"
 
-for role in MONITOR POLICY KEYHOLDER PEER; do
+for role in MONITOR POLICY KEYHOLDER PEER BROKER PROMPTER AUDITOR; do
 	pid=${!role}
 	is "$(status_field "${pid:-0}" Seccomp)" 2 "$role ($pid): Seccomp: 2 (filter mode)"
 	is "$(status_field "${pid:-0}" NoNewPrivs)" 1 "$role ($pid): NoNewPrivs: 1"
@@ -103,10 +122,10 @@ for role in MONITOR POLICY KEYHOLDER PEER; do
 	done
 done
 
-# any further helper (e.g. the prompter) must be just as locked down
+# any further helper (e.g. the reapers) must be just as locked down
 others="" bad=""
 for p in $ALL; do
-	case " $MONITOR $POLICY $KEYHOLDER $PEER " in *" $p "*) continue ;; esac
+	case " $MONITOR $POLICY $KEYHOLDER $PEER $BROKER $PROMPTER $AUDITOR " in *" $p "*) continue ;; esac
 	others="$others $p"
 	[ "$(status_field "$p" Seccomp)" = 2 ] && [ "$(status_field "$p" NoNewPrivs)" = 1 ] || bad="$bad $p"
 	for cap in CapEff CapPrm CapInh CapBnd CapAmb; do
@@ -124,8 +143,9 @@ stop_agent
 
 # ------------------------------------------------------------ fail closed
 n=0
-# A reaper too: the other one still removes the socket.
-for victim in MONITOR POLICY KEYHOLDER REAPER; do
+# A reaper too: the other one still removes the socket. And policy's
+# broker and prompter: policy ends when either is gone, and so the agent.
+for victim in MONITOR POLICY KEYHOLDER REAPER BROKER PROMPTER; do
 	n=$((n + 1))
 	sock=$T/kill$n.sock
 	AGENT_SOCK=$sock start_agent

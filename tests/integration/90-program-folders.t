@@ -1,8 +1,10 @@
 #!/bin/bash
 # Every program is one folder, every library a folder, and no program's
 # folder is linked into another program (issue 26). A program folder is
-# one with a C file defining main (monitor/, policy/, ctl/, token/...);
-# the others (ipc/, keys/, wire/, rules/, crypto/, seccomp/) are libraries.
+# one with a C file defining main, at any depth (monitor/, policy/, ctl/,
+# token/sk/, token/pkcs11/...); the others (ipc/, keys/, wire/, rules/,
+# crypto/, seccomp/, token/common/) are libraries. A source belongs to the
+# program folder its path is beneath.
 #
 # Read from the programs as built ($KEYWARD_BUILD, with -g): the DWARF
 # compile units name every source file linked in, so each program must
@@ -11,8 +13,9 @@
 # the pattern matcher one. keyward only: skipped for another agent.
 . "$(dirname "$0")/lib.sh"
 
-PROGS="keyward keyward-policy keyward-keyholder keyward-ctl keyward-sk keyward-pkcs11 keyward-peer"
-NTESTS=$((2 * 7 + 4))
+PROGS="keyward keyward-policy keyward-keyholder keyward-ctl keyward-sk keyward-pkcs11 keyward-peer
+	keyward-broker keyward-prompter keyward-auditor"
+NTESTS=$((2 * 10 + 6))
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
@@ -22,33 +25,43 @@ if ! command -v nm >/dev/null || ! command -v readelf >/dev/null; then
 	done_testing
 fi
 
-# The program folders: a top-level folder with a C file defining main.
-PFOLDERS=$(cd "$REPO" && grep -l '^main(' -- */*.c | cut -d/ -f1 | sort -u | tr '\n' ' ')
+# The program folders: the folder of each C file defining main, outside
+# tests/ (and the build trees).
+PFOLDERS=$(cd "$REPO" && find . \( -path ./tests -o -path ./.git -o -path './build*' \) \
+	-prune -o -name '*.c' -exec grep -l '^main(' -- {} + | sed 's|^\./||; s|/[^/]*$||' |
+	sort -u | tr '\n' ' ')
 diag "program folders: $PFOLDERS"
+like "$PFOLDERS" '(^| )token/sk ' "token/sk/ is a program folder (keyward-sk)"
+like "$PFOLDERS" '(^| )token/pkcs11 ' "token/pkcs11/ is a program folder (keyward-pkcs11)"
 
-# units PROG: the top-level folders of the sources linked into PROG.
+# units PROG: the sources linked into PROG, from the top of the tree.
 units() {
 	readelf --debug-dump=info --dwarf-depth=1 "$KEYWARD_BUILD/$1" 2>/dev/null |
 		grep -A8 'DW_TAG_compile_unit' | grep 'DW_AT_name' |
-		sed 's/.*: //' | grep -v '^/' | grep / | cut -d/ -f1 | sort -u
+		sed 's/.*: //' | grep -v '^/' | grep / | sort -u
+}
+# beneath FILE: the program folders the sources listed in FILE are
+# beneath, on one line (a source beneath none is a library's).
+beneath() {
+	local d
+	for d in $PFOLDERS; do
+		grep -q "^$d/" "$1" && printf '%s\n' "$d"
+	done | tr '\n' ' ' | sed 's/ $//'
 }
 
 for p in $PROGS; do
-	f=$(units "$p" | tr '\n' ' ')
-	if [ -z "$f" ]; then
+	units "$p" >"$T/units.$p"
+	if [ ! -s "$T/units.$p" ]; then
 		skip_n 2 "$p: no debug information (stripped?)"
 		continue
 	fi
-	diag "$p links: $f"
-	mine=""
-	for d in $f; do
-		case " $PFOLDERS " in *" $d "*) mine="$mine $d" ;; esac
-	done
-	mine=${mine# }
-	like "$mine" '^[a-z]+$' "$p links one program folder (${mine:-none})"
+	diag "$p links sources of: $(sed 's|/[^/]*$||' "$T/units.$p" | sort -u | tr '\n' ' ')"
+	mine=$(beneath "$T/units.$p")
+	like "$mine" '^[a-z0-9/]+$' "$p links one program folder (${mine:-none})"
 	case $p in
 	keyward) own=monitor ;;
-	keyward-sk | keyward-pkcs11) own=token ;;
+	keyward-sk) own=token/sk ;;
+	keyward-pkcs11) own=token/pkcs11 ;;
 	*) own=${p#keyward-} ;;
 	esac
 	is "$mine" "$own" "$p: that folder is its own, $own/"

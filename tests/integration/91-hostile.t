@@ -1,7 +1,7 @@
 #!/bin/bash
-# Hostile peers (keyward only): tests/tools/hostile_monitor plays a
+# Hostile peers (keyward only): tests/hostile/hostile_monitor plays a
 # compromised monitor against keyward-policy and keyward-keyholder started
-# exactly as the monitor starts them; tests/tools/hostile_policy plays a
+# exactly as the monitor starts them; tests/hostile/hostile_policy plays a
 # compromised policy against keyward-keyholder alone. Each is a TAP
 # program of its own; its lines are shown here indented (a subtest) and
 # each counts as one test: it passes when the program ran every one of its

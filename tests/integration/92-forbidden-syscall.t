@@ -15,7 +15,7 @@ TB=${KEYWARD_TESTING_BUILD:-$(dirname "$AGENT")/../build-testing}
 PROCS="monitor policy keyholder reaper"
 CALLS="open socket execve mprotect"
 PEER_CALLS="socket execve mprotect"  # its filter allows a read-only openat
-NTESTS=$(( 4 * 4 * 4 + 3 * 3 ))
+NTESTS=$(( 4 * 4 * 4 + 3 * 3 + 4 * 3 ))
 # the syscall each attempt makes, as the reporter names it (open is openat)
 declare -A SYSNAME=([open]=openat [socket]=socket [execve]=execve [mprotect]=mprotect)
 if ! is_keyward; then
@@ -48,7 +48,7 @@ for proc in $PROCS; do
 		# names it and the syscall, so the user can tell what it needed
 		contains "$(cat "$log")" "$proc stopped by its filter: syscall ${SYSNAME[$call]} (" \
 			"$proc $call: the log names the process and the syscall ${SYSNAME[$call]}"
-		left=$(pgrep -f "$TB/keyward|keyward-policy info|keyward-keyholder info" |
+		left=$(pgrep -f "$TB/keyward|keyward-(policy|keyholder|broker|prompter|auditor) info" |
 			while read -r p; do grep -qs "KEYWARD_TEST_FORBIDDEN=$proc:$call" /proc/$p/environ && echo $p; done)
 		poll_until 10 test -z "$(for p in $left; do pid_alive $p && echo $p; done)"
 		ok $? "$proc $call: no process of that agent is left"
@@ -65,6 +65,29 @@ for proc in $PROCS; do
 		fi
 		grep -q "survived forbidden syscall" "$log" && diag_file "$log"
 	done
+done
+
+# keyward-auditor (started by policy, with an audit trail): its death ends
+# policy, and so the agent. Policy, sandboxed, does not wait for it: the
+# auditor's own line is what names it.
+for call in $CALLS; do
+	sock="$T/auditor-$call.sock"
+	log="$T/auditor-$call.log"
+	KEYWARD_TEST_FORBIDDEN="auditor:$call" "$TB/keyward" -D -a "$sock" \
+		-O audit="$T/auditor-$call.trail" >/dev/null 2>"$log" </dev/null &
+	pid=$!
+	AGENT_PIDS+=("$pid")
+	poll_until 10 not pid_alive "$pid"
+	wait "$pid" 2>/dev/null
+	contains "$(cat "$log")" "auditor stopped by its filter: syscall ${SYSNAME[$call]} (" \
+		"auditor $call: the log names the process and the syscall ${SYSNAME[$call]}"
+	left=$(pgrep -f "$TB/keyward|keyward-(policy|keyholder|broker|prompter|auditor) info" |
+		while read -r p; do grep -qs "KEYWARD_TEST_FORBIDDEN=auditor:$call" /proc/$p/environ && echo $p; done)
+	poll_until 10 test -z "$(for p in $left; do pid_alive $p && echo $p; done)"
+	ok $? "auditor $call: no process of that agent is left"
+	poll_until 10 not test -e "$sock"
+	ok $? "auditor $call: the socket was removed"
+	grep -q "survived forbidden syscall" "$log" && diag_file "$log"
 done
 
 for call in $PEER_CALLS; do

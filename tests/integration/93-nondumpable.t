@@ -43,7 +43,10 @@ is "$RC" 0 "control: nobody reads the environ of its own plain process"
 
 for p in $procs; do
 	name=$(cat "/proc/$p/comm" 2>/dev/null)
-	case $name in keyward|keyward-policy|keyward-keyhold|keyward-peer) ;; *) continue ;; esac
+	# comm is cut at 15 bytes: keyward-keyhold(er), keyward-prompte(r)
+	case $name in keyward|keyward-policy|keyward-keyhold|keyward-peer|keyward-broker|keyward-prompte|keyward-auditor) ;;
+	*) continue ;;
+	esac
 	[ "$p" = "$mon" ] && name="keyward (monitor)"
 	run as_nobody_cmd head -c 1 "/proc/$p/environ"
 	ok "$([ "$RC" != 0 ] && echo 0 || echo 1)" "$name: same-uid read of /proc/$p/environ fails"

@@ -62,6 +62,8 @@ run dpkg-deb -c "$DEB"
 for f in ./usr/bin/keyward ./usr/libexec/keyward/keyward-policy \
 	./usr/libexec/keyward/keyward-keyholder ./usr/libexec/keyward/keyward-sk \
 	./usr/libexec/keyward/keyward-pkcs11 ./usr/libexec/keyward/keyward-peer \
+	./usr/libexec/keyward/keyward-broker ./usr/libexec/keyward/keyward-prompter \
+	./usr/libexec/keyward/keyward-auditor \
 	./usr/share/man/man1/keyward.1.gz \
 	./usr/lib/systemd/user/keyward.socket ./usr/lib/systemd/user/keyward.service; do
 	printf '%s\n' "$OUT" | grep -qE " $f\$"
@@ -74,7 +76,8 @@ is "$RC" 0 "dpkg -i" || bail "dpkg -i failed"
 INSTALLED=1
 [ -x /usr/bin/keyward ] && [ ! -e /usr/bin/keyward-policy ] && [ ! -e /usr/bin/keyward-keyholder ]
 ok $? "/usr/bin has keyward alone; its helpers are in /usr/libexec/keyward"
-run ldd /usr/bin/keyward /usr/libexec/keyward/keyward-policy /usr/libexec/keyward/keyward-keyholder
+run ldd /usr/bin/keyward /usr/libexec/keyward/keyward-policy /usr/libexec/keyward/keyward-keyholder \
+	/usr/libexec/keyward/keyward-broker /usr/libexec/keyward/keyward-prompter /usr/libexec/keyward/keyward-auditor
 unlike "$OUT" 'lib(a|ub)san' "the packaged programs are not sanitizer builds"
 unlike "$(ldd /usr/bin/keyward)" 'libcrypto' "the packaged monitor does not link libcrypto"
 run /usr/bin/keyward -V
@@ -114,11 +117,15 @@ helpers_up() {
 	local p
 	exes=""
 	for p in $(descendants "$SSH_AGENT_PID"); do exes+="$(readlink "/proc/$p/exe")"$'\n'; done
-	[ "$(printf '%s' "$exes" | grep -c '^/usr/libexec/keyward/')" = 2 ]
+	for p in keyward-policy keyward-keyholder keyward-broker keyward-prompter; do
+		printf '%s' "$exes" | grep -qx "/usr/libexec/keyward/$p" || return 1
+	done
 }
 for ((i = 0; i < 50; i++)); do helpers_up && break; sleep 0.2; done
 contains "$exes" /usr/libexec/keyward/keyward-policy "it runs /usr/libexec/keyward/keyward-policy"
 contains "$exes" /usr/libexec/keyward/keyward-keyholder "it runs /usr/libexec/keyward/keyward-keyholder"
+contains "$exes" /usr/libexec/keyward/keyward-broker "it runs /usr/libexec/keyward/keyward-broker"
+contains "$exes" /usr/libexec/keyward/keyward-prompter "it runs /usr/libexec/keyward/keyward-prompter"
 gen_key login ed25519 || bail "ssh-keygen"
 cat "$T/keys/login.pub" >>"$T/authorized_keys"
 run ssh-add "$T/keys/login"

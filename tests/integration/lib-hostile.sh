@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # tests/integration/lib-hostile.sh - one case of the hostile-client suite
-# (tests/hostile/attack.c, issue 13 item 8), for 110-hostile-*.t and
-# tests/hostile/*.t. Sourced after nothing: it sources lib.sh itself.
+# (tests/hostile/attack, issue 13 item 8: one file per attack family in
+# tests/hostile/), for 110-hostile-*.t and tests/hostile/*.t. Sourced
+# after nothing: it sources lib.sh itself.
 #
 #   hostile_case CASE   starts $AGENT (-D, fresh socket), runs
 #                       "attack CASE" against it and turns its TAP into
@@ -9,11 +10,21 @@
 #                       runs the same case against /usr/bin/ssh-agent as a
 #                       reference (attack -r: its results are diagnostics)
 #                       and prints both agents' figures side by side.
+#   hostile_askpass     the askpass of the prompt cases (prompts-*): a
+#                       forwarded prompt held open a second and refused, a
+#                       local one ("No session-bind") accepted at once, each
+#                       logged "start|end NS local|fwd PID" in $T/askpass.log;
+#                       keyward only beside ssh-agent (HOSTILE_REFERENCE=0:
+#                       OpenSSH's agent runs one prompt at a time and stops
+#                       serving anyone while it is open)
+#   hostile_fwd_open CASE   after hostile_case CASE: the most forwarded
+#                       prompts open at once and how many started ("MOST
+#                       STARTED"), before the attack closed its connections
 #
 # Environment: HOSTILE_REFERENCE=0 skips the reference run (make check sets
 # it: the run gives only diagnostics; it is also the default for a
 # build-asan agent, beside which it is the same ssh-agent as beside build/);
-# HOSTILE_NOFILE=N starts the agents with RLIMIT_NOFILE N (case i);
+# HOSTILE_NOFILE=N starts the agents with RLIMIT_NOFILE N (connections);
 # HOSTILE_STRESS=1 longer windows (make stress); HOSTILE_SLOW=1 (set here
 # for a build-asan agent) scales the latency bound x3.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -84,4 +95,34 @@ _hostile_figures() {
 			b=$(sed -n "s/^# FIGURE $key //p" "$2" | head -n 1)
 			printf '# %s: %s; %s\n' "$key" "${a:--}" "${b:--}"
 		done
+}
+
+hostile_askpass() {
+	cat >"$T/askpass.sh" <<EOF
+#!/bin/sh
+case "\$1" in
+*"No session-bind"*)
+	echo "start \$(date +%s%N) local \$\$" >>"$T/askpass.log"
+	echo "end \$(date +%s%N) local \$\$" >>"$T/askpass.log"
+	exit 0 ;;
+esac
+echo "start \$(date +%s%N) fwd \$\$" >>"$T/askpass.log"
+sleep 1
+echo "end \$(date +%s%N) fwd \$\$" >>"$T/askpass.log"
+exit 1
+EOF
+	chmod 755 "$T/askpass.sh"
+	: >"$T/askpass.log"
+	export SSH_ASKPASS=$T/askpass.sh DISPLAY=:0 SSH_ASKPASS_REQUIRE=force
+	export HOSTILE_REFERENCE=0
+}
+
+hostile_fwd_open() {
+	local closing most started
+	closing=$(sed -n "s/^# $1: closing .* connections at \([0-9]*\)\$/\1/p" "$T/attack.tap")
+	[ -n "$closing" ] || closing=99999999999999999999
+	most=$(awk -v c="$closing" '$2 < c && $3 == "fwd" { print $2, ($1 == "start" ? 1 : -1) }' \
+		"$T/askpass.log" | sort -n | awk '{ n += $2; if (n > m) m = n } END { print m + 0 }')
+	started=$(awk -v c="$closing" '$1 == "start" && $2 < c && $3 == "fwd"' "$T/askpass.log" | wc -l)
+	echo "$most $started"
 }

@@ -170,17 +170,8 @@ p11_second() {
 	_p11_make SOFTHSM2_CONB "$dir" "$prefix" "$@"
 }
 
-p11_agent() {
-	start_agent -P "$P11_ALLOW" "$@"
-	ok $? "agent $(basename "$AGENT") started with -P $P11_ALLOW${*:+ $*}" ||
-		bail "agent did not start"
-}
-
-p11_agent_fg() {
-	start_agent_fg "$T/agent.sock" -P "$P11_ALLOW" "$@"
-	ok $? "agent $(basename "$AGENT") started in the foreground with -P $P11_ALLOW${*:+ $*}" ||
-		bail "agent did not start"
-}
+p11_agent() { token_agent "$P11_ALLOW" "$@"; }
+p11_agent_fg() { token_agent_fg "$P11_ALLOW" "$@"; }
 
 p11_add() {
 	local mod=$P11_MODULE
@@ -195,38 +186,10 @@ p11_add() {
 p11_remove() { run ssh-add -e "${1:-$P11_MODULE}" </dev/null; }
 
 p11_askpass() {
-	cat >"$T/p11-askpass.sh" <<EOF
-#!/bin/sh
-kind=\${SSH_ASKPASS_PROMPT:-ask}
-printf '%s\t%s\n' "\$kind" "\$(printf '%s' "\$1" | tr '\n' ' ' 2>/dev/null)" >>'$T/askpass.log'
-hold() { # RELEASE-FILE
-	: >'$T/askpass.waiting'
-	i=0
-	while [ ! -e "\$1" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
-}
-case \$kind in
-none) exit 0 ;;
-confirm)
-	case \$(cat '$T/confirm.mode' 2>/dev/null) in
-	yes) echo yes; exit 0 ;;
-	block) hold '$T/confirm.release'; echo yes; exit 0 ;;
-	*) echo no; exit 1 ;;
-	esac ;;
-esac
-case \$1 in
-*PKCS#11*|*PIN*)
-	[ -e '$T/pin.block' ] && hold '$T/pin.release'
-	cat '$T/pin' ;;
-*) cat '$T/pass' ;;
-esac
-EOF
-	chmod 755 "$T/p11-askpass.sh"
-	: >"$T/askpass.log"
+	token_askpass "$T/p11-askpass.sh" '*PKCS#11*|*PIN*'
 	echo "$P11_PIN" >"$T/pin"
-	export SSH_ASKPASS=$T/p11-askpass.sh SSH_ASKPASS_REQUIRE=force DISPLAY=:0
 }
 
-askpass_calls() { grep -c "^$1"$'\t' "$T/askpass.log" 2>/dev/null; }
 p11_prompts() { grep -cE "^ask"$'\t'".*(PKCS#11|PIN)" "$T/askpass.log" 2>/dev/null; }
 p11_listed() { agent_has "$T/keys/$1.pub"; }
 p11_has_ed25519() { is_keyward; }

@@ -42,6 +42,26 @@
 #                        the card's pid in DIR/card.pid
 #   p11r_no_filter_stop  the agent's log ($T/agent.log) holds no line of a
 #                        process stopped by its filter and no SIGSYS death
+#   p11r_allow_mods NAME...  P11_ALLOW set to allow each installed module
+#                        of NAME... (a pattern that allows nothing if none)
+#   p11r_mods_agent NAME...  a key file $T/keys/plain made, p11_askpass,
+#                        and the agent started in the foreground
+#                        (p11_agent_fg) allowing the installed modules of
+#                        NAME... (p11r_allow_mods)
+#   p11r_add_refused NAME MODULE WHAT  2 tests: ssh-add -s MODULE (NAME)
+#                        is refused ("NAME: WHAT: ...") and says it could
+#                        not add the card
+#   p11r_no_token NAME MODULE  4 tests, after MODULE (NAME) added no key:
+#                        the agent still serves (no identities);
+#                        keyward-pkcs11 was not stopped by its filter, did
+#                        not die, and the log says in one line that no
+#                        token is present (skips beside ssh-agent)
+#   p11r_key_file_after WHAT  2 tests: a key file ($T/keys/plain, made by
+#                        the caller) is added and listed after WHAT
+#   p11r_piv NAME        the test of 144-p11-real-piv-*.t with the module
+#                        NAME: pivcard.py's PIV card (p11r_vcard DIR piv),
+#                        its key read by ssh-keygen -D, p11r_scenario, and
+#                        the card's own signatures in its log
 
 P11R_WHY=""
 
@@ -275,4 +295,70 @@ p11r_scenario() {
 	fi
 	p11_remove "$mod"
 	ok $RC "$(basename "$mod"): ssh-add -e at the end"
+}
+
+p11r_allow_mods() {
+	local m mod
+	P11_ALLOW=""
+	for m in "$@"; do
+		mod=$(p11r_module "$m") && P11_ALLOW="$P11_ALLOW${P11_ALLOW:+,}$(p11r_allow "$mod")"
+	done
+	[ -n "$P11_ALLOW" ] || P11_ALLOW=/nonexistent/*
+}
+
+p11r_mods_agent() {
+	gen_key plain ed25519 >/dev/null || bail "ssh-keygen failed"
+	p11_askpass
+	p11r_allow_mods "$@"
+	p11_agent_fg
+}
+
+p11r_add_refused() {
+	p11_add "$2"
+	[ "$RC" != 0 ]
+	ok $? "$1: $3: ssh-add -s is refused"
+	contains "$ERR" "Could not add card" "$1: ssh-add says it could not add the card"
+}
+
+p11r_no_token() {
+	run ssh-add -l
+	is "$RC" 1 "$1: the agent still serves (no identities)"
+	if is_keyward; then
+		p11r_no_filter_stop
+		ok $? "$1: keyward-pkcs11 was not stopped by its filter" || diag_file "$T/agent.log"
+		unlike "$(cat "$T/agent.log")" "keyward-pkcs11 .*(ended|killed)" "$1: nor did it die"
+		contains "$(cat "$T/agent.log")" "provider $(realpath "$2") lists no new key (no token present" \
+			"$1: keyward's log says why, in one line"
+	else
+		skip_n 3 "keyward's log only"
+	fi
+}
+
+p11r_key_file_after() {
+	run ssh-add "$T/keys/plain" </dev/null
+	ok $RC "after $1: a key file is added"
+	agent_has "$T/keys/plain.pub"
+	ok $? "and listed"
+}
+
+p11r_piv() {
+	local n
+	n=$((2 + $(p11r_scenario_count 1)))
+	mkdir -p "$T/keys"
+	if ! MOD=$(p11r_module "$1") || ! p11r_vcard "$T/pcsc" piv; then
+		skip_n "$n" "$P11R_WHY"
+		return 0
+	fi
+	p11r_pubs "$MOD" piv- || bail "ssh-keygen -D $MOD lists no key"
+	is "$(cut -d' ' -f1,2 "$T/keys/piv-1.pub")" \
+		"$(openssl x509 -inform DER -in "$T/pcsc/piv.der" -pubkey -noout | ssh-keygen -i -m PKCS8 -f /dev/stdin)" \
+		"ssh-keygen -D reads the card's key (the one of its 9A certificate)"
+	cat "$T"/keys/*.pub >>"$T/authorized_keys"
+	start_sshd hostA || bail "sshd did not start"
+	p11_askpass
+	p11r_scenario "$MOD" $P11R_PUBS
+	# the signatures were made by the card: GENERAL AUTHENTICATE with the
+	# P-256 key of slot 9A (one for -Y sign, one for the login)
+	[ "$(grep -c '^> [01]087119a' "$T/pcsc/card.log")" -ge 2 ]
+	ok $? "the card signed (GENERAL AUTHENTICATE, slot 9A)" || diag_file "$T/pcsc/card.log"
 }

@@ -65,17 +65,8 @@ sk_key() {
 	echo "$name@kwtest $(cut -d' ' -f1,2 "$T/keys/$name.pub")" >>"$T/allowed_signers"
 }
 
-sk_agent() {
-	start_agent -P "$ALLOW" "$@"
-	ok $? "agent $(basename "$AGENT") started with -P $ALLOW${*:+ $*}" ||
-		bail "agent did not start"
-}
-
-sk_agent_fg() {
-	start_agent_fg "$T/agent.sock" -P "$ALLOW" "$@"
-	ok $? "agent $(basename "$AGENT") started in the foreground with -P $ALLOW${*:+ $*}" ||
-		bail "agent did not start"
-}
+sk_agent() { token_agent "$ALLOW" "$@"; }
+sk_agent_fg() { token_agent_fg "$ALLOW" "$@"; }
 
 sk_add() {
 	local k=$1 hidden=0; shift
@@ -173,35 +164,5 @@ close $o or die "$dst.pub: $!\n";
 	echo "$dst@kwtest $(cut -d' ' -f1,2 "$T/keys/$dst.pub")" >>"$T/allowed_signers"
 }
 
-sk_askpass() {
-	cat >"$T/askpass.sh" <<EOF
-#!/bin/sh
-kind=\${SSH_ASKPASS_PROMPT:-ask}
-printf '%s\t%s\n' "\$kind" "\$(printf '%s' "\$1" | tr '\n' ' ' 2>/dev/null)" >>'$T/askpass.log'
-hold() { # RELEASE-FILE
-	: >'$T/askpass.waiting'
-	i=0
-	while [ ! -e "\$1" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
-}
-case \$kind in
-none) exit 0 ;;
-confirm)
-	case \$(cat '$T/confirm.mode' 2>/dev/null) in
-	yes) echo yes; exit 0 ;;
-	block) hold '$T/confirm.release'; echo yes; exit 0 ;;
-	*) echo no; exit 1 ;;
-	esac ;;
-esac
-case \$1 in
-*PIN*)
-	[ -e '$T/pin.block' ] && hold '$T/pin.release'
-	cat '$T/pin' ;;
-*) cat '$T/pass' ;;
-esac
-EOF
-	chmod 755 "$T/askpass.sh"
-	: >"$T/askpass.log"
-	export SSH_ASKPASS=$T/askpass.sh SSH_ASKPASS_REQUIRE=force DISPLAY=:0
-}
+sk_askpass() { token_askpass "$T/askpass.sh" '*PIN*'; }
 
-askpass_calls() { grep -c "^$1"$'\t' "$T/askpass.log" 2>/dev/null; }

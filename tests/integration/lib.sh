@@ -367,6 +367,63 @@ mk_script() {
 	chmod 755 "$1"
 }
 
+# token_askpass SCRIPT PIN-PATTERN: the askpass of the token tests
+# (lib-p11.sh p11_askpass, lib-sk.sh sk_askpass, which say what it
+# answers), written to SCRIPT and exported as SSH_ASKPASS with
+# SSH_ASKPASS_REQUIRE=force and DISPLAY=:0; a prompt matching the case
+# pattern PIN-PATTERN is answered $T/pin. askpass_calls KIND: how many
+# calls of that kind it logged.
+token_askpass() {
+	cat >"$1" <<EOF
+#!/bin/sh
+kind=\${SSH_ASKPASS_PROMPT:-ask}
+printf '%s\t%s\n' "\$kind" "\$(printf '%s' "\$1" | tr '\n' ' ' 2>/dev/null)" >>'$T/askpass.log'
+hold() { # RELEASE-FILE
+	: >'$T/askpass.waiting'
+	i=0
+	while [ ! -e "\$1" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
+}
+case \$kind in
+none) exit 0 ;;
+confirm)
+	case \$(cat '$T/confirm.mode' 2>/dev/null) in
+	yes) echo yes; exit 0 ;;
+	block) hold '$T/confirm.release'; echo yes; exit 0 ;;
+	*) echo no; exit 1 ;;
+	esac ;;
+esac
+case \$1 in
+$2)
+	[ -e '$T/pin.block' ] && hold '$T/pin.release'
+	cat '$T/pin' ;;
+*) cat '$T/pass' ;;
+esac
+EOF
+	chmod 755 "$1"
+	: >"$T/askpass.log"
+	export SSH_ASKPASS=$1 SSH_ASKPASS_REQUIRE=force DISPLAY=:0
+}
+
+askpass_calls() { grep -c "^$1"$'\t' "$T/askpass.log" 2>/dev/null; }
+
+# token_agent ALLOW [args]: the agent started (start_agent) with -P ALLOW,
+# one test; bails if it does not start. token_agent_fg: the same in the
+# foreground on $T/agent.sock (start_agent_fg). For lib-p11.sh and
+# lib-sk.sh.
+token_agent() {
+	local allow=$1; shift
+	start_agent -P "$allow" "$@"
+	ok $? "agent $(basename "$AGENT") started with -P $allow${*:+ $*}" ||
+		bail "agent did not start"
+}
+
+token_agent_fg() {
+	local allow=$1; shift
+	start_agent_fg "$T/agent.sock" -P "$allow" "$@"
+	ok $? "agent $(basename "$AGENT") started in the foreground with -P $allow${*:+ $*}" ||
+		bail "agent did not start"
+}
+
 # ------------------------------------------------------------------ sshd
 SSHD_HOSTKEYS=${SSHD_HOSTKEYS:-ed25519}
 

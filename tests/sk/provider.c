@@ -46,7 +46,7 @@
 #include <openssl/sha.h>
 
 #include "wire/token.h"           /* algorithms and errors */
-#include "token/skapi.h"         /* the published structures */
+#include "token/sk/skapi.h"         /* the published structures */
 
 #define SK_ALG_ECDSA            TOKEN_ALG_ECDSA
 #define SK_ALG_ED25519          TOKEN_ALG_ED25519

@@ -27,6 +27,7 @@
 #include "crypto/crypto.h"
 #include "ipc/buf.h"
 #include "ipc/limits.h"
+#include "tests/tools/drive.h"
 #include "wire/pkcs11.h"
 #include "keys/sshkey.h"
 
@@ -41,7 +42,6 @@
 #include <unistd.h>
 
 #define REPLY_WAIT_MS   60000
-#define MAX_ENV         16
 
 static const uint8_t data[] = "the data policy would have a token sign";
 static uint8_t rbuf[P11_MAX_REPLY + 1];
@@ -194,11 +194,11 @@ int
 main(int argc, char **argv)
 {
 	const char *helper = NULL, *provider = NULL, *pin = "", *bad = NULL;
-	const char *cpin = "", *level = "debug", *env[MAX_ENV];
+	const char *cpin = "", *level = "debug", *env[DRIVE_MAX_ENV];
 	struct p11_keys keys;
 	char line[256];
 	pid_t pid;
-	int sv[2], c, nenv = 0, st, wait_stdin = 0, list_only = 0;
+	int sock, c, nenv = 0, wait_stdin = 0, list_only = 0;
 	int out_of_order = 0;
 
 	while ((c = getopt(argc, argv, "h:p:P:B:C:e:l:WnSD:")) != -1) {
@@ -214,9 +214,8 @@ main(int argc, char **argv)
 		case 'S': out_of_order = 1; break;
 		case 'D': dumpdir = optarg; break;
 		case 'e':
-			if (nenv == MAX_ENV || strchr(optarg, '=') == NULL)
+			if (drive_env(env, &nenv, optarg) != 0)
 				die("-e NAME=VALUE");
-			env[nenv++] = optarg;
 			break;
 		default:
 			die("usage: p11_drive -h HELPER -p PROVIDER [-P PIN] "
@@ -226,32 +225,16 @@ main(int argc, char **argv)
 	}
 	if (helper == NULL || provider == NULL)
 		die("-h and -p are needed");
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
-		die("socketpair");
-	if ((pid = fork()) < 0)
-		die("fork");
-	if (pid == 0) {
-		char *args[] = { (char *)helper, (char *)level, (char *)provider,
-		    NULL };
-
-		if (dup2(sv[1], 3) != 3)
-			_exit(127);
-		for (int i = 0; i < nenv; i++)
-			putenv((char *)env[i]);
-		execv(helper, args);
-		_exit(127);
-	}
-	close(sv[1]);
-	printf("pid %ld\n", (long)pid);
-	fflush(stdout);
+	if ((pid = drive_start(helper, level, provider, env, nenv, &sock)) < 0)
+		die("spawn");
 
 	if (out_of_order)
-		sign(sv[0], 0, NULL, SIG_ED25519, "");
-	if (bad != NULL && login(sv[0], bad, &keys) == 0) {
+		sign(sock, 0, NULL, SIG_ED25519, "");
+	if (bad != NULL && login(sock, bad, &keys) == 0) {
 		printf("a wrong PIN was accepted\n");
 		failed = 1;
 	}
-	if (login(sv[0], pin, &keys) == 0) {
+	if (login(sock, pin, &keys) == 0) {
 		for (uint32_t i = 0; i < keys.n; i++) {
 			struct pubkey pk;
 
@@ -274,23 +257,19 @@ main(int argc, char **argv)
 				;
 		}
 		if (!list_only)
-			sign_all(sv[0], &keys, cpin);
+			sign_all(sock, &keys, cpin);
 		if (out_of_order) {
 			struct p11_keys again;
 
-			if (login(sv[0], pin, &again) == 0) {
+			if (login(sock, pin, &again) == 0) {
 				printf("a second login was accepted\n");
 				failed = 1;
 			}
 		}
 	}
 	fflush(stdout);
-	close(sv[0]);
-	if (waitpid(pid, &st, 0) != pid)
+	close(sock);
+	if (drive_end(pid) != 0)
 		die("waitpid");
-	if (WIFEXITED(st))
-		printf("exit %d\n", WEXITSTATUS(st));
-	else
-		printf("signal %d\n", WIFSIGNALED(st) ? WTERMSIG(st) : -1);
 	return failed;
 }

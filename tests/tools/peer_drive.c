@@ -267,7 +267,11 @@ ms_sleep(long ms)
 
 /* A new process with pid want: exec's "sleep 29.5150" when exec_sleep,
  * else waits to be killed (same exe and cmdline as this program). -1 if
- * the kernel did not hand the pid out again in time. */
+ * the kernel did not hand the pid out again in time. Forked here, not
+ * with spawn() (which starts the helper, above): these are the processes
+ * the helper is asked about, not programs the driver drives, and the
+ * pinned fork must be the very next process the kernel makes after
+ * ns_last_pid is written, a child with any other pid leaving at once. */
 static pid_t
 recycle(pid_t want, int exec_sleep)
 {

@@ -19,8 +19,9 @@
  */
 #include "ipc/buf.h"
 #include "ipc/limits.h"
+#include "tests/tools/drive.h"
 #include "wire/token.h"
-#include "token/skapi.h"
+#include "token/sk/skapi.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -41,7 +42,6 @@
 
 #define APPLICATION     "ssh:"
 #define REPLY_WAIT_MS   60000
-#define MAX_ENV         16
 
 static const uint8_t data[] = "the data policy would have a token sign";
 
@@ -140,7 +140,7 @@ int
 main(int argc, char **argv)
 {
 	const char *helper = NULL, *provider = NULL, *so = NULL, *pin = "";
-	const char *level = "debug", *env[MAX_ENV];
+	const char *level = "debug", *env[DRIVE_MAX_ENV];
 	struct sk_enroll_response *e;
 	struct token_req req;
 	struct token_reply rep;
@@ -152,7 +152,7 @@ main(int argc, char **argv)
 	EVP_PKEY *pk;
 	ssize_t n;
 	pid_t pid;
-	int sv[2], c, nenv = 0, st, failed = 0;
+	int sock, c, nenv = 0, failed = 0;
 
 	while ((c = getopt(argc, argv, "h:p:m:a:P:e:l:")) != -1) {
 		switch (c) {
@@ -168,9 +168,8 @@ main(int argc, char **argv)
 				die("-a ed25519|ecdsa");
 			break;
 		case 'e':
-			if (nenv == MAX_ENV || strchr(optarg, '=') == NULL)
+			if (drive_env(env, &nenv, optarg) != 0)
 				die("-e NAME=VALUE");
-			env[nenv++] = optarg;
 			break;
 		default:
 			die("usage: sk_drive -h HELPER -p PROVIDER -m SO [-a ALG] "
@@ -182,24 +181,8 @@ main(int argc, char **argv)
 	e = enroll(so, alg);
 	pk = public_key(alg, e);
 
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
-		die("socketpair");
-	if ((pid = fork()) < 0)
-		die("fork");
-	if (pid == 0) {
-		char *args[] = { (char *)helper, (char *)level, (char *)provider,
-		    NULL };
-
-		if (dup2(sv[1], 3) != 3)
-			_exit(127);
-		for (int i = 0; i < nenv; i++)
-			putenv((char *)env[i]);
-		execv(helper, args);
-		_exit(127);
-	}
-	close(sv[1]);
-	printf("pid %ld\n", (long)pid);
-	fflush(stdout);
+	if ((pid = drive_start(helper, level, provider, env, nenv, &sock)) < 0)
+		die("spawn");
 
 	memset(&req, 0, sizeof(req));
 	req.alg = alg;
@@ -214,14 +197,14 @@ main(int argc, char **argv)
 	if (w.err)
 		die("encode");
 	/* A helper that refused to start has closed its end: no reply. */
-	if (send(sv[0], w.p, w.len, MSG_NOSIGNAL) != (ssize_t)w.len)
+	if (send(sock, w.p, w.len, MSG_NOSIGNAL) != (ssize_t)w.len)
 		printf("send failed: %s\n", strerror(errno));
 	wb_free_secret(&w);
 
-	pfd.fd = sv[0];
+	pfd.fd = sock;
 	pfd.events = POLLIN;
 	if (poll(&pfd, 1, REPLY_WAIT_MS) == 1 &&
-	    (n = recv(sv[0], buf, sizeof(buf), 0)) > 0) {
+	    (n = recv(sock, buf, sizeof(buf), 0)) > 0) {
 		rd_init(&rd, buf, (size_t)n);
 		if (token_reply_decode(&rd, alg, &rep) != 0) {
 			printf("status undecodable\n");
@@ -241,13 +224,9 @@ main(int argc, char **argv)
 		}
 	} else
 		printf("status no reply\n");
-	close(sv[0]);
-	if (waitpid(pid, &st, 0) != pid)
+	close(sock);
+	if (drive_end(pid) != 0)
 		die("waitpid");
-	if (WIFEXITED(st))
-		printf("exit %d\n", WEXITSTATUS(st));
-	else
-		printf("signal %d\n", WIFSIGNALED(st) ? WTERMSIG(st) : -1);
 	EVP_PKEY_free(pk);
 	return failed;
 }

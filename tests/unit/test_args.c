@@ -4,6 +4,7 @@
  * (ipc/spawn.h) gives a child exactly the fds it is given.
  */
 #include "wire/args.h"
+#include "ipc/limits.h"
 #include "ipc/spawn.h"
 #include "tests/unit/tap.h"
 
@@ -236,12 +237,61 @@ spawn_fds(void)
 	close(file);
 }
 
+/* Policy's own helpers: keyward-broker, keyward-prompter, keyward-auditor. */
+static void
+policy_helpers(void)
+{
+	struct broker_args br;
+	struct prompter_args pr;
+	struct auditor_args au, got;
+	struct args_buf buf;
+	char **v;
+
+	v = args_broker_encode(&(struct broker_args){ 1, 45 }, &buf);
+	ok(args_broker_decode(count(v), v, &br) == 0 && br.debug == 1 &&
+	    br.touch_timeout == 45 && strcmp(v[0], "keyward-broker") == 0,
+	    "broker list round-trips");
+	v = args_prompter_encode(&(struct prompter_args){ 0, 60 }, &buf);
+	ok(args_prompter_decode(count(v), v, &pr) == 0 && pr.debug == 0 &&
+	    pr.confirm_timeout == 60 && strcmp(v[0], "keyward-prompter") == 0,
+	    "prompter list round-trips");
+	v = args_prompter_encode(&(struct prompter_args){ 0, 0 }, &buf);
+	ok(args_prompter_decode(count(v), v, &pr) != 0, "prompter: timeout 0 refused");
+	v = args_broker_encode(&(struct broker_args){ 0, CONFIRM_TIMEOUT_MAX + 1 }, &buf);
+	ok(args_broker_decode(count(v), v, &br) != 0, "broker: timeout over the limit refused");
+	au = (struct auditor_args){ 1, AUDIT_FD, 1, 16 << 3, "kw.audit-1",
+	    "/run/x/log", "/home/u/.keyward-audit.key" };
+	v = args_auditor_encode(&au, &buf);
+	ok(args_auditor_decode(count(v), v, &got) == 0 && got.debug == 1 &&
+	    got.audit == AUDIT_FD && got.audit_sync == 1 &&
+	    got.audit_facility == 16 << 3 && strcmp(got.audit_tag, au.audit_tag) == 0 &&
+	    strcmp(got.audit_socket, au.audit_socket) == 0 &&
+	    strcmp(got.audit_key, au.audit_key) == 0,
+	    "auditor list round-trips every field");
+	au = (struct auditor_args){ 0, AUDIT_SYSLOG, 0, 4 << 3, NULL, NULL, NULL };
+	v = args_auditor_encode(&au, &buf);
+	ok(args_auditor_decode(count(v), v, &got) == 0 && got.audit == AUDIT_SYSLOG &&
+	    strcmp(got.audit_tag, AUDIT_TAG_DEFAULT) == 0 &&
+	    strcmp(got.audit_socket, AUDIT_SOCKET_DEFAULT) == 0 &&
+	    got.audit_key == NULL, "auditor list with the defaults");
+	au.audit = AUDIT_NONE;
+	v = args_auditor_encode(&au, &buf);
+	ok(args_auditor_decode(count(v), v, &got) != 0,
+	    "auditor: no trail (none) refused");
+	au = (struct auditor_args){ 0, AUDIT_FD, 0, 4 << 3, "a b", NULL, NULL };
+	v = args_auditor_encode(&au, &buf);
+	ok(args_auditor_decode(count(v), v, &got) != 0, "auditor: a bad tag refused");
+	ok(args_auditor_decode(count(v) - 1, v, &got) != 0,
+	    "auditor: one argument short refused");
+}
+
 int
 main(void)
 {
 	policy_roundtrip();
 	policy_refusals();
 	small_lists();
+	policy_helpers();
 	spawn_fds();
 	spawn_stdio();
 	return done_testing();

@@ -5,7 +5,7 @@
  * real host keys, real session-binds and real userauth data.
  */
 #include "policy/hop.h"
-#include "policy/userauth.h"
+#include "policy/purpose.h"
 #include "tests/unit/testkeys.h"
 #include "tests/unit/tap.h"
 
@@ -596,6 +596,7 @@ test_worked_example(void)
 		struct bindings C;
 		struct verdict v;
 		struct wb data;
+		struct purpose pu;
 		char user[AGENT_MAX_USER_PATTERN + 64];
 		const char *rule;
 		size_t hop;
@@ -608,8 +609,9 @@ test_worked_example(void)
 			    worked_rows[i].bindings, worked_rows[i].listed ? "yes" : "no");
 		wb_init(&data);
 		worked_data(&data, &C, worked_rows[i].data, worked_rows[i].user);
-		rule = sign_permitted(&I, testkey_blob(&user_key), &C, wb_slice_of(&data),
-		    NOW, &hop, user, sizeof(user));
+		purpose_decide(&pu, wb_slice_of(&data), testkey_blob(&user_key));
+		rule = sign_permitted(&I, &C, &pu, NOW, &hop, user, sizeof(user));
+		purpose_free(&pu);
 		want = worked_rows[i].signs == 1;
 		is_int(rule == NULL, want, "§8.11 %s [%s]: signs? %s%s",
 		    worked_rows[i].what, worked_rows[i].bindings, want ? "yes" : "no",

@@ -34,6 +34,17 @@ static struct policy P;
 static struct identity id;
 static struct conn conn;
 static struct testkey key, hk[3];
+
+/* The rules' word on data, its purpose decided as h_sign decides it. */
+static void
+judge_data(struct slice data, struct ruling *r)
+{
+	struct purpose pu;
+
+	purpose_decide(&pu, data, (struct slice){ id.blob, id.blob_len });
+	ruling_judge(&P, &id, &conn, &pu, r);
+	purpose_free(&pu);
+}
 static char keyfp[FP_TEXT_MAX], hostfp[3][FP_TEXT_MAX];
 static uint64_t rng;
 
@@ -640,7 +651,7 @@ main(void)
 			}
 			want = m_decide(rs, n, &q, &by);
 			want_listed = m_listed(rs, n, &q);
-			ruling_judge(&P, &id, &conn, wb_slice_of(&t.w), &r);
+			judge_data(wb_slice_of(&t.w), &r);
 			listed = scope_may_list(P.rules, conn.sock, keyfp,
 			    id.comment, id.sock);
 			if (want == RULE_CONFIRM && by >= 0 && rs[by].remember) {

@@ -20,6 +20,17 @@ static struct identity id;
 static struct conn conn;
 static struct testkey key, host1, host2;
 
+/* The rules' word on data, its purpose decided as h_sign decides it. */
+static void
+judge_data(struct slice data, struct ruling *r)
+{
+	struct purpose pu;
+
+	purpose_decide(&pu, data, (struct slice){ id.blob, id.blob_len });
+	ruling_judge(&P, &id, &conn, &pu, r);
+	purpose_free(&pu);
+}
+
 static void
 load(const char *text)
 {
@@ -55,10 +66,10 @@ judge(const char *ns, int *remembered, size_t *line)
 
 	if (ns == NULL) {
 		data = (struct slice){ (const uint8_t *)"other data", 10 };
-		ruling_judge(&P, &id, &conn, data, &r);
+		judge_data(data, &r);
 	} else {
 		sshsig(&t, ns);
-		ruling_judge(&P, &id, &conn, wb_slice_of(&t.w), &r);
+		judge_data(wb_slice_of(&t.w), &r);
 		tb_free(&t);
 	}
 	if (remembered != NULL)
@@ -77,7 +88,7 @@ approve(const char *ns)
 	struct tb t;
 
 	sshsig(&t, ns);
-	ruling_judge(&P, &id, &conn, wb_slice_of(&t.w), &r);
+	judge_data(wb_slice_of(&t.w), &r);
 	ruling_remember(&P, &r);
 	ruling_free(&r);
 	tb_free(&t);
@@ -140,7 +151,7 @@ judge_login(const char *sid, const char *user, const struct testkey *h,
 	struct tb t;
 
 	login_data(&t, sid, user, h);
-	ruling_judge(&P, &id, &conn, wb_slice_of(&t.w), &r);
+	judge_data(wb_slice_of(&t.w), &r);
 	if (remembered != NULL)
 		*remembered = r.remembered;
 	if (yes)
@@ -156,8 +167,7 @@ judge_other(const char *d, int *remembered, int yes)
 {
 	struct ruling r;
 
-	ruling_judge(&P, &id, &conn, (struct slice){ (const uint8_t *)d,
-	    strlen(d) }, &r);
+	judge_data((struct slice){ (const uint8_t *)d, strlen(d) }, &r);
 	if (remembered != NULL)
 		*remembered = r.remembered;
 	if (yes)

@@ -2,12 +2,15 @@
  * test_userauth.c - the data a constrained key may sign: userauth_parse
  * field by field (spec §8.7), then the checks of a sign request in their
  * order (§8.6 step 3) through sign_permitted, on connections bound with
- * real session-binds, for the identity of the worked example (§8.11).
+ * real session-binds, for the identity of the worked example (§8.11); and
+ * the purpose a sign request's data is given once (policy/purpose.c).
  */
 #include "policy/hop.h"
-#include "policy/userauth.h"
+#include "policy/purpose.h"
 #include "tests/unit/testkeys.h"
 #include "tests/unit/tap.h"
+
+#include <openssl/evp.h>
 
 #define NOW ((time_t)1800000000)
 #define HB "publickey-hostbound-v00@openssh.com"
@@ -397,16 +400,19 @@ test_sign(void)
 	for (size_t i = 0; i < sizeof(sign_rows) / sizeof(sign_rows[0]); i++) {
 		struct bindings C;
 		struct wb data;
-		char user[AGENT_MAX_USER_PATTERN + 64];   /* as policy/requests.c */
+		struct purpose pu;
+		char user[AGENT_MAX_USER_PATTERN + 64];   /* as policy/sign.c */
 		const char *rule;
 		size_t hop;
 
 		chain_build(&C, sign_rows[i].bindings);
 		wb_init(&data);
 		req_write(&data, &sign_rows[i].q, sign_rows[i].id, &C);
-		rule = sign_permitted(&I[sign_rows[i].ident],
-		    wb_slice_of(&blob[sign_rows[i].id]), &C, wb_slice_of(&data), NOW,
-		    &hop, user, sizeof(user));
+		purpose_decide(&pu, wb_slice_of(&data),
+		    wb_slice_of(&blob[sign_rows[i].id]));
+		rule = sign_permitted(&I[sign_rows[i].ident], &C, &pu, NOW, &hop,
+		    user, sizeof(user));
+		purpose_free(&pu);
 		if (sign_rows[i].why == NULL) {
 			ok(rule == NULL, "§8.6 %s [%s]: signs", sign_rows[i].what,
 			    sign_rows[i].bindings);
@@ -485,6 +491,93 @@ test_sshsig(void)
 	}
 }
 
+/* ------------------------------------------- the purpose, decided once */
+
+enum pshape { P_LOGIN, P_HOSTBOUND, P_HOSTBOUND_RSA0, P_OTHER_KEY, P_SSHSIG,
+    P_BYTES };
+
+static const struct {
+	const char *what;
+	enum pshape shape;
+	enum purpose_kind want;
+} purpose_rows[] = {
+	{ "publickey login with the key", P_LOGIN, PURPOSE_LOGIN },
+	{ "hostbound login with the key", P_HOSTBOUND, PURPOSE_LOGIN },
+	{ "hostbound login, RSA host key with e 00 01 00 01", P_HOSTBOUND_RSA0,
+	  PURPOSE_LOGIN },
+	{ "login naming another key", P_OTHER_KEY, PURPOSE_OTHER },
+	{ "SSHSIG blob, namespace git", P_SSHSIG, PURPOSE_SSHSIG },
+	{ "other bytes", P_BYTES, PURPOSE_OTHER },
+};
+
+static void
+test_purpose(void)
+{
+	struct bindings C;
+	uint8_t md[PURPOSE_SHA256_LEN], want_md[32];
+	unsigned int mdn = 0;
+
+	chain_build(&C, ONE_HOP);
+	for (size_t i = 0; i < sizeof(purpose_rows) / sizeof(purpose_rows[0]); i++) {
+		enum pshape sh = purpose_rows[i].shape;
+		const char *what = purpose_rows[i].what;
+		struct slice hk = { NULL, 0 };
+		struct purpose pu;
+		struct wb data;
+		struct tua u = { sl(C.b[0].sid, C.b[0].sidlen), 50, "perseus",
+		    { NULL, 0 }, "ssh-connection", sh == P_LOGIN ? "publickey" : HB,
+		    1, "ssh-ed25519", wb_slice_of(&blob[ID_ED25519]), { NULL, 0 },
+		    { NULL, 0 } };
+
+		wb_init(&data);
+		if (sh == P_HOSTBOUND)
+			hk = testkey_blob(&hosts[SCYLLA]);
+		else if (sh == P_HOSTBOUND_RSA0)
+			hk = wb_slice_of(&blob[K_RSA_LEADING_ZERO]);
+		else if (sh == P_OTHER_KEY) {
+			hk = testkey_blob(&hosts[SCYLLA]);
+			u.key = wb_slice_of(&blob[ID_OTHER]);
+		}
+		u.hostkey = hk;
+		if (sh == P_SSHSIG)
+			tsshsig_write(&data, "git");
+		else if (sh == P_BYTES)
+			wb_bytes(&data, "\0\0\0\4abcd", 8);
+		else
+			tua_write(&data, &u);
+		purpose_decide(&pu, wb_slice_of(&data), wb_slice_of(&blob[ID_ED25519]));
+		is_int(pu.kind, purpose_rows[i].want, "purpose: %s", what);
+		if (pu.kind == PURPOSE_LOGIN) {
+			ok(slice_eq_str(pu.ua.user, "perseus") &&
+			    pu.ua.hostbound == (sh != P_LOGIN),
+			    "purpose: %s: its user and method kept", what);
+			/* the host key as the bindings hold it: canonical */
+			ok(slice_eq(wb_slice_of(&pu.hostkey), sh == P_HOSTBOUND ?
+			    testkey_blob(&hosts[SCYLLA]) : sh == P_HOSTBOUND_RSA0 ?
+			    wb_slice_of(&blob[ID_RSA]) : (struct slice){ NULL, 0 }),
+			    "purpose: %s: its host key, canonical", what);
+			is_str(purpose_unverified(&pu, NULL), "no client connection",
+			    "purpose: %s: no client, not verified", what);
+			if (sh == P_HOSTBOUND_RSA0)
+				is_str(purpose_unverified(&pu, &C), "the request's host "
+				    "key is not the host the connection is bound to",
+				    "purpose: %s: another host than the bound one", what);
+			else
+				ok(purpose_unverified(&pu, &C) == NULL,
+				    "purpose: %s: verified against [%s]", what, ONE_HOP);
+		}
+		if (pu.kind == PURPOSE_SSHSIG)
+			ok(slice_eq_str(pu.ns, "git"), "purpose: %s: the namespace", what);
+		ok(purpose_sha256(&pu, md) == 0 && EVP_Digest(data.p, data.len,
+		    want_md, &mdn, EVP_sha256(), NULL) == 1 &&
+		    memcmp(md, want_md, sizeof(md)) == 0,
+		    "purpose: %s: the SHA-256 of the whole data", what);
+		purpose_free(&pu);
+		wb_free(&data);
+	}
+	bindings_free(&C);
+}
+
 int
 main(void)
 {
@@ -492,6 +585,7 @@ main(void)
 	test_parse();
 	test_sign();
 	test_sshsig();
+	test_purpose();
 	for (int i = 0; i < NIDS; i++)
 		wb_free(&blob[i]);
 	for (int i = 0; i < NHOSTS; i++)

@@ -5,10 +5,12 @@
  * parsers under test: public blobs (spec §4.2), certificates (§4.3),
  * private ADD encodings (§4.4), signatures (§4.6), restrict-destination
  * constraint lists (§6.6), userauth requests (§8.7) and SSHSIG blobs
- * (§8.8). Encodings go into a struct tb (tests/unit/wire.h), which also
+ * (§8.8). Encodings go into a struct tb (tests/unit/tb.h), which also
  * records every string length for the truncation and length checks. A
  * failure to build a test input aborts, so it never passes for a test
- * that ran.
+ * that ran. The one key encoder of the tests: the hostile client
+ * (tests/hostile/) and the bench (tests/bench/) encode their keys here too
+ * (testkey_from_pkey, tk_pub, tk_priv); nothing here prints TAP.
  */
 #ifndef KEYWARD_TEST_KEYS_H
 #define KEYWARD_TEST_KEYS_H
@@ -16,8 +18,9 @@
 #include "crypto/crypto.h"
 #include "keyholder/privkey.h"
 #include "ipc/buf.h"
+#include "ipc/limits.h"
 #include "keys/sshkey.h"
-#include "tests/unit/wire.h"
+#include "tests/unit/tb.h"
 
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
@@ -44,7 +47,7 @@ tk_check(const struct wb *w, const char *what)
 }
 
 struct comp {
-	uint8_t b[1100];
+	uint8_t b[AGENT_RSA_MAX_BITS / 8 + 1];  /* an RSA-16384 modulus */
 	size_t len;
 };
 
@@ -316,6 +319,25 @@ tk_priv(struct tb *t, const struct testkey *k)
 		tk_pub_fields(t, k);            /* ECDSA: curve and Q */
 	}
 	tk_priv_cert_fields(t, k);
+}
+
+/* The public blob (§4.2) and the plain private encoding (§4.4) of pk, a
+ * key of this kind, into blob and priv (neither initialised before): for
+ * the clients that run against any agent (tests/hostile/, tests/bench/),
+ * which keep the encodings and not the components. */
+static inline void
+testkey_encode(EVP_PKEY *pk, enum key_kind kind, struct wb *blob, struct wb *priv)
+{
+	struct testkey k;
+	struct tb t;
+
+	testkey_from_pkey(&k, kind, pk);
+	*blob = k.blob;
+	tb_init(&t);
+	tk_priv(&t, &k);
+	tk_check(&t.w, "private encoding");
+	*priv = t.w;
+	OPENSSL_cleanse(&k, sizeof(k));
 }
 
 /* What goes into a certificate; zero fields mean the usual value. */

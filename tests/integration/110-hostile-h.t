@@ -1,9 +1,0 @@
-#!/bin/bash
-# 110-hostile-h - hostile client, case h (tests/hostile/attack.c, issue 13 item 8):
-# long pipelines: 17, 100 and 1000 requests in one write, all answered in order.
-# Throughout, a probe does LIST and an Ed25519 SIGN every 100 ms: the
-# agent must survive, keep its keys and answer it within 1 s (x3 sanitized).
-. "$(dirname "$0")/lib-hostile.sh"
-
-hostile_case h
-done_testing

@@ -1,0 +1,12 @@
+#!/bin/bash
+# 110-hostile-unlock-guessing - hostile client (tests/hostile/unlock.c, issue 13 item 8):
+# unlock guessing: 8 connections x 16 pipelined UNLOCKs, the right passphrase
+# the 128th; the agent-wide rate limit (spec §5.8) keeps it locked. And a
+# lock passphrase "pw\0" is not opened by "pw" (spec §2).
+# Throughout, a probe does LIST and an Ed25519 SIGN every 100 ms: the
+# agent must survive, keep its keys and answer it within 1 s (x3 sanitized).
+# check: early (one of the longest files: make check starts it first)
+. "$(dirname "$0")/lib-hostile.sh"
+
+hostile_case unlock-guessing
+done_testing
