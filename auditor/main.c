@@ -26,7 +26,7 @@
 #include "ipc/limits.h"
 #include "ipc/log.h"
 #include "wire/args.h"
-#include "wire/msg.h"
+#include "wire/auditor.h"
 #include "seccomp/sandbox.h"
 
 #include <errno.h>
@@ -181,17 +181,17 @@ static int failed;              /* the last record could not be written */
 static void
 h_record(uint32_t req, struct rd *r)
 {
-	struct msg_blob m;
+	struct slice line;
 	int rc;
 
-	if (msg_blob_decode(r, &m) != 0)
+	if (msg_audit_read(r, &line) != 0)
 		seal_and_exit(&a, 1);
 	/* policy's record is one JSON object: the chain fields go first,
 	 * then its members */
-	if (m.blob.len < 2 || m.blob.p[0] != '{')
+	if (line.len < 2 || line.p[0] != '{')
 		rc = -1;
 	else
-		rc = chain_write(&a, m.blob.p + 1, m.blob.len - 1);
+		rc = chain_write(&a, line.p + 1, line.len - 1);
 	if (rc != 0 && !failed)
 		log_error("cannot write the audit trail (%m): signing "
 		    "is refused until it can be written");
@@ -202,8 +202,7 @@ h_record(uint32_t req, struct rd *r)
 		seal(&a);
 	if (req == 0)
 		return;                 /* no one waits for this one */
-	msg_begin(&out, MSG_R_STATUS, req, 0);
-	msg_status_encode(&out, &(struct msg_status){ rc == 0 ? ST_OK : ST_FAIL });
+	msg_status_reply(&out, req, 0, rc == 0 ? ST_OK : ST_FAIL);
 	if (chan_send(&c, &out) != 0)
 		seal_and_exit(&a, 0);
 }

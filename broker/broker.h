@@ -9,7 +9,7 @@
 #include "ipc/buf.h"
 #include "ipc/chan.h"
 #include "ipc/limits.h"
-#include "wire/msg.h"
+#include "wire/broker.h"
 
 #include <stdint.h>
 #include <sys/types.h>

@@ -35,7 +35,7 @@
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
-#include "wire/msg.h"
+#include "wire/broker.h"
 #include "ipc/spawn.h"
 #include "broker/broker.h"
 #include "seccomp/sandbox.h"
@@ -93,9 +93,8 @@ resolve(uint32_t req, struct slice in)
 	if (realpath(path, real) == NULL) {
 		msg_status_reply(&B.out, req, 0, ST_FAIL);
 	} else {
-		msg_begin(&B.out, MSG_R_PATH, req, 0);
-		msg_blob_encode(&B.out, &(struct msg_blob){
-		    { (const uint8_t *)real, strlen(real) } });
+		msg_path_write(&B.out, req,
+		    (struct slice){ (const uint8_t *)real, strlen(real) });
 	}
 	send_policy();
 }
@@ -142,11 +141,11 @@ h_cancel(uint32_t req, struct rd *r)
 static void
 h_resolve(uint32_t req, struct rd *r)
 {
-	struct msg_blob b;
+	struct slice provider;
 
-	if (msg_blob_decode(r, &b) != 0)
+	if (msg_tk_resolve_read(r, &provider) != 0)
 		bad("MSG_TK_RESOLVE");
-	resolve(req, b.blob);
+	resolve(req, provider);
 }
 
 static void
@@ -176,12 +175,12 @@ h_p11_sign(uint32_t req, struct rd *r)
 static void
 h_p11_stop(uint32_t req, struct rd *r)
 {
-	struct msg_blob b;
+	struct slice provider;
 	struct prov *v;
 
-	if (msg_blob_decode(r, &b) != 0)
+	if (msg_tk_p11_stop_read(r, &provider) != 0)
 		bad("MSG_TK_P11_STOP");
-	if ((v = prov_named(b.blob)) != NULL) {
+	if ((v = prov_named(provider)) != NULL) {
 		log_info("keyward-pkcs11 for %s stopped", v->path);
 		prov_end(v, TK_CANCELLED, 0);
 	}

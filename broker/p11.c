@@ -8,7 +8,7 @@
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
-#include "wire/msg.h"
+#include "wire/broker.h"
 #include "ipc/spawn.h"
 #include "broker/broker.h"
 
@@ -123,9 +123,8 @@ prov_end(struct prov *v, enum tk_fail why, int tell)
 		wb_free_secret(&v->q[i].request);
 	}
 	if (tell) {
-		msg_begin(&B.out, MSG_R_P11_GONE, 0, 0);
-		msg_blob_encode(&B.out, &(struct msg_blob){
-		    { (const uint8_t *)v->path, strlen(v->path) } });
+		msg_p11_gone_write(&B.out,
+		    (struct slice){ (const uint8_t *)v->path, strlen(v->path) });
 		send_policy();
 	}
 	memset(v, 0, sizeof(*v));
@@ -192,8 +191,7 @@ prov_from(struct prov *v)
 		prov_end(v, TK_DIED, 1);
 		return;
 	}
-	msg_begin(&B.out, MSG_R_TOKEN, v->busy, 0);
-	msg_blob_encode(&B.out, &(struct msg_blob){ { B.buf, (size_t)n } });
+	msg_token_write(&B.out, v->busy, (struct slice){ B.buf, (size_t)n });
 	send_policy();
 	v->busy = 0;
 	prov_next(v);

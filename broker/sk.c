@@ -6,7 +6,7 @@
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
-#include "wire/msg.h"
+#include "wire/broker.h"
 #include "ipc/spawn.h"
 #include "broker/broker.h"
 
@@ -112,8 +112,7 @@ sk_from_helper(struct job *j)
 		*j = (struct job){ 0 };
 		return;
 	}
-	msg_begin(&B.out, MSG_R_TOKEN, j->req, 0);
-	msg_blob_encode(&B.out, &(struct msg_blob){ { B.buf, (size_t)n } });
+	msg_token_write(&B.out, j->req, (struct slice){ B.buf, (size_t)n });
 	send_policy();
 	sk_end(j);
 }

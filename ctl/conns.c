@@ -15,23 +15,22 @@
 void
 conns_request(struct wb *w)
 {
-	wb_u8(w, SSH_AGENTC_EXTENSION);
-	wb_cstring(w, CONNS_EXTENSION);
+	agent_ext_request(w, CONNS_EXTENSION);
 }
 
-enum inspect_answer
+enum ext_answer
 conns_reply_decode(struct slice reply, struct conns_list *l, const char **why)
 {
-	enum inspect_answer a;
+	enum ext_answer a;
 	struct rd r;
 
 	memset(l, 0, sizeof(*l));
-	if ((a = ext_reply_open(reply, CONNS_EXTENSION, 0, &r, why)) !=
-	    INSPECT_LISTED)
+	if ((a = agent_ext_answer_open(reply, CONNS_EXTENSION, 0, &r, why)) !=
+	    EXT_ANSWERED)
 		return a;
 	if (conns_decode(&r, l, why) != 0)
-		return INSPECT_MALFORMED;
-	return INSPECT_LISTED;
+		return EXT_MALFORMED;
+	return EXT_ANSWERED;
 }
 
 /* ------------------------------------------------------------ text */

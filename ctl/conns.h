@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 void conns_request(struct wb *w);
-enum inspect_answer conns_reply_decode(struct slice reply,
+enum ext_answer conns_reply_decode(struct slice reply,
     struct conns_list *l, const char **why);
 void conns_print_text(FILE *f, const struct conns_list *l);
 /* One JSON object a line, one line a connection. */

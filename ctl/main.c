@@ -90,12 +90,9 @@ unsupported(const char *sock, const char *ext)
 		}
 		wb_init(&req);
 		list_request(&req);
-		if (exchange(fd, &req, &reply, &len) == EX_LISTED && len >= 5 &&
-		    reply[0] == SSH2_AGENT_IDENTITIES_ANSWER) {
+		if (exchange(fd, &req, &reply, &len) == EX_LISTED &&
+		    agent_identities_count((struct slice){ reply, len }, &nkeys) == 0)
 			listed = 1;
-			nkeys = (uint32_t)reply[1] << 24 | (uint32_t)reply[2] << 16 |
-			    (uint32_t)reply[3] << 8 | reply[4];
-		}
 		free(reply);
 		wb_free(&req);
 		close(fd);
@@ -113,17 +110,17 @@ unsupported(const char *sock, const char *ext)
 
 /* What keyward-ctl says of an answer that is not the one asked for. */
 static int
-not_answered(const char *sock, enum inspect_answer a, const char *what,
+not_answered(const char *sock, enum ext_answer a, const char *what,
     const char *ext, const char *why)
 {
 	switch (a) {
-	case INSPECT_REFUSED:
+	case EXT_REFUSED:
 		fprintf(stderr, "keyward-ctl: the agent refused %s (through a "
 		    "forwarded agent, or %s)\n", what,
 		    strcmp(ext, POLICY_EXTENSION) == 0 ?
 		    "rules that do not parse" : "out of memory");
 		return EX_NONE_OR_REFUSED;
-	case INSPECT_UNSUPPORTED:
+	case EXT_UNSUPPORTED:
 		unsupported(sock, ext);
 		return EX_NONE_OR_REFUSED;
 	default:
@@ -146,18 +143,18 @@ list(const char *sock, int json)
 	if (rc != EX_LISTED)
 		return rc;
 	switch (inspect_reply_decode((struct slice){ reply, len }, &l, &why)) {
-	case INSPECT_LISTED:
+	case EXT_ANSWERED:
 		break;
-	case INSPECT_REFUSED:
+	case EXT_REFUSED:
 		free(reply);
 		fputs("keyward-ctl: the agent refused: constraints are not shown "
 		    "through a forwarded agent\n", stderr);
 		return EX_NONE_OR_REFUSED;
-	case INSPECT_UNSUPPORTED:
+	case EXT_UNSUPPORTED:
 		free(reply);
 		unsupported(sock, INSPECT_EXTENSION);
 		return EX_NONE_OR_REFUSED;
-	case INSPECT_MALFORMED:
+	case EXT_MALFORMED:
 		free(reply);
 		fprintf(stderr, "keyward-ctl: malformed reply: %s\n", why);
 		return EX_BAD;
@@ -178,14 +175,6 @@ list(const char *sock, int json)
 
 /* ------------------------------------------------------------ policy */
 
-static void
-policy_show_request(struct wb *w)
-{
-	wb_u8(w, SSH_AGENTC_EXTENSION);
-	wb_cstring(w, POLICY_EXTENSION);
-	wb_cstring(w, POLICY_SUB_SHOW);
-}
-
 /* The sockets are made when keyward starts (keyward(5)): a file that
  * declares others than the rules in force is refused here, with why,
  * before the agent refuses it without a word. 0 same (or the agent
@@ -203,11 +192,11 @@ same_sockets(const char *sock, const char *path, const struct ruleset *rs)
 	struct rd r;
 	int same;
 
-	if (agent_request_built(sock, policy_show_request, &reply, &len) != EX_LISTED)
+	if (agent_request_built(sock, agent_policy_show_request, &reply, &len) != EX_LISTED)
 		return 0;
-	if (ext_reply_open((struct slice){ reply, len }, POLICY_EXTENSION, 0, &r,
-	    &why) != INSPECT_LISTED || rd_string(&r, &text) != 0 ||
-	    rd_done(&r) != 0 || rules_parse("the agent's rules",
+	if (agent_ext_answer_open((struct slice){ reply, len }, POLICY_EXTENSION, 0, &r,
+	    &why) != EXT_ANSWERED || agent_policy_show_body_decode(&r, &text) != 0 ||
+	    rules_parse("the agent's rules",
 	    (const char *)text.p, text.len, &now, &err) != 0) {
 		free(reply);
 		return 0;
@@ -240,7 +229,7 @@ policy_load(const char *sock, const char *path)
 	struct ruleset *rs;
 	char why_read[RULES_READ_MSG_MAX];
 	struct rules_err err;
-	enum inspect_answer a;
+	enum ext_answer a;
 	const char *why;
 	struct wb req;
 	struct rd r;
@@ -269,19 +258,16 @@ policy_load(const char *sock, const char *path)
 	}
 	rules_free(rs);
 	wb_init(&req);
-	wb_u8(&req, SSH_AGENTC_EXTENSION);
-	wb_cstring(&req, POLICY_EXTENSION);
-	wb_cstring(&req, POLICY_SUB_LOAD);
-	wb_string(&req, text, len);
+	agent_policy_load_request(&req, (struct slice){ (const uint8_t *)text, len });
 	free(text);
 	rc = agent_request(sock, &req, &reply, &len);
 	wb_free(&req);
 	if (rc != EX_LISTED)
 		return rc;
-	a = ext_reply_open((struct slice){ reply, len }, POLICY_EXTENSION, 1, &r,
+	a = agent_ext_answer_open((struct slice){ reply, len }, POLICY_EXTENSION, 1, &r,
 	    &why);
 	free(reply);
-	if (a != INSPECT_LISTED)
+	if (a != EXT_ANSWERED)
 		return not_answered(sock, a, "the rules", POLICY_EXTENSION, why);
 	printf("keyward-ctl: %zu rule%s in force\n", nrules,
 	    nrules == 1 ? "" : "s");
@@ -291,7 +277,7 @@ policy_load(const char *sock, const char *path)
 static int
 policy_show(const char *sock)
 {
-	enum inspect_answer a;
+	enum ext_answer a;
 	struct slice text;
 	const char *why = NULL;
 	struct rd r;
@@ -299,16 +285,15 @@ policy_show(const char *sock)
 	size_t len;
 	int rc;
 
-	if ((rc = agent_request_built(sock, policy_show_request, &reply, &len)) != EX_LISTED)
+	if ((rc = agent_request_built(sock, agent_policy_show_request, &reply, &len)) != EX_LISTED)
 		return rc;
-	a = ext_reply_open((struct slice){ reply, len }, POLICY_EXTENSION, 0, &r,
+	a = agent_ext_answer_open((struct slice){ reply, len }, POLICY_EXTENSION, 0, &r,
 	    &why);
-	if (a == INSPECT_LISTED && (rd_string(&r, &text) != 0 ||
-	    rd_done(&r) != 0)) {
-		a = INSPECT_MALFORMED;
+	if (a == EXT_ANSWERED && agent_policy_show_body_decode(&r, &text) != 0) {
+		a = EXT_MALFORMED;
 		why = "not one string of rules";
 	}
-	if (a != INSPECT_LISTED) {
+	if (a != EXT_ANSWERED) {
 		free(reply);
 		return not_answered(sock, a, "to show its rules", POLICY_EXTENSION, why);
 	}
@@ -337,7 +322,7 @@ static int
 connections(const char *sock, int json)
 {
 	struct conns_list l;
-	enum inspect_answer a;
+	enum ext_answer a;
 	const char *why = NULL;
 	uint8_t *reply;
 	size_t len;
@@ -346,7 +331,7 @@ connections(const char *sock, int json)
 	if ((rc = agent_request_built(sock, conns_request, &reply, &len)) != EX_LISTED)
 		return rc;
 	if ((a = conns_reply_decode((struct slice){ reply, len }, &l, &why)) !=
-	    INSPECT_LISTED) {
+	    EXT_ANSWERED) {
 		free(reply);
 		return not_answered(sock, a, "to list its connections", CONNS_EXTENSION,
 		    why);

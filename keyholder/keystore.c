@@ -6,7 +6,7 @@
 #include "keyholder/keystore.h"
 #include "keyholder/privkey.h"
 #include "ipc/log.h"
-#include "wire/msg.h"
+#include "wire/keyholder.h"
 #include "keys/sshkey.h"
 
 #include <openssl/crypto.h>

@@ -37,7 +37,7 @@ void ks_init(struct keystore *ks);
 int ks_add(struct keystore *ks, uint64_t id, struct slice priv, struct wb *pub);
 /* A copy of the sealed key (the caller frees it), or -1. */
 int ks_get(struct keystore *ks, uint64_t id, int *kind, struct sealed *out);
-/* A FIDO key's material for one signature (wire/msg.h msg_sk_material:
+/* A FIDO key's material for one signature (wire/keyholder.h msg_sk_material:
  * algorithm, application, flags, key handle) appended to out, which then
  * holds the key handle: the caller wipes it once sent. -1 while locked,
  * for no such key, or for a key that is not a FIDO key. */

@@ -13,7 +13,7 @@
 #include "ipc/limits.h"
 #include "ipc/log.h"
 #include "ipc/secmem.h"
-#include "wire/msg.h"
+#include "wire/keyholder.h"
 #include "keyholder/jobs.h"
 #include "keyholder/keystore.h"
 #include "seccomp/sandbox.h"
@@ -77,8 +77,7 @@ worker_reply(const struct job *j)
 
 	wb_init(&w);
 	if (j->ok) {
-		msg_begin(&w, MSG_R_SIGNATURE, j->req, 0);
-		msg_blob_encode(&w, &(struct msg_blob){ wb_slice_of(&j->sig) });
+		msg_signature_write(&w, j->req, 0, wb_slice_of(&j->sig));
 	} else {
 		msg_status_reply(&w, j->req, 0, ST_FAIL);
 	}
@@ -130,8 +129,7 @@ k_add(const struct msg_hdr *h, struct rd *r)
 	if (ks_add(&K.keys, m.key_id, m.priv, &pub) != 0) {
 		reply_status(h->req, ST_FAIL);
 	} else {
-		msg_begin(&K.out, MSG_R_PUBKEY, h->req, 0);
-		msg_blob_encode(&K.out, &(struct msg_blob){ wb_slice_of(&pub) });
+		msg_pubkey_write(&K.out, h->req, wb_slice_of(&pub));
 		if (chan_send(&K.policy, &K.out) != 0)
 			exit(0);
 	}
@@ -230,12 +228,12 @@ k_wipe(const struct msg_hdr *h, struct rd *r)
 static int
 k_lock_common(const struct msg_hdr *h, struct rd *r, int lock)
 {
-	struct msg_blob m;
+	struct slice pass;
 	int rc;
 
-	if (msg_blob_decode(r, &m) != 0)
+	if (msg_kh_lock_read(r, &pass) != 0)
 		return -1;
-	rc = lock ? ks_lock(&K.keys, m.blob) : ks_unlock(&K.keys, m.blob);
+	rc = lock ? ks_lock(&K.keys, pass) : ks_unlock(&K.keys, pass);
 	if (rc == 0)
 		log_info("%s %zu key(s)", lock ? "locked: sealed under the passphrase"
 		    : "unlocked:", K.keys.n);

@@ -55,11 +55,16 @@ client_free(struct client *c)
 	free(c);
 }
 
+/* The frame length at the head of the input; the callers hold
+ * FRAME_HDR bytes at least. */
 static uint32_t
 head_len(const struct client *c)
 {
-	return (uint32_t)c->in[0] << 24 | (uint32_t)c->in[1] << 16 |
-	    (uint32_t)c->in[2] << 8 | c->in[3];
+	struct rd r;
+	uint32_t n;
+
+	rd_init(&r, c->in, FRAME_HDR);
+	return rd_u32(&r, &n) == 0 ? n : 0;
 }
 
 int

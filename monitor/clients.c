@@ -6,7 +6,7 @@
  * client that makes no progress is closed.
  */
 #include "ipc/log.h"
-#include "wire/msg.h"
+#include "wire/monitor.h"
 #include "monitor/whois.h"
 #include "monitor/monitor.h"
 #include "monitor/proto.h"
@@ -209,14 +209,6 @@ clients_accept(uint64_t now, int listen_fd, uint32_t sock)
 
 /* ------------------------------------------------ requests */
 
-static int
-is_add(uint8_t type)
-{
-	return type == SSH2_AGENTC_ADD_IDENTITY || type == SSH2_AGENTC_ADD_ID_CONSTRAINED ||
-	    type == SSH_AGENTC_ADD_SMARTCARD_KEY ||
-	    type == SSH_AGENTC_ADD_SMARTCARD_KEY_CONSTRAINED;
-}
-
 /* May this client's next request go to policy now? Policy must know
  * who the caller is first (whois.c), then: its own pipeline,
  * a lock or unlock still in flight on it (judged first: spec §5.8), a
@@ -242,7 +234,7 @@ fits(const uint8_t *p, size_t len)
 {
 	if (M.inflight > 0 && M.inflight_bytes + len > MONITOR_INFLIGHT_BYTES)
 		return 0;
-	return !is_add(p[0]) || M.inflight_adds < MONITOR_MAX_ADDS;
+	return !(proto_flags(p[0]) & PROTO_ADD) || M.inflight_adds < MONITOR_MAX_ADDS;
 }
 
 /* Take one request from the client. 1 taken, 0 none ready (or it must
@@ -268,12 +260,12 @@ dispatch_one(struct client *c)
 		M.next_req = 1;
 	s = client_slot(c, M.next_req);
 	if (proto_request(p, len, M.next_req, c->id, &M.ipc, &M.reply)) {
-		if (p[0] == SSH_AGENTC_LOCK || p[0] == SSH_AGENTC_UNLOCK) {
+		if (proto_flags(p[0]) & PROTO_FENCE) {
 			s->fence = 1;
 			c->fences++;
 		}
 		monitor_send(&M.ipc);
-		flight_add(M.next_req, len, is_add(p[0]));
+		flight_add(M.next_req, len, (proto_flags(p[0]) & PROTO_ADD) != 0);
 	} else {
 		wb_bytes(&s->reply, M.reply.p, M.reply.len);
 		client_done(c, s);

@@ -6,7 +6,7 @@
  */
 #include "ipc/clock.h"
 #include "ipc/log.h"
-#include "wire/msg.h"
+#include "wire/monitor.h"
 #include "monitor/whois.h"
 #include "monitor/monitor.h"
 #include "monitor/proto.h"

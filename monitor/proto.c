@@ -150,12 +150,11 @@ req_add(struct req_ctx *c)
 static int
 req_remove(struct req_ctx *c)
 {
-	struct msg_blob m;
+	struct slice key;
 
-	if (rd_string(&c->r, &m.blob) != 0 || rd_done(&c->r) != 0)
+	if (rd_string(&c->r, &key) != 0 || rd_done(&c->r) != 0)
 		return REFUSE;
-	msg_begin(c->ipc, MSG_REMOVE, c->req, c->conn);
-	msg_blob_encode(c->ipc, &m);
+	msg_remove_write(c->ipc, c->req, c->conn, key);
 	return FORWARD;
 }
 
@@ -196,47 +195,44 @@ req_smartcard_constrained(struct req_ctx *c)
 static int
 req_smartcard_remove(struct req_ctx *c)
 {
-	struct msg_blob m;
-	struct slice pin;
+	struct slice provider, pin;
 
-	if (rd_text(&c->r, &m.blob) != 0 || m.blob.len == 0 ||
-	    m.blob.len >= TOKEN_MAX_PATH || rd_string(&c->r, &pin) != 0 ||
+	if (rd_text(&c->r, &provider) != 0 || provider.len == 0 ||
+	    provider.len >= TOKEN_MAX_PATH || rd_string(&c->r, &pin) != 0 ||
 	    rd_done(&c->r) != 0)
 		return REFUSE;
-	msg_begin(c->ipc, MSG_P11_REMOVE, c->req, c->conn);
-	msg_blob_encode(c->ipc, &m);
+	msg_p11_remove_write(c->ipc, c->req, c->conn, provider);
 	return FORWARD;
 }
 
 static int
-req_lock_common(struct req_ctx *c, uint8_t type)
+req_lock_common(struct req_ctx *c, int unlock)
 {
-	struct msg_blob m;
+	struct slice pass;
 
 	/* Unlike the reference, a garbled lock request is refused, never a
 	 * reason for the agent to exit (spec §5.8). */
 	/* A text string, but hashed whole: a trailing NUL is part of the
 	 * passphrase ("pw\0" is not "pw", spec §2), as in the reference. */
-	if (rd_string(&c->r, &m.blob) != 0 || rd_done(&c->r) != 0 ||
-	    (m.blob.len > 1 && memchr(m.blob.p, '\0', m.blob.len - 1) != NULL)) {
+	if (rd_string(&c->r, &pass) != 0 || rd_done(&c->r) != 0 ||
+	    (pass.len > 1 && memchr(pass.p, '\0', pass.len - 1) != NULL)) {
 		log_info("refused malformed lock/unlock request");
 		return REFUSE;
 	}
-	msg_begin(c->ipc, type, c->req, c->conn);
-	msg_blob_encode(c->ipc, &m);
+	msg_lock_write(c->ipc, unlock, c->req, c->conn, pass);
 	return FORWARD;
 }
 
 static int
 req_lock(struct req_ctx *c)
 {
-	return req_lock_common(c, MSG_LOCK);
+	return req_lock_common(c, 0);
 }
 
 static int
 req_unlock(struct req_ctx *c)
 {
-	return req_lock_common(c, MSG_UNLOCK);
+	return req_lock_common(c, 1);
 }
 
 /* A session-bind that does not parse still counts as attempted (§7.2), so
@@ -264,25 +260,30 @@ req_bind(struct req_ctx *c)
 static int
 req_policy(struct req_ctx *c)
 {
-	struct msg_blob m;
-	struct slice sub;
+	struct agent_policy_req m;
 
-	if (rd_text(&c->r, &sub) != 0)
+	if (agent_policy_request_decode(&c->r, &m) != 0)
 		return REFUSE;
-	if (slice_eq_str(sub, POLICY_SUB_SHOW))
+	if (!m.load)
 		return forward_empty(c, MSG_POLICY_SHOW);
-	if (!slice_eq_str(sub, POLICY_SUB_LOAD) ||
-	    rd_string(&c->r, &m.blob) != 0 || rd_done(&c->r) != 0)
-		return REFUSE;
-	if (m.blob.len > RULES_MAX_FILE) {
+	if (m.rules_text.len > RULES_MAX_FILE) {
 		log_info("refused policy load: %zu bytes of rules (at most %u)",
-		    m.blob.len, (unsigned)RULES_MAX_FILE);
+		    m.rules_text.len, (unsigned)RULES_MAX_FILE);
 		return REFUSE;
 	}
-	msg_begin(c->ipc, MSG_POLICY_LOAD, c->req, c->conn);
-	msg_blob_encode(c->ipc, &m);
+	msg_policy_load_write(c->ipc, c->req, c->conn, m.rules_text);
 	return FORWARD;
 }
+
+/* The extensions with arguments, and their parsers; the others take
+ * none. */
+static const struct {
+	uint8_t msg;            /* of their row in wire/agent.c */
+	int (*fn)(struct req_ctx *);
+} ext_args[] = {
+	{ MSG_BIND, req_bind },
+	{ MSG_POLICY_LOAD, req_policy },
+};
 
 static int
 req_extension(struct req_ctx *c)
@@ -290,44 +291,70 @@ req_extension(struct req_ctx *c)
 	const struct agent_ext *e;
 	struct slice name;
 
-	if (rd_text(&c->r, &name) != 0)
+	if (agent_ext_name_decode(&c->r, &name) != 0)
 		return REFUSE;
 	if ((e = agent_ext_named(name)) == NULL) {
 		log_debug("unsupported extension \"%.*s\"",
 		    (int)(name.len > 64 ? 64 : name.len), (const char *)name.p);
 		return REFUSE;
 	}
-	if (e->msg == MSG_BIND)
-		return req_bind(c);
-	if (e->msg == MSG_POLICY_LOAD)
-		return req_policy(c);
+	for (size_t i = 0; i < sizeof(ext_args) / sizeof(ext_args[0]); i++)
+		if (ext_args[i].msg == e->msg)
+			return ext_args[i].fn(c);
 	return forward_empty(c, e->msg);
 }
 
+/* PROTO_LOGGED: the handler logs its own refusal, with why. */
+enum { PROTO_LOGGED = 1 << 8 };
+
 static const struct {
 	uint8_t type;
+	unsigned flags;         /* PROTO_* (proto.h) */
 	int (*fn)(struct req_ctx *);
 } requests[] = {
-	{ SSH_AGENTC_REMOVE_ALL_RSA_IDENTITIES, req_remove_all },
-	{ SSH2_AGENTC_REQUEST_IDENTITIES, req_list },
-	{ SSH2_AGENTC_SIGN_REQUEST, req_sign },
-	{ SSH2_AGENTC_ADD_IDENTITY, req_add },
-	{ SSH2_AGENTC_REMOVE_IDENTITY, req_remove },
-	{ SSH2_AGENTC_REMOVE_ALL_IDENTITIES, req_remove_all },
-	{ SSH_AGENTC_ADD_SMARTCARD_KEY, req_smartcard },
-	{ SSH_AGENTC_REMOVE_SMARTCARD_KEY, req_smartcard_remove },
-	{ SSH_AGENTC_LOCK, req_lock },
-	{ SSH_AGENTC_UNLOCK, req_unlock },
-	{ SSH2_AGENTC_ADD_ID_CONSTRAINED, req_add },
-	{ SSH_AGENTC_ADD_SMARTCARD_KEY_CONSTRAINED, req_smartcard_constrained },
-	{ SSH_AGENTC_EXTENSION, req_extension },
+	{ SSH_AGENTC_REMOVE_ALL_RSA_IDENTITIES, 0, req_remove_all },
+	{ SSH2_AGENTC_REQUEST_IDENTITIES, 0, req_list },
+	{ SSH2_AGENTC_SIGN_REQUEST, 0, req_sign },
+	{ SSH2_AGENTC_ADD_IDENTITY, PROTO_ADD | PROTO_LOGGED, req_add },
+	{ SSH2_AGENTC_REMOVE_IDENTITY, 0, req_remove },
+	{ SSH2_AGENTC_REMOVE_ALL_IDENTITIES, 0, req_remove_all },
+	{ SSH_AGENTC_ADD_SMARTCARD_KEY, PROTO_ADD, req_smartcard },
+	{ SSH_AGENTC_REMOVE_SMARTCARD_KEY, 0, req_smartcard_remove },
+	{ SSH_AGENTC_LOCK, PROTO_FENCE, req_lock },
+	{ SSH_AGENTC_UNLOCK, PROTO_FENCE, req_unlock },
+	{ SSH2_AGENTC_ADD_ID_CONSTRAINED, PROTO_ADD | PROTO_LOGGED, req_add },
+	{ SSH_AGENTC_ADD_SMARTCARD_KEY_CONSTRAINED, PROTO_ADD,
+	  req_smartcard_constrained },
+	{ SSH_AGENTC_EXTENSION, 0, req_extension },
 };
+
+#define NREQUESTS (sizeof(requests) / sizeof(requests[0]))
+
+/* The row of a request type; NREQUESTS: none. */
+static size_t
+request_row(uint8_t type)
+{
+	size_t i;
+
+	for (i = 0; i < NREQUESTS && requests[i].type != type; i++)
+		;
+	return i;
+}
+
+unsigned
+proto_flags(uint8_t type)
+{
+	size_t i = request_row(type);
+
+	return i == NREQUESTS ? 0 : requests[i].flags & (PROTO_ADD | PROTO_FENCE);
+}
 
 int
 proto_request(const uint8_t *p, size_t len, uint32_t req, uint32_t conn,
     struct wb *ipc, struct wb *reply)
 {
 	struct req_ctx c = { .req = req, .conn = conn, .ipc = ipc };
+	size_t i;
 
 	wb_reset(reply);
 	if (len == 0) {                 /* client_frame never passes one */
@@ -335,61 +362,80 @@ proto_request(const uint8_t *p, size_t len, uint32_t req, uint32_t conn,
 		return 0;
 	}
 	rd_init(&c.r, p + 1, len - 1);
-	for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++) {
-		if (requests[i].type != p[0])
-			continue;
-		if (requests[i].fn(&c) == FORWARD && !ipc->err)
-			return 1;
-		break;
-	}
-	if (p[0] != SSH2_AGENTC_ADD_IDENTITY && p[0] != SSH2_AGENTC_ADD_ID_CONSTRAINED)
+	if ((i = request_row(p[0])) < NREQUESTS && requests[i].fn(&c) == FORWARD &&
+	    !ipc->err)
+		return 1;
+	if (i == NREQUESTS || !(requests[i].flags & PROTO_LOGGED))
 		log_debug("request type %u refused by the parser", p[0]);
 	wb_u8(reply, SSH_AGENT_FAILURE);
 	return 0;
 }
 
-int
-proto_reply(const struct msg_hdr *h, struct rd *r, struct wb *reply)
+/* ------------------------------------------------------------ replies */
+
+static int
+rep_status(struct rd *r, struct wb *reply)
 {
 	static const uint8_t status_byte[] = {
 		[ST_OK] = SSH_AGENT_SUCCESS,
 		[ST_FAIL] = SSH_AGENT_FAILURE,
 		[ST_EXT_FAIL] = SSH_AGENT_EXTENSION_FAILURE,
 	};
-	const struct agent_ext *e;
 	struct msg_status st;
-	struct msg_blob b;
+
+	if (msg_status_decode(r, &st) != 0)
+		return -1;
+	wb_u8(reply, status_byte[st.status]);
+	return 0;
+}
+
+static int
+rep_signature(struct rd *r, struct wb *reply)
+{
+	struct slice sig;
+
+	if (msg_signature_read(r, &sig) != 0)
+		return -1;
+	wb_u8(reply, SSH2_AGENT_SIGN_RESPONSE);
+	wb_slice(reply, sig);
+	return 0;
+}
+
+static int
+rep_identities(struct rd *r, struct wb *reply)
+{
 	struct msg_identities ids;
 
+	if (msg_identities_decode(r, &ids) != 0)
+		return -1;
+	agent_identities_answer(reply, ids.n, ids.entries);
+	return 0;
+}
+
+static const struct {
+	uint8_t type;
+	int (*fn)(struct rd *, struct wb *);
+} replies[] = {
+	{ MSG_R_STATUS, rep_status },
+	{ MSG_R_SIGNATURE, rep_signature },
+	{ MSG_R_IDENTITIES, rep_identities },
+};
+
+int
+proto_reply(const struct msg_hdr *h, struct rd *r, struct wb *reply)
+{
+	const struct agent_ext *e;
+	struct slice body;
+
 	wb_reset(reply);
-	switch (h->type) {
-	case MSG_R_STATUS:
-		if (msg_status_decode(r, &st) != 0)
-			return -1;
-		wb_u8(reply, status_byte[st.status]);
-		return 0;
-	case MSG_R_SIGNATURE:
-		if (msg_blob_decode(r, &b) != 0)
-			return -1;
-		wb_u8(reply, SSH2_AGENT_SIGN_RESPONSE);
-		wb_slice(reply, b.blob);
-		return 0;
-	case MSG_R_IDENTITIES:
-		if (msg_identities_decode(r, &ids) != 0)
-			return -1;
-		wb_u8(reply, SSH2_AGENT_IDENTITIES_ANSWER);
-		wb_u32(reply, ids.n);
-		wb_bytes(reply, ids.entries.p, ids.entries.len);
-		return 0;
-	}
-	/* The answer of an extension: its name, then the body policy wrote. */
-	if ((e = agent_ext_answered_by(h->type)) != NULL) {
-		if (msg_blob_decode(r, &b) != 0)
-			return -1;
-		wb_u8(reply, SSH_AGENT_EXTENSION_RESPONSE);
-		wb_cstring(reply, e->name);
-		wb_bytes(reply, b.blob.p, b.blob.len);
-		return 0;
-	}
-	return -1;
+	for (size_t i = 0; i < sizeof(replies) / sizeof(replies[0]); i++)
+		if (replies[i].type == h->type)
+			return replies[i].fn(r, reply);
+	/* The answer of an extension (its row in wire/agent.c): its name,
+	 * then the body policy wrote. */
+	if ((e = agent_ext_answered_by(h->type)) == NULL ||
+	    msg_ext_reply_read(r, &body) != 0)
+		return -1;
+	agent_ext_answer(reply, e->name, body);
+	return 0;
 }

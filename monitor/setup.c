@@ -4,7 +4,7 @@
  * running a command, signals, the audit trail's fd and the children.
  */
 #include "ipc/log.h"
-#include "wire/msg.h"
+#include "wire/monitor.h"
 #include "monitor/whois.h"
 #include "monitor/monitor.h"
 #include "monitor/setup.h"
@@ -409,10 +409,9 @@ setup_children(const char *path, const char *made_dir)
 	whois_init(M.kids.peer_fd);
 	if (rules_text != NULL) {
 		/* Before any client: policy takes rules without a connection
-		 * only now (policy/rulesload.c). */
-		msg_begin(&M.ipc, MSG_POLICY_LOAD, 0, 0);
-		msg_blob_encode(&M.ipc, &(struct msg_blob){ { (const uint8_t *)rules_text,
-		    rules_len } });
+		 * only now (policy/ruling.c). */
+		msg_policy_load_write(&M.ipc, 0, 0,
+		    (struct slice){ (const uint8_t *)rules_text, rules_len });
 		monitor_send(&M.ipc);
 		free(rules_text);
 		rules_text = NULL;

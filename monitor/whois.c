@@ -19,7 +19,7 @@
  * served at once as unavailable. Nothing here ends the monitor.
  */
 #include "ipc/log.h"
-#include "wire/msg.h"
+#include "wire/monitor.h"
 #include "wire/peer.h"
 #include "monitor/whois.h"
 #include "monitor/monitor.h"
@@ -60,8 +60,7 @@ close_fd(int fd)
 static void
 tell_policy(uint32_t conn, const uint8_t *p, size_t n)
 {
-	msg_begin(&M.ipc, MSG_PEER, 0, conn);
-	msg_blob_encode(&M.ipc, &(struct msg_blob){ { p, n } });
+	msg_peer_write(&M.ipc, conn, (struct slice){ p, n });
 	monitor_send(&M.ipc);
 }
 

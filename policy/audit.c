@@ -161,8 +161,7 @@ audit_send(struct policy *P, struct wb *w, uint32_t req)
 		wb_free(w);
 		return -1;
 	}
-	msg_begin(&P->out, MSG_AUDIT, req, 0);
-	msg_blob_encode(&P->out, &(struct msg_blob){ wb_slice_of(w) });
+	msg_audit_write(&P->out, req, wb_slice_of(w));
 	wb_free(w);
 	if (chan_send(&P->au, &P->out) != 0)
 		fatal("the auditor is gone; shutting down");

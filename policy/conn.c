@@ -62,13 +62,13 @@ h_close(struct ctx *c)
 int
 h_peer(struct ctx *c)
 {
-	struct msg_blob b;
+	struct slice b;
 	struct peer_reply m;
 	struct rd r;
 
-	if (msg_blob_decode(&c->r, &b) != 0)
+	if (msg_peer_read(&c->r, &b) != 0)
 		return -1;
-	rd_init(&r, b.blob.p, b.blob.len);
+	rd_init(&r, b.p, b.len);
 	if (peer_reply_decode(&r, &m) != 0) {
 		log_error("connection %u: an undecodable caller report; the "
 		    "caller stays unknown", c->h.conn);

@@ -1,10 +1,11 @@
 /*
- * dispatch.c - everything the other processes can ask of policy, as
- * tables. The monitor may be compromised, so each message is decoded
- * again from scratch, and the rules that hold for many requests (needs
- * an open connection, refused while locked, refused where a session-bind
- * was attempted) are flags the dispatcher enforces: no handler repeats
- * them, and a new row cannot forget them.
+ * dispatch.c - everything the monitor can ask of policy, as a table
+ * (the other processes' answers: answers.c). The monitor may be
+ * compromised, so each message is decoded again from scratch, and the
+ * rules that hold for many requests (needs an open connection, refused
+ * while locked, refused where a session-bind was attempted) are flags
+ * the dispatcher enforces: no handler repeats them, and a new row cannot
+ * forget them.
  */
 #include "wire/agent.h"
 #include "ipc/log.h"
@@ -85,6 +86,17 @@ static const struct {
 	{ MSG_INSPECT,     "inspect",     ST_EXT_FAIL },
 };
 
+/* The management row of a request type; NROWS(management): none. */
+static size_t
+management_row(uint8_t type)
+{
+	size_t i;
+
+	for (i = 0; i < NROWS(management) && management[i].type != type; i++)
+		;
+	return i;
+}
+
 /* 1 (and the refusal sent) if c's request is management on a socket
  * that does not serve it. */
 static int
@@ -94,9 +106,7 @@ refuse_unmanaged(struct ctx *c)
 
 	if (c->conn == NULL || scope_may_manage(c->P->rules, c->conn->sock))
 		return 0;
-	for (i = 0; i < NROWS(management) && management[i].type != c->h.type; i++)
-		;
-	if (i == NROWS(management))
+	if ((i = management_row(c->h.type)) == NROWS(management))
 		return 0;
 	log_info("connection %u: %s refused: the %s socket lists and signs "
 	    "only (declare it \"manage\" to allow more)", c->h.conn,
@@ -171,18 +181,6 @@ refuse_locked(struct ctx *c, enum when_locked how, const char *event)
 	send_to(&c->P->mon, &c->P->out, "monitor");
 }
 
-/* The name of an F_MANAGE request, for its log line and audit record. */
-static const char *
-manage_name(uint8_t type)
-{
-	switch (type) {
-	case MSG_LOCK: return "lock";
-	case MSG_UNLOCK: return "unlock";
-	case MSG_REMOVE_ALL: return "remove-all";
-	default: return "remove";      /* a key, or a provider's keys */
-	}
-}
-
 void
 policy_from_monitor(struct policy *P, const uint8_t *p, size_t n)
 {
@@ -225,13 +223,14 @@ policy_from_monitor(struct policy *P, const uint8_t *p, size_t n)
 		return;
 	}
 	/* Before the lock: a forwarded unlock is no guess at all. */
+	/* (every F_MANAGE row has its management row, for its name) */
 	if ((f & F_MANAGE) && c.conn != NULL && bindings_forwarded(&c.conn->bind) &&
 	    !P->args.allow_remote_manage) {
+		const char *what = management[management_row(c.h.type)].name;
+
 		log_info("connection %u: %s refused: the connection is forwarded "
-		    "(keyward -O allow-remote-manage allows it)", c.h.conn,
-		    manage_name(c.h.type));
-		audit_simple(P, manage_name(c.h.type), "refuse",
-		    "forwarded connection", c.conn, NULL);
+		    "(keyward -O allow-remote-manage allows it)", c.h.conn, what);
+		audit_simple(P, what, "refuse", "forwarded connection", c.conn, NULL);
 		ctx_reply(&c, ST_FAIL);
 		return;
 	}
@@ -247,161 +246,6 @@ policy_from_monitor(struct policy *P, const uint8_t *p, size_t n)
 		if (!(f & F_BOOK))
 			ctx_reply(&c, ST_FAIL);
 	}
-}
-
-/* ---------------------------------------------------------------- answers */
-
-void
-policy_from_keyholder(struct policy *P, const uint8_t *p, size_t n)
-{
-	struct msg_hdr h;
-	struct msg_status st;
-	struct msg_blob sig;
-	struct msg_sk_material mat;
-	struct pending *pd;
-	struct rd r;
-
-	rd_init(&r, p, n);
-	if (msg_hdr_decode(&r, &h) != 0)
-		fatal("undecodable message from the keyholder");
-	if (h.req == 0)
-		return;                 /* answer to a delete or wipe */
-	if ((pd = pending_take(P, h.req, P_SIGN)) == NULL)
-		fatal("keyholder answered request %u, which nobody asked", h.req);
-	if (h.type == MSG_R_SIGNATURE && pd->state == P_SIGN &&
-	    msg_blob_decode(&r, &sig) == 0) {
-		sign_signed(P, pd, sig.blob);
-		return;
-	}
-	if (h.type == MSG_R_PUBKEY && pd->state == P_ADD &&
-	    msg_blob_decode(&r, &sig) == 0) {
-		keys_add_done(P, pd, sig.blob);
-		return;
-	}
-	if (h.type == MSG_R_SK_MATERIAL && pd->state == P_SK_MATERIAL &&
-	    msg_sk_material_decode(&r, &mat) == 0) {
-		token_material(P, pd, &mat);
-		return;
-	}
-	if (h.type != MSG_R_STATUS || msg_status_decode(&r, &st) != 0)
-		fatal("malformed reply from the keyholder");
-	switch (pd->state) {
-	case P_LOCK:
-	case P_UNLOCK:
-		lock_done(P, pd, st.status == ST_OK);
-		break;
-	case P_ADD:
-		keys_add_done(P, pd, (struct slice){ NULL, 0 });
-		break;
-	case P_SIGN:
-		sign_signed(P, pd, (struct slice){ NULL, 0 });
-		break;
-	case P_SK_MATERIAL:
-		token_material(P, pd, NULL);
-		break;
-	default:
-		fatal("keyholder answered a request in state %d", (int)pd->state);
-	}
-}
-
-/* The prompter and the auditor answer with a status alone. */
-static void
-status_reply(const uint8_t *p, size_t n, const char *peer, struct msg_hdr *h,
-    struct msg_status *st)
-{
-	struct rd r;
-
-	rd_init(&r, p, n);
-	if (msg_hdr_decode(&r, h) != 0 || h->type != MSG_R_STATUS ||
-	    msg_status_decode(&r, st) != 0)
-		fatal("malformed message from the %s", peer);
-}
-
-/* The prompter answers a confirm with a status, a PIN question with the
- * PIN (MSG_R_SECRET) or a refusal. */
-void
-policy_from_prompter(struct policy *P, const uint8_t *p, size_t n)
-{
-	struct msg_hdr h;
-	struct msg_status st;
-	struct msg_blob pin;
-	struct pending *pd;
-	struct rd r;
-
-	rd_init(&r, p, n);
-	if (msg_hdr_decode(&r, &h) != 0)
-		fatal("malformed message from the prompter");
-	if ((pd = pending_take(P, h.req, P_CONFIRM)) == NULL)
-		return;                 /* cancelled meanwhile */
-	if (pd->state == P_PIN && h.type == MSG_R_SECRET &&
-	    msg_blob_decode(&r, &pin) == 0)
-		token_pin(P, pd, pin.blob);
-	else if (h.type != MSG_R_STATUS || msg_status_decode(&r, &st) != 0)
-		fatal("malformed message from the prompter");
-	else if (pd->state == P_PIN)
-		token_pin(P, pd, (struct slice){ NULL, 0 });
-	else
-		sign_confirmed(P, pd, st.status == ST_OK);
-}
-
-/* The broker answers a resolve with the path or a refusal, a token
- * signature with the helper's reply or why there is none. */
-void
-policy_from_broker(struct policy *P, const uint8_t *p, size_t n)
-{
-	struct msg_hdr h;
-	struct msg_blob b;
-	struct msg_status st;
-	struct msg_tk_fail f;
-	struct pending *pd;
-	struct rd r;
-
-	rd_init(&r, p, n);
-	if (msg_hdr_decode(&r, &h) != 0)
-		fatal("malformed message from the broker");
-	if (h.type == MSG_R_P11_GONE && h.req == 0) {
-		if (msg_blob_decode(&r, &b) != 0)
-			fatal("malformed MSG_R_P11_GONE from the broker");
-		p11_gone(P, b.blob);
-		return;
-	}
-	if ((pd = pending_take(P, h.req, P_TOKEN)) == NULL)
-		fatal("the broker answered request %u, which nobody asked", h.req);
-	if (pd->state == P_RESOLVE && h.type == MSG_R_PATH &&
-	    msg_blob_decode(&r, &b) == 0)
-		(pd->p11 ? p11_resolved : keys_resolved)(P, pd, b.blob);
-	else if (pd->state == P_RESOLVE && h.type == MSG_R_STATUS &&
-	    msg_status_decode(&r, &st) == 0)
-		(pd->p11 ? p11_resolved : keys_resolved)(P, pd,
-		    (struct slice){ NULL, 0 });
-	else if ((pd->state == P_P11_LOGIN || pd->state == P_P11_SIGN) &&
-	    h.type == MSG_R_TOKEN && msg_blob_decode(&r, &b) == 0)
-		(pd->state == P_P11_LOGIN ? p11_listed : p11_signed)(P, pd, b.blob, 0);
-	else if ((pd->state == P_P11_LOGIN || pd->state == P_P11_SIGN) &&
-	    h.type == MSG_R_TOKEN_FAIL && msg_tk_fail_decode(&r, &f) == 0)
-		(pd->state == P_P11_LOGIN ? p11_listed : p11_signed)(P, pd,
-		    (struct slice){ NULL, 0 }, f.why);
-	else if (pd->state == P_TOKEN && h.type == MSG_R_TOKEN &&
-	    msg_blob_decode(&r, &b) == 0)
-		token_answer(P, pd, b.blob, 0);
-	else if (pd->state == P_TOKEN && h.type == MSG_R_TOKEN_FAIL &&
-	    msg_tk_fail_decode(&r, &f) == 0)
-		token_answer(P, pd, (struct slice){ NULL, 0 }, f.why);
-	else
-		fatal("malformed reply from the broker");
-}
-
-void
-policy_from_auditor(struct policy *P, const uint8_t *p, size_t n)
-{
-	struct msg_hdr h;
-	struct msg_status st;
-	struct pending *pd;
-
-	status_reply(p, n, "auditor", &h, &st);
-	if ((pd = pending_take(P, h.req, P_AUDIT)) == NULL)
-		fatal("the auditor answered request %u, which nobody asked", h.req);
-	sign_audited(P, pd, st.status == ST_OK);
 }
 
 /* ---------------------------------------------------------------- timers */

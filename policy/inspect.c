@@ -30,8 +30,8 @@ h_query(struct ctx *c)
 		return -1;
 	wb_init(&names);
 	agent_ext_list(&names);
-	msg_begin(&P->out, MSG_R_EXTENSIONS, c->h.req, c->h.conn);
-	msg_blob_encode(&P->out, &(struct msg_blob){ wb_slice_of(&names) });
+	msg_ext_reply_write(&P->out, MSG_R_EXTENSIONS, c->h.req, c->h.conn,
+	    wb_slice_of(&names));
 	wb_free(&names);
 	send_to(&P->mon, &P->out, "monitor");
 	return 0;
@@ -137,8 +137,8 @@ h_inspect(struct ctx *c)
 		ctx_reply(c, ST_EXT_FAIL);
 		return 0;
 	}
-	msg_begin(&P->out, MSG_R_INSPECT, c->h.req, c->h.conn);
-	msg_blob_encode(&P->out, &(struct msg_blob){ wb_slice_of(&body) });
+	msg_ext_reply_write(&P->out, MSG_R_INSPECT, c->h.req, c->h.conn,
+	    wb_slice_of(&body));
 	wb_free(&body);
 	send_to(&P->mon, &P->out, "monitor");
 	return 0;
@@ -233,8 +233,8 @@ h_conns(struct ctx *c)
 		ctx_reply(c, ST_EXT_FAIL);
 		return 0;
 	}
-	msg_begin(&P->out, MSG_R_CONNS, c->h.req, c->h.conn);
-	msg_blob_encode(&P->out, &(struct msg_blob){ wb_slice_of(&one) });
+	msg_ext_reply_write(&P->out, MSG_R_CONNS, c->h.req, c->h.conn,
+	    wb_slice_of(&one));
 	wb_free(&one);
 	send_to(&P->mon, &P->out, "monitor");
 	return 0;

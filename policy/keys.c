@@ -1,30 +1,22 @@
 /*
- * keys.c - the identity table's requests: list, add, remove, remove all,
- * and expiry. An ADD is judged on its public key; it takes effect only
- * when the keyholder has accepted the private half (which policy hands on
- * unparsed) and derived that same public key from it; until then it is
- * a barrier (pending.h).
+ * keys.c - the identity table's requests: list, remove, remove all, and
+ * expiry (an add: add.c).
  */
 #include "crypto/crypto.h"
 #include "ipc/log.h"
-#include "ipc/text.h"
 #include "policy/audit.h"
 #include "policy/describe.h"
 #include "policy/dispatch.h"
-#include "policy/token.h"
-#include "rules/match.h"
+#include "wire/agent.h"
 #include "rules/scope.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static void keys_add_refused(struct policy *P, struct pending *p, const char *why);
-
 /* Is identity I usable at all on connection C (§8.4 with u = ANY)? */
-static int
-visible(const struct identity *id, const struct conn *c, struct verdict *v)
+int
+id_visible(const struct identity *id, const struct conn *c, struct verdict *v)
 {
 	return path_permitted(&id->dest, &c->bind, NULL, time(NULL), v);
 }
@@ -44,7 +36,7 @@ in_scope(const struct policy *P, const struct identity *id,
 	return scope_may_list(P->rules, c->sock, fp, id->comment, id->sock);
 }
 
-static void
+void
 kh_delete(struct policy *P, uint64_t key_id)
 {
 	struct msg_kh_delete m = { key_id };
@@ -128,7 +120,7 @@ h_list(struct ctx *c)
 		struct identity *id = P->ids.order[i];
 		size_t need = 8 + id->blob_len + strlen(id->comment);
 		struct verdict v;
-		if (!visible(id, c->conn, &v)) {        /* §8.5 */
+		if (!id_visible(id, c->conn, &v)) {        /* §8.5 */
 			char path[1024];
 			if (!tell_hidden)
 				continue;
@@ -148,8 +140,8 @@ h_list(struct ctx *c)
 			P->cut_told = P->ids.n;
 			break;
 		}
-		wb_string(&e, id->blob, id->blob_len);
-		wb_cstring(&e, id->comment);
+		agent_identity_entry(&e, (struct slice){ id->blob, id->blob_len },
+		    id->comment);
 		m.n++;
 	}
 	m.entries = wb_slice_of(&e);
@@ -163,270 +155,18 @@ h_list(struct ctx *c)
 	return 0;
 }
 
-static void
-refuse_add(struct ctx *c, const char *why, struct identity *id)
-{
-	log_info("refused add: %s", why);
-	audit_simple(c->P, "add", "refuse", why, c->conn, NULL);
-	identity_free(id);
-	ctx_reply(c, ST_FAIL);
-}
-
-/* The identity an ADD would make, from its public key and constraints:
- * NULL (and *why) when the request must be refused. */
-static struct identity *
-identity_of(struct ctx *c, const struct pubkey *pub, const struct msg_add *m,
-    size_t cost, const char **why)
-{
-	struct policy *P = c->P;
-	struct identity *id, *held;
-	struct wb blob;
-
-	if (pub->is_cert && cert_verify(pub) != 0) {
-		*why = "certificate signature does not verify";
-		return NULL;
-	}
-	if ((id = calloc(1, sizeof(*id))) == NULL ||
-	    (id->comment = slice_strdup(m->comment)) == NULL)
-		fatal("out of memory");
-	/* A certificate's fingerprint is its plain key's, as OpenSSH makes
-	 * it: ssh-add -l, the logs and keyward-ctl then agree. */
-	struct pubkey plain = *pub;
-	plain.is_cert = 0;
-	wb_init(&blob);
-	key_write_public(&blob, &plain);
-	if (blob.err || fingerprint(wb_slice_of(&blob), P->fp_hash, id->fp,
-	    sizeof(id->fp)) != 0)
-		fatal("cannot encode a parsed key");
-	wb_free(&blob);
-	key_write_public(&blob, pub);
-	if (blob.err)
-		fatal("cannot encode a parsed key");
-	id->blob = blob.p;      /* the identity takes the buffer */
-	id->blob_len = blob.len;
-	id->kind = pub->kind;
-	id->is_cert = pub->is_cert;
-	id->confirm = m->c.confirm;
-	/* Re-adding replaces an identity: only one this connection may see
-	 * (§8.10), judged against the table as every request before left it. */
-	struct verdict v;
-	if ((held = idt_find(&P->ids, (struct slice){ id->blob, id->blob_len })) != NULL &&
-	    !visible(held, c->conn, &v)) {
-		*why = "the key is already held and not visible on this connection";
-		identity_free(id);
-		return NULL;
-	}
-	/* Adds are judged one at a time (the barrier), so the room counted
-	 * here is the room the add will find. */
-	if (!idt_room(&P->ids, held, cost)) {
-		*why = "the agent holds as many keys as it may (AGENT_MAX_KEYS, "
-		    "AGENT_MAX_HELD_BYTES)";
-		identity_free(id);
-		return NULL;
-	}
-	id->cost = cost;
-	if (m->c.has_dest && dest_set_build(&id->dest, m->c.dest, why) != 0) {
-		if (*why == NULL)
-			*why = "invalid destination constraint";
-		identity_free(id);
-		return NULL;
-	}
-	if (m->c.has_lifetime)
-		id->expiry_ms = now_ms() + (uint64_t)m->c.lifetime * 1000;
-	else if (P->default_lifetime > 0)
-		id->expiry_ms = now_ms() + (uint64_t)P->default_lifetime * 1000;
-	/* lifetime 0 means "expire now": keep it non-zero so it is swept */
-	if (m->c.has_lifetime && m->c.lifetime == 0)
-		id->expiry_ms = id->expiry_ms ? id->expiry_ms : 1;
-	return id;
-}
-
-int
-h_add(struct ctx *c)
-{
-	struct policy *P = c->P;
-	struct msg_add m;
-	struct pubkey pub;
-	struct identity *id;
-	struct pending *p;
-	const char *why = NULL;
-
-	if (msg_add_decode(&c->r, &m) != 0)
-		return -1;
-	/* what keeping it costs, as ipc/limits.h counts */
-	size_t cost = m.key.len + m.comment.len + AGENT_KEY_OVERHEAD +
-	    (m.c.has_dest ? m.c.dest.len : 0) +
-	    (m.c.has_provider ? m.c.provider.len : 0);
-	/* Judged on its public key alone: the private half is never parsed
-	 * here (doc/threat-model.md). */
-	if (key_parse_public(m.pub, &pub, &why) != 0) {
-		refuse_add(c, why ? why : "malformed public key", NULL);
-		return 0;
-	}
-	if (m.c.has_provider && !key_is_sk(pub.kind)) {
-		refuse_add(c, "an sk-provider constraint on a key that is not a "
-		    "FIDO key", NULL);
-		return 0;
-	}
-	if ((id = identity_of(c, &pub, &m, cost, &why)) == NULL) {
-		refuse_add(c, why, NULL);
-		return 0;
-	}
-	id->sock = c->conn->sock;       /* its scope (rules/scope.h) */
-	p = pending_new(P, P_ADD, c->h.conn, c->h.req);
-	p->add = id;
-	p->key_id = id->key_id = ++P->next_key_id;
-	P->barrier = p->id;
-	if (key_is_sk(pub.kind)) {
-		struct slice prov = m.c.has_provider ? m.c.provider :
-		    (struct slice){ (const uint8_t *)"internal", 8 };
-		if (token_provider_internal(prov)) {
-			id->provider = str_dup("internal");
-		} else if (conn_remote(c->conn) && !P->args.allow_remote_providers) {
-			/* §8.10: a forwarded connection loads no library */
-			keys_add_refused(P, p, "a forwarded connection may not name "
-			    "a FIDO provider library (keyward -O allow-remote-pkcs11)");
-			return 0;
-		} else {
-			/* resolved once the keyholder has accepted the key */
-			wb_bytes(&p->data, prov.p, prov.len);
-		}
-	}
-	/* The private half goes on as it came; policy keeps no copy. */
-	p->state = P_ADD;
-	pending_keep(P, p);
-	msg_begin(&P->out, MSG_KH_ADD, p->id, p->conn);
-	msg_kh_add_encode(&P->out, &(struct msg_kh_add){ p->key_id, m.key });
-	send_to(&P->kh, &P->out, "keyholder");
-	wipe(P->out.p, P->out.len);
-	return 0;
-}
-
-static void
-keys_add_refused(struct policy *P, struct pending *p, const char *why)
-{
-	if (P->barrier == p->id)
-		P->barrier = 0;
-	log_info("refused add: %s", why);
-	audit_simple(P, "add", "refuse", why, conn_find(P, p->conn), NULL);
-	reply_status(P, p->conn, p->req, ST_FAIL);
-	pending_free(P, p);
-}
-
-/* The add is judged whole: the identity goes live; an existing one keeps
- * its list position and takes every new attribute (spec §5.4). */
-static void
-keys_add_live(struct policy *P, struct pending *p)
-{
-	struct identity *id = p->add, *old;
-	const struct conn *c = conn_find(P, p->conn);
-
-	if (P->barrier == p->id)
-		P->barrier = 0;
-	old = idt_find(&P->ids, (struct slice){ id->blob, id->blob_len });
-	if (old != NULL) {
-		uint64_t stale = old->key_id;
-		free(old->comment);
-		old->comment = id->comment;
-		id->comment = NULL;
-		old->key_id = id->key_id;
-		old->expiry_ms = id->expiry_ms;
-		old->confirm = id->confirm;
-		free(old->provider);
-		old->provider = id->provider;
-		id->provider = NULL;
-		dest_set_free(&old->dest);      /* re-adding replaces every constraint */
-		old->dest = id->dest;
-		memset(&id->dest, 0, sizeof(id->dest));
-		idt_recharge(&P->ids, old, id->cost);
-		kh_delete(P, stale);
-		log_info("replaced %s %s \"%s\"", key_kind_name(old->kind), old->fp,
-		    old->comment);
-		audit_simple(P, "add", "allow", "replaced an identity already held",
-		    c, old);
-	} else {
-		if (idt_insert(&P->ids, id) != 0)
-			fatal("out of memory");
-		p->add = NULL;
-		log_info("added %s%s %s \"%s\"%s", key_kind_name(id->kind),
-		    id->is_cert ? " certificate" : "", id->fp, id->comment,
-		    id->dest.n ? " with destination constraints" : "");
-		audit_simple(P, "add", "allow", NULL, c, id);
-	}
-	keys_expiry_changed(P);
-	reply_status(P, p->conn, p->req, ST_OK);
-	pending_free(P, p);
-}
-
-/* The keyholder has judged the private half (pub.p NULL: refused) and
- * answered with the public key it derived: the add goes on only if that
- * is the key policy judged. A FIDO key naming a library then waits for
- * the broker to resolve its path. */
-void
-keys_add_done(struct policy *P, struct pending *p, struct slice pub)
-{
-	struct identity *id = p->add;
-
-	if (pub.p == NULL) {
-		keys_add_refused(P, p, "the keyholder rejected the private key");
-		return;
-	}
-	if (pub.len != id->blob_len || memcmp(pub.p, id->blob, pub.len) != 0) {
-		log_error("the keyholder derived another public key than the "
-		    "monitor sent for an add");
-		kh_delete(P, p->key_id);
-		keys_add_refused(P, p, "the private key does not match its "
-		    "public key");
-		return;
-	}
-	if (p->data.len > 0) {
-		token_resolve(P, p, wb_slice_of(&p->data));
-		return;
-	}
-	keys_add_live(P, p);
-}
-
-/* The broker has resolved an ADD's provider path (path.p NULL: it could
- * not): the add goes on only for a library -P allows (§6.5). The
- * keyholder holds the key already and forgets it on a refusal. */
-void
-keys_resolved(struct policy *P, struct pending *p, struct slice path)
-{
-	char real[TOKEN_MAX_PATH];
-
-	if (path.p == NULL || path.len == 0 || path.len >= sizeof(real) ||
-	    memchr(path.p, '\0', path.len) != NULL) {
-		kh_delete(P, p->key_id);
-		keys_add_refused(P, p, "the FIDO provider path does not resolve");
-		return;
-	}
-	memcpy(real, path.p, path.len);
-	real[path.len] = '\0';
-	if (!match_list(real, P->args.providers)) {
-		char why[TOKEN_MAX_PATH + 64], shown[TEXT_TERM_MAX];
-		text_term_str(shown, sizeof(shown), real);
-		snprintf(why, sizeof(why), "FIDO provider %s is not allowed by -P",
-		    shown);
-		kh_delete(P, p->key_id);
-		keys_add_refused(P, p, why);
-		return;
-	}
-	p->add->provider = str_dup(real);
-	keys_add_live(P, p);
-}
-
 int
 h_remove(struct ctx *c)
 {
 	struct policy *P = c->P;
-	struct msg_blob m;
+	struct slice key;
 	struct identity *id;
 	struct verdict v;
 
-	if (msg_blob_decode(&c->r, &m) != 0)
+	if (msg_remove_read(&c->r, &key) != 0)
 		return -1;
-	id = identity_by_blob(P, m.blob);
-	if (id == NULL || !visible(id, c->conn, &v) ||
+	id = identity_by_blob(P, key);
+	if (id == NULL || !id_visible(id, c->conn, &v) ||
 	    !in_scope(P, id, c->conn)) {
 		ctx_reply(c, ST_FAIL);
 		return 0;

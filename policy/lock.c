@@ -66,8 +66,7 @@ kh_lock(struct policy *P, struct pending *p, uint8_t type, struct slice pass)
 	if (type == MSG_KH_UNLOCK)
 		P->barrier = p->id;
 	pending_keep(P, p);
-	msg_begin(&P->out, type, p->id, 0);
-	msg_blob_encode(&P->out, &(struct msg_blob){ pass });
+	msg_kh_lock_write(&P->out, type == MSG_KH_UNLOCK, p->id, pass);
 	send_to(&P->kh, &P->out, "keyholder");
 	wipe(P->out.p, P->out.len);     /* the passphrase */
 }
@@ -76,12 +75,12 @@ int
 h_lock(struct ctx *c)
 {
 	struct policy *P = c->P;
-	struct msg_blob m;
+	struct slice pass;
 
-	if (msg_blob_decode(&c->r, &m) != 0)
+	if (msg_lock_read(&c->r, &pass) != 0)
 		return -1;
 	/* Hashed as the bytes sent, a trailing NUL included (spec §2). */
-	if (m.blob.len == 0 || lock_set(&P->lock, m.blob) != 0) {
+	if (pass.len == 0 || lock_set(&P->lock, pass) != 0) {
 		ctx_reply(c, ST_FAIL);
 		return 0;
 	}
@@ -89,7 +88,7 @@ h_lock(struct ctx *c)
 	rules_forget(P);
 	/* Locked from now on; the answer waits until the keyholder has
 	 * sealed every key under the passphrase. */
-	kh_lock(P, pending_new(P, P_LOCK, c->h.conn, c->h.req), MSG_KH_LOCK, m.blob);
+	kh_lock(P, pending_new(P, P_LOCK, c->h.conn, c->h.req), MSG_KH_LOCK, pass);
 	return 0;
 }
 
@@ -99,17 +98,17 @@ int
 h_unlock(struct ctx *c)
 {
 	struct policy *P = c->P;
-	struct msg_blob m;
+	struct slice pass;
 	struct pending *p;
 
-	if (msg_blob_decode(&c->r, &m) != 0)
+	if (msg_lock_read(&c->r, &pass) != 0)
 		return -1;
-	if (!P->lock.locked || m.blob.len == 0) {
+	if (!P->lock.locked || pass.len == 0) {
 		ctx_reply(c, ST_FAIL);          /* at once, and not counted */
 		return 0;
 	}
 	p = pending_new(P, P_UNLOCK_QUEUED, c->h.conn, c->h.req);
-	wb_bytes(&p->data, m.blob.p, m.blob.len);
+	wb_bytes(&p->data, pass.p, pass.len);
 	if (P->lock.queue_tail != NULL)
 		P->lock.queue_tail->next = p;
 	else

@@ -45,9 +45,8 @@ p11_refuse(struct policy *P, struct pending *p, const char *event,
 static void
 p11_stop(struct policy *P, const char *provider)
 {
-	msg_begin(&P->out, MSG_TK_P11_STOP, 0, 0);
-	msg_blob_encode(&P->out, &(struct msg_blob){
-	    { (const uint8_t *)provider, strlen(provider) } });
+	msg_tk_p11_stop_write(&P->out,
+	    (struct slice){ (const uint8_t *)provider, strlen(provider) });
 	send_to(&P->tk, &P->out, "broker");
 }
 
@@ -120,15 +119,15 @@ h_p11_add(struct ctx *c)
 int
 h_p11_remove(struct ctx *c)
 {
-	struct msg_blob m;
+	struct slice provider;
 	struct pending *p;
 
-	if (msg_blob_decode(&c->r, &m) != 0)
+	if (msg_p11_remove_read(&c->r, &provider) != 0)
 		return -1;
 	p = pending_new(c->P, P_RESOLVE, c->h.conn, c->h.req);
 	p->p11 = P11_REMOVING;
 	c->P->barrier = p->id;
-	token_resolve(c->P, p, m.blob);
+	token_resolve(c->P, p, provider);
 	return 0;
 }
 

@@ -42,30 +42,12 @@ pending_new(struct policy *P, enum pending_state s, uint32_t conn, uint32_t req)
 	return p;
 }
 
-/* Which states each peer answers: named by one state of its own. */
-static int
-answers(enum pending_state s, enum pending_state from)
-{
-	switch (from) {
-	case P_CONFIRM:         /* the prompter */
-		return s == P_CONFIRM || s == P_PIN;
-	case P_AUDIT:           /* the auditor */
-		return s == P_AUDIT;
-	case P_TOKEN:           /* the broker */
-		return s == P_TOKEN || s == P_RESOLVE || s == P_P11_LOGIN ||
-		    s == P_P11_SIGN;
-	default:                /* the keyholder */
-		return s == P_SIGN || s == P_ADD || s == P_LOCK ||
-		    s == P_UNLOCK || s == P_SK_MATERIAL;
-	}
-}
-
 struct pending *
-pending_take(struct policy *P, uint32_t id, enum pending_state from)
+pending_take(struct policy *P, uint32_t id, unsigned states)
 {
 	for (struct pending **pp = &P->pending; *pp != NULL; pp = &(*pp)->next) {
 		struct pending *p = *pp;
-		if (p->id == id && answers(p->state, from)) {
+		if (p->id == id && (states & PSTATE(p->state))) {
 			*pp = p->next;
 			p->next = NULL;
 			return p;

@@ -63,7 +63,8 @@ enum pending_state {
 	P_P11_SIGN,             /* at the broker: its helper signs */
 };
 
-#define PSTATE(s) (1u << (s))    /* a set of states, for held_by() */
+#define PSTATE(s) (1u << (s))    /* a set of states, for held_by() and
+                                  * pending_take() */
 
 enum p11_op { P11_NONE, P11_ADDING, P11_REMOVING };
 
@@ -104,10 +105,9 @@ struct policy;
 /* A new request, on no list yet: pending_keep() when it starts to wait. */
 struct pending *pending_new(struct policy *P, enum pending_state s,
     uint32_t conn, uint32_t req);
-/* Take the request waiting for answer id from peer (P_CONFIRM or P_PIN
- * for the prompter, P_AUDIT for the auditor, P_TOKEN or P_RESOLVE for the
- * broker, the keyholder's states otherwise). */
-struct pending *pending_take(struct policy *P, uint32_t id, enum pending_state from);
+/* Take the request waiting for answer id in one of states (PSTATE bits:
+ * those a peer answers, from its table in answers.c). */
+struct pending *pending_take(struct policy *P, uint32_t id, unsigned states);
 /* Back on the list for its next step. */
 void pending_keep(struct policy *P, struct pending *p);
 void pending_free(struct policy *P, struct pending *p);

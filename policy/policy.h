@@ -10,7 +10,12 @@
 #include "wire/args.h"
 #include "ipc/chan.h"
 #include "ipc/limits.h"
+#include "wire/auditor.h"
+#include "wire/broker.h"
+#include "wire/keyholder.h"
+#include "wire/monitor.h"
 #include "wire/msg.h"
+#include "wire/prompter.h"
 #include "policy/caller.h"
 #include "policy/identity.h"
 #include "policy/pending.h"
@@ -110,12 +115,17 @@ int lock_check(const struct lockstate *l, struct slice pass);
 int lock_judge(struct policy *P, uint64_t now);
 void lock_done(struct policy *P, struct pending *p, int ok);
 
-/* keys.c */
+/* keys.c, add.c */
 void keys_expire(struct policy *P);
 void keys_add_done(struct policy *P, struct pending *p, struct slice pub);
 void keys_resolved(struct policy *P, struct pending *p, struct slice path);
 /* An expiry was set or an identity went: recompute the next one. */
 void keys_expiry_changed(struct policy *P);
+/* Is identity id usable at all on connection c (§8.4 with u = ANY)? */
+int id_visible(const struct identity *id, const struct conn *c,
+    struct verdict *v);
+/* The keyholder forgets a key (no answer awaited). */
+void kh_delete(struct policy *P, uint64_t key_id);
 
 /* sign.c: the next step of a signature once the prompter, the auditor or
  * the keyholder has answered. */

@@ -12,6 +12,7 @@
 #include "policy/dispatch.h"
 #include "policy/ruling.h"
 #include "rules/scope.h"
+#include "wire/agent.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -259,9 +260,9 @@ h_policy_load(struct ctx *c)
 	struct policy *P = c->P;
 	struct rules_err err;
 	struct ruleset *rs;
-	struct msg_blob m;
+	struct slice text;
 
-	if (msg_blob_decode(&c->r, &m) != 0)
+	if (msg_policy_load_read(&c->r, &text) != 0)
 		return -1;
 	if (c->conn == NULL && P->opened) {
 		log_error("the monitor sent start-up rules after a connection; "
@@ -277,7 +278,7 @@ h_policy_load(struct ctx *c)
 		return 0;
 	}
 	if (rules_parse(c->conn == NULL ? "policy" : "loaded policy",
-	    (const char *)m.blob.p, m.blob.len, &rs, &err) != 0) {
+	    (const char *)text.p, text.len, &rs, &err) != 0) {
 		if (c->conn == NULL)
 			fatal("the start-up policy does not parse: %s", err.msg);
 		log_info("connection %u: policy load refused: %s", c->h.conn,
@@ -324,7 +325,7 @@ h_policy_show(struct ctx *c)
 	if (P->rules != NULL && rules_format(P->rules, &text) != 0)
 		text.err = 1;
 	if (!text.err)
-		wb_string(&body, text.p, text.len);
+		agent_policy_show_body(&body, wb_slice_of(&text));
 	wb_free(&text);
 	if (body.err || body.len > POLICY_MAX_SHOW) {
 		log_error("the rules are too long to show");
@@ -332,8 +333,8 @@ h_policy_show(struct ctx *c)
 		ctx_reply(c, ST_EXT_FAIL);
 		return 0;
 	}
-	msg_begin(&P->out, MSG_R_POLICY, c->h.req, c->h.conn);
-	msg_blob_encode(&P->out, &(struct msg_blob){ wb_slice_of(&body) });
+	msg_ext_reply_write(&P->out, MSG_R_POLICY, c->h.req, c->h.conn,
+	    wb_slice_of(&body));
 	wb_free(&body);
 	send_to(&P->mon, &P->out, "monitor");
 	return 0;

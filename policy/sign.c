@@ -212,9 +212,8 @@ prompt_send(struct policy *P, struct pending *p)
 
 	p->state = pin ? P_PIN : P_CONFIRM;
 	pending_keep(P, p);
-	msg_begin(&P->out, pin ? MSG_PROMPT_SECRET : MSG_PROMPT, p->id, 0);
-	msg_blob_encode(&P->out, &(struct msg_blob){ {
-	    (const uint8_t *)p->prompt, strlen(p->prompt) } });
+	msg_prompt_write(&P->out, pin, p->id,
+	    (struct slice){ (const uint8_t *)p->prompt, strlen(p->prompt) });
 	send_to(&P->pr, &P->out, "prompter");
 }
 
@@ -405,8 +404,7 @@ sign_signed(struct policy *P, struct pending *p, struct slice sig)
 	if (sig.p == NULL) {
 		reply_status(P, p->conn, p->req, ST_FAIL);
 	} else {
-		msg_begin(&P->out, MSG_R_SIGNATURE, p->req, p->conn);
-		msg_blob_encode(&P->out, &(struct msg_blob){ sig });
+		msg_signature_write(&P->out, p->req, p->conn, sig);
 		send_to(&P->mon, &P->out, "monitor");
 	}
 	pending_free(P, p);

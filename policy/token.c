@@ -52,8 +52,7 @@ token_resolve(struct policy *P, struct pending *p, struct slice provider)
 {
 	p->state = P_RESOLVE;
 	pending_keep(P, p);
-	msg_begin(&P->out, MSG_TK_RESOLVE, p->id, p->conn);
-	msg_blob_encode(&P->out, &(struct msg_blob){ provider });
+	msg_tk_resolve_write(&P->out, p->id, p->conn, provider);
 	send_to(&P->tk, &P->out, "broker");
 }
 

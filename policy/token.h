@@ -5,7 +5,8 @@
 #ifndef KEYWARD_TOKEN_POLICY_H
 #define KEYWARD_TOKEN_POLICY_H
 
-#include "wire/msg.h"
+#include "wire/broker.h"
+#include "wire/keyholder.h"
 
 struct policy;
 struct pending;

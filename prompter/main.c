@@ -11,7 +11,7 @@
 #include "ipc/limits.h"
 #include "ipc/log.h"
 #include "ipc/spawn.h"
-#include "wire/msg.h"
+#include "wire/prompter.h"
 #include "wire/args.h"
 #include "seccomp/sandbox.h"
 
@@ -71,8 +71,7 @@ answer_secret(struct chan *c, uint32_t req, const char *s)
 		return;
 	}
 	wb_init(&w);
-	msg_begin(&w, MSG_R_SECRET, req, 0);
-	msg_blob_encode(&w, &(struct msg_blob){ { (const uint8_t *)s, strlen(s) } });
+	msg_secret_write(&w, req, (struct slice){ (const uint8_t *)s, strlen(s) });
 	if (chan_send(c, &w) != 0)
 		_exit(0);
 	wb_free_secret(&w);
@@ -210,15 +209,15 @@ h_cancel(struct chan *c, uint32_t req, struct rd *r, int secret)
 static void
 h_prompt(struct chan *c, uint32_t req, struct rd *r, int secret)
 {
-	struct msg_blob m;
+	struct slice q;
 	char text[PROMPT_MAX_TEXT + 1];
 	const char *why;
 
-	if (msg_blob_decode(r, &m) != 0 ||
-	    m.blob.len > PROMPT_MAX_TEXT || memchr(m.blob.p, '\0', m.blob.len))
+	if (msg_prompt_read(r, &q) != 0 ||
+	    q.len > PROMPT_MAX_TEXT || memchr(q.p, '\0', q.len))
 		_exit(1);
-	memcpy(text, m.blob.p, m.blob.len);
-	text[m.blob.len] = '\0';
+	memcpy(text, q.p, q.len);
+	text[q.len] = '\0';
 	if ((why = cannot_prompt()) != NULL) {
 		log_info("cannot ask for confirmation: %s; refusing", why);
 		answer(c, req, 0);

@@ -2,7 +2,12 @@
  * agent.h - the agent protocol's numbers (spec §3) and the one table of
  * the extension requests keyward answers (§5.9, §7): the monitor forwards
  * by it, policy lists it in its answer to "query", keyward-ctl asks for
- * keyward's own by it. Names only: parsing is the monitor's (proto.c).
+ * keyward's own by it; and the client protocol's messages that keyward
+ * writes at one end and reads at the other: keyward's own extension
+ * requests (keyward-ctl writes, the monitor reads), the identities answer
+ * (policy writes the entries, the monitor the frame) and the frame of an
+ * extension's answer (the monitor writes, keyward-ctl reads). The rest of
+ * the protocol, written by ssh and ssh-add, is parsed in monitor/proto.c.
  */
 #ifndef KEYWARD_AGENT_H
 #define KEYWARD_AGENT_H
@@ -41,6 +46,9 @@ enum {
 	SSH_AGENT_CONSTRAIN_EXTENSION = 255,
 };
 
+/* The constraint extension naming a FIDO key's provider (§6.5). */
+#define SK_PROVIDER_EXTENSION_NAME "sk-provider@openssh.com"
+
 #define EXT_QUERY               "query"
 #define EXT_SESSION_BIND        "session-bind@openssh.com"
 /* keyward's own: every identity with its constraints (wire/constraints.h), for
@@ -63,7 +71,8 @@ enum {
 
 struct agent_ext {
 	const char *name;
-	uint8_t msg;            /* the request the monitor forwards (msg.h);
+	uint8_t msg;            /* the request the monitor forwards
+	                         * (wire/monitor.h);
 	                         * MSG_POLICY_LOAD: by its sub-command, load
 	                         * or MSG_POLICY_SHOW (monitor/proto.c) */
 	uint8_t reply;          /* the reply message carrying its answer's
@@ -77,5 +86,54 @@ const struct agent_ext *agent_ext_named(struct slice name);
 const struct agent_ext *agent_ext_answered_by(uint8_t reply);
 /* The answer to "query": repeat{ string name } of the listed rows. */
 void agent_ext_list(struct wb *w);
+
+/* ------------------------------------------- keyward's own requests
+ * byte SSH_AGENTC_EXTENSION; string name; then the arguments:
+ *   INSPECT_EXTENSION, CONNS_EXTENSION: none;
+ *   POLICY_EXTENSION: string sub-command ("show", or "load" then string
+ *     rules_text).
+ * Written without the frame length. */
+void agent_ext_request(struct wb *w, const char *name);
+void agent_policy_show_request(struct wb *w);
+void agent_policy_load_request(struct wb *w, struct slice rules_text);
+/* The name of an extension request (after its type byte), r left at its
+ * arguments. */
+int agent_ext_name_decode(struct rd *r, struct slice *name);
+/* POLICY_EXTENSION's arguments, to the end: load 1 with the rules text,
+ * or load 0 (show). */
+struct agent_policy_req { int load; struct slice rules_text; };
+int agent_policy_request_decode(struct rd *r, struct agent_policy_req *m);
+
+/* ------------------------------------------------------ answers
+ * SSH2_AGENT_IDENTITIES_ANSWER: byte 12; uint32 n; n times { string
+ * key_blob; string comment }. Policy appends the entries, the monitor
+ * frames them with their count. */
+void agent_identity_entry(struct wb *entries, struct slice key_blob,
+    const char *comment);
+void agent_identities_answer(struct wb *reply, uint32_t n,
+    struct slice entries);
+/* The count of an identities answer payload (type byte first), entries
+ * unread: all keyward-ctl needs to tell a locked agent from another. */
+int agent_identities_count(struct slice reply, uint32_t *n);
+
+/* The answer to one of keyward's own extensions, as the client reads it:
+ * byte SSH_AGENT_EXTENSION_RESPONSE; string name; the body. */
+void agent_ext_answer(struct wb *reply, const char *name, struct slice body);
+/* What one extension request was answered with (keyward-ctl). */
+enum ext_answer {
+	EXT_ANSWERED,                   /* SSH_AGENT_EXTENSION_RESPONSE, decoded */
+	EXT_REFUSED,                    /* SSH_AGENT_EXTENSION_FAILURE (forwarded) */
+	EXT_UNSUPPORTED,                /* SSH_AGENT_FAILURE */
+	EXT_MALFORMED,                  /* anything else; *why says what */
+};
+/* Open one extension answer payload (type byte first), from whatever
+ * listens on SSH_AUTH_SOCK: for EXT_ANSWERED, *body is what follows the
+ * name, which must be name; SSH_AGENT_SUCCESS (a "load" answered) is
+ * EXT_ANSWERED with an empty body when ok_alone. */
+enum ext_answer agent_ext_answer_open(struct slice reply, const char *name,
+    int ok_alone, struct rd *body, const char **why);
+/* POLICY_EXTENSION "show"'s body: string rules_text. */
+void agent_policy_show_body(struct wb *body, struct slice rules_text);
+int agent_policy_show_body_decode(struct rd *body, struct slice *rules_text);
 
 #endif

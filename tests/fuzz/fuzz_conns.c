@@ -88,7 +88,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	wb_cstring(&w, CONNS_EXTENSION);
 	wb_bytes(&w, data, size);
 	CHECK(!w.err);
-	rc2 = conns_reply_decode(wb_slice_of(&w), &l2, &why2) == INSPECT_LISTED ?
+	rc2 = conns_reply_decode(wb_slice_of(&w), &l2, &why2) == EXT_ANSWERED ?
 	    0 : -1;
 	CHECK(rc == rc2);
 	if (rc != 0) {

@@ -1,6 +1,7 @@
 /*
  * fuzz_msg.c - libFuzzer harness for every format that crosses a process
- * boundary (wire/): the inter-process messages (wire/msg.c), the
+ * boundary (wire/): the inter-process messages (wire/msg.c and one file
+ * per boundary: monitor.c, keyholder.c, prompter.c, auditor.c, broker.c), the
  * INSPECT_EXTENSION answer's body (wire/constraints.c), the CONNS_EXTENSION
  * answer's body (wire/conns.c), the extension names
  * (wire/agent.c) and the fingerprint hash names (keys/fphash.c). The input
@@ -25,7 +26,12 @@
 #include "keys/fphash.h"
 #include "wire/constraints.h"
 #include "ipc/limits.h"
+#include "wire/auditor.h"
+#include "wire/broker.h"
+#include "wire/keyholder.h"
+#include "wire/monitor.h"
 #include "wire/msg.h"
+#include "wire/prompter.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -137,6 +143,58 @@ rt_blob(struct rd *r, struct wb *w)
 	msg_blob_encode(w, &m);
 	return 0;
 }
+
+/* A message whose payload is one string: its typed reader, then its typed
+ * writer, which writes the header too; the header must carry the type
+ * the reader was chosen for, and the payload goes to w. */
+#define RT_STRING(fn, type, read, write) \
+static int \
+fn(struct rd *r, struct wb *w) \
+{ \
+	struct slice s; \
+	struct wb t; \
+\
+	if (read(r, &s)) \
+		return -1; \
+	wb_init(&t); \
+	write; \
+	CHECK(!t.err && t.len >= IPC_HEADER_LEN && t.p[0] == (type)); \
+	wb_bytes(w, t.p + IPC_HEADER_LEN, t.len - IPC_HEADER_LEN); \
+	wb_free_secret(&t); \
+	return 0; \
+}
+
+RT_STRING(rt_remove, MSG_REMOVE, msg_remove_read, msg_remove_write(&t, 1, 2, s))
+RT_STRING(rt_lock, MSG_LOCK, msg_lock_read, msg_lock_write(&t, 0, 1, 2, s))
+RT_STRING(rt_unlock, MSG_UNLOCK, msg_lock_read, msg_lock_write(&t, 1, 1, 2, s))
+RT_STRING(rt_p11_remove, MSG_P11_REMOVE, msg_p11_remove_read,
+    msg_p11_remove_write(&t, 1, 2, s))
+RT_STRING(rt_peer, MSG_PEER, msg_peer_read, msg_peer_write(&t, 2, s))
+RT_STRING(rt_policy_load, MSG_POLICY_LOAD, msg_policy_load_read,
+    msg_policy_load_write(&t, 1, 2, s))
+RT_STRING(rt_signature, MSG_R_SIGNATURE, msg_signature_read,
+    msg_signature_write(&t, 1, 2, s))
+RT_STRING(rt_extensions, MSG_R_EXTENSIONS, msg_ext_reply_read,
+    msg_ext_reply_write(&t, MSG_R_EXTENSIONS, 1, 2, s))
+RT_STRING(rt_policy, MSG_R_POLICY, msg_ext_reply_read,
+    msg_ext_reply_write(&t, MSG_R_POLICY, 1, 2, s))
+RT_STRING(rt_kh_lock, MSG_KH_LOCK, msg_kh_lock_read, msg_kh_lock_write(&t, 0, 1, s))
+RT_STRING(rt_kh_unlock, MSG_KH_UNLOCK, msg_kh_lock_read,
+    msg_kh_lock_write(&t, 1, 1, s))
+RT_STRING(rt_pubkey, MSG_R_PUBKEY, msg_pubkey_read, msg_pubkey_write(&t, 1, s))
+RT_STRING(rt_prompt, MSG_PROMPT, msg_prompt_read, msg_prompt_write(&t, 0, 1, s))
+RT_STRING(rt_prompt_secret, MSG_PROMPT_SECRET, msg_prompt_read,
+    msg_prompt_write(&t, 1, 1, s))
+RT_STRING(rt_secret, MSG_R_SECRET, msg_secret_read, msg_secret_write(&t, 1, s))
+RT_STRING(rt_audit, MSG_AUDIT, msg_audit_read, msg_audit_write(&t, 1, s))
+RT_STRING(rt_tk_resolve, MSG_TK_RESOLVE, msg_tk_resolve_read,
+    msg_tk_resolve_write(&t, 1, 2, s))
+RT_STRING(rt_tk_p11_stop, MSG_TK_P11_STOP, msg_tk_p11_stop_read,
+    msg_tk_p11_stop_write(&t, s))
+RT_STRING(rt_path, MSG_R_PATH, msg_path_read, msg_path_write(&t, 1, s))
+RT_STRING(rt_token, MSG_R_TOKEN, msg_token_read, msg_token_write(&t, 1, s))
+RT_STRING(rt_p11_gone, MSG_R_P11_GONE, msg_p11_gone_read,
+    msg_p11_gone_write(&t, s))
 
 static int
 rt_status(struct rd *r, struct wb *w)
@@ -300,6 +358,66 @@ rt_ext_name(struct rd *r, struct wb *w)
 	return 0;
 }
 
+/* The payload as POLICY_EXTENSION's arguments (wire/agent.c), as the
+ * monitor reads them; written again by keyward-ctl's encoder, whose
+ * request prefix (type byte, the name) is dropped. */
+static int
+rt_policy_args(struct rd *r, struct wb *w)
+{
+	struct agent_policy_req m;
+	struct wb t;
+	size_t pre = 1 + 4 + strlen(POLICY_EXTENSION);
+
+	if (agent_policy_request_decode(r, &m))
+		return -1;
+	wb_init(&t);
+	if (m.load)
+		agent_policy_load_request(&t, m.rules_text);
+	else
+		agent_policy_show_request(&t);
+	CHECK(!t.err && t.len >= pre);
+	wb_bytes(w, t.p + pre, t.len - pre);
+	wb_free(&t);
+	return 0;
+}
+
+/* The payload as an extension's answer (keyward-ctl's reading), its body
+ * as POLICY_EXTENSION "show"'s. */
+static int
+rt_ext_answer(struct rd *r, struct wb *w)
+{
+	struct slice text;
+	struct rd body;
+	struct wb b;
+	const char *why;
+
+	if (agent_ext_answer_open((struct slice){ r->p, r->len }, POLICY_EXTENSION,
+	    0, &body, &why) != EXT_ANSWERED ||
+	    agent_policy_show_body_decode(&body, &text) != 0)
+		return -1;
+	r->len = 0;
+	wb_init(&b);
+	agent_policy_show_body(&b, text);
+	agent_ext_answer(w, POLICY_EXTENSION, wb_slice_of(&b));
+	wb_free(&b);
+	return 0;
+}
+
+/* The payload as an identities answer's head, as keyward-ctl reads it;
+ * framed again around what follows the count. */
+static int
+rt_ids_count(struct rd *r, struct wb *w)
+{
+	uint32_t n;
+
+	if (agent_identities_count((struct slice){ r->p, r->len }, &n))
+		return -1;
+	CHECK(r->len >= 5);
+	agent_identities_answer(w, n, (struct slice){ r->p + 5, r->len - 5 });
+	r->len = 0;
+	return 0;
+}
+
 /* The payload as a fingerprint hash name: policy takes the canonical
  * name only, and -E any spelling of one in another case. */
 static int
@@ -353,33 +471,76 @@ rt_sk_material(struct rd *r, struct wb *w)
 	return 0;
 }
 
-/* The decoder each receiver uses for each type (msg.h). */
+/* The decoder each receiver uses for each type (wire/msg.h and the
+ * boundary files), one row per type. */
+static const struct {
+	uint8_t type;
+	roundtrip_fn fn;
+} decoders[] = {
+	/* monitor <-> policy */
+	{ MSG_OPEN, rt_open },
+	{ MSG_CLOSE, rt_empty },
+	{ MSG_LIST, rt_empty },
+	{ MSG_SIGN, rt_sign },
+	{ MSG_ADD, rt_add },
+	{ MSG_REMOVE, rt_remove },
+	{ MSG_REMOVE_ALL, rt_empty },
+	{ MSG_LOCK, rt_lock },
+	{ MSG_UNLOCK, rt_unlock },
+	{ MSG_QUERY, rt_empty },
+	{ MSG_BIND, rt_bind },
+	{ MSG_BIND_BAD, rt_empty },
+	{ MSG_INSPECT, rt_empty },
+	{ MSG_P11_ADD, rt_p11_add },
+	{ MSG_P11_REMOVE, rt_p11_remove },
+	{ MSG_PEER, rt_peer },
+	{ MSG_POLICY_LOAD, rt_policy_load },
+	{ MSG_POLICY_SHOW, rt_empty },
+	{ MSG_CONNS, rt_empty },
+	{ MSG_R_IDENTITIES, rt_identities },
+	{ MSG_R_EXTENSIONS, rt_extensions },
+	{ MSG_R_INSPECT, rt_r_inspect },
+	{ MSG_R_POLICY, rt_policy },
+	{ MSG_R_CONNS, rt_r_conns },
+	/* any boundary */
+	{ MSG_R_STATUS, rt_status },
+	{ MSG_R_SIGNATURE, rt_signature },
+	/* policy <-> keyholder */
+	{ MSG_KH_ADD, rt_kh_add },
+	{ MSG_KH_SIGN, rt_kh_sign },
+	{ MSG_KH_DELETE, rt_kh_delete },
+	{ MSG_KH_WIPE, rt_empty },
+	{ MSG_KH_LOCK, rt_kh_lock },
+	{ MSG_KH_UNLOCK, rt_kh_unlock },
+	{ MSG_KH_SK_MATERIAL, rt_kh_sk_material },
+	{ MSG_R_SK_MATERIAL, rt_sk_material },
+	{ MSG_R_PUBKEY, rt_pubkey },
+	/* policy <-> prompter */
+	{ MSG_PROMPT, rt_prompt },
+	{ MSG_PROMPT_CANCEL, rt_empty },
+	{ MSG_PROMPT_SECRET, rt_prompt_secret },
+	{ MSG_R_SECRET, rt_secret },
+	/* policy <-> auditor */
+	{ MSG_AUDIT, rt_audit },
+	/* policy <-> broker */
+	{ MSG_TK_RESOLVE, rt_tk_resolve },
+	{ MSG_TK_SIGN, rt_tk_sign },
+	{ MSG_TK_CANCEL, rt_empty },
+	{ MSG_TK_P11_START, rt_tk_sign },
+	{ MSG_TK_P11_SIGN, rt_tk_sign },
+	{ MSG_TK_P11_STOP, rt_tk_p11_stop },
+	{ MSG_R_PATH, rt_path },
+	{ MSG_R_TOKEN, rt_token },
+	{ MSG_R_TOKEN_FAIL, rt_tk_fail },
+	{ MSG_R_P11_GONE, rt_p11_gone },
+};
+
 static roundtrip_fn
 decoder_for(uint8_t type)
 {
-	switch (type) {
-	case MSG_OPEN: return rt_open;
-	case MSG_CLOSE: case MSG_LIST: case MSG_REMOVE_ALL: case MSG_QUERY:
-	case MSG_BIND_BAD: case MSG_KH_WIPE: case MSG_PROMPT_CANCEL:
-	case MSG_INSPECT: case MSG_POLICY_SHOW: case MSG_CONNS:
-		return rt_empty;
-	case MSG_SIGN: return rt_sign;
-	case MSG_ADD: return rt_add;
-	case MSG_REMOVE: case MSG_LOCK: case MSG_UNLOCK: case MSG_PROMPT:
-	case MSG_R_SIGNATURE: case MSG_R_EXTENSIONS: case MSG_AUDIT:
-	case MSG_POLICY_LOAD: case MSG_R_POLICY:
-		return rt_blob;
-	case MSG_R_INSPECT: return rt_r_inspect;
-	case MSG_R_CONNS: return rt_r_conns;
-	case MSG_BIND: return rt_bind;
-	case MSG_KH_ADD: return rt_kh_add;
-	case MSG_KH_SIGN: return rt_kh_sign;
-	case MSG_KH_DELETE: return rt_kh_delete;
-	case MSG_KH_SK_MATERIAL: return rt_kh_sk_material;
-	case MSG_R_SK_MATERIAL: return rt_sk_material;
-	case MSG_R_STATUS: return rt_status;
-	case MSG_R_IDENTITIES: return rt_identities;
-	}
+	for (size_t i = 0; i < sizeof(decoders) / sizeof(decoders[0]); i++)
+		if (decoders[i].type == type)
+			return decoders[i].fn;
 	return NULL;
 }
 
@@ -387,7 +548,8 @@ static const roundtrip_fn all[] = {
 	rt_empty, rt_open, rt_sign, rt_add, rt_bind, rt_blob, rt_status,
 	rt_identities, rt_kh_add, rt_kh_sign, rt_kh_delete, rt_inspect, rt_conns,
 	rt_ext_name, rt_fp_hash, rt_kh_sk_material, rt_sk_material,
-	rt_p11_add, rt_tk_sign, rt_tk_fail,
+	rt_p11_add, rt_tk_sign, rt_tk_fail, rt_policy_args, rt_ext_answer,
+	rt_ids_count,
 };
 
 static void
@@ -397,7 +559,8 @@ roundtrip(roundtrip_fn fn, const uint8_t *p, size_t len)
 	struct wb w1, w2;
 	/* Text fields (rd_text) forgive one trailing NUL that the encoder
 	 * does not write: those messages re-encode shorter, then stably. */
-	int exact = fn != rt_add && fn != rt_p11_add && fn != rt_tk_sign;
+	int exact = fn != rt_add && fn != rt_p11_add && fn != rt_tk_sign &&
+	    fn != rt_policy_args && fn != rt_ext_answer;
 
 	wb_init(&w1);
 	wb_init(&w2);

@@ -21,7 +21,7 @@
 #include "keys/dest.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
-#include "wire/msg.h"
+#include "wire/monitor.h"
 #include "keys/sshkey.h"
 #include "monitor/proto.h"
 

@@ -6,7 +6,7 @@
  */
 #include "keyholder/keystore.h"
 #include "keyholder/shield.h"
-#include "wire/msg.h"
+#include "wire/keyholder.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/testkeys.h"
 
@@ -252,7 +252,7 @@ in_clear(const struct sealed *s, const uint8_t *p, size_t n)
 	return 0;
 }
 
-/* The material ks_sk_material answers with (wire/msg.h). */
+/* The material ks_sk_material answers with (wire/keyholder.h). */
 static int
 material_is(const struct wb *w, const struct testkey *k)
 {

@@ -1,11 +1,17 @@
 /*
- * test_msg.c - the inter-process messages (wire/msg.c): every encoder's
+ * test_msg.c - the inter-process messages (wire/msg.c and the boundary
+ * files monitor.c, keyholder.c, prompter.c, auditor.c, broker.c): every encoder's
  * output is what its decoder accepts, and every decoder refuses truncated
  * input, oversized lengths and trailing bytes, because the peer that sends
  * it may be compromised.
  */
 #include "ipc/limits.h"
+#include "wire/auditor.h"
+#include "wire/broker.h"
+#include "wire/keyholder.h"
+#include "wire/monitor.h"
 #include "wire/msg.h"
+#include "wire/prompter.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/wire.h"
 
@@ -349,7 +355,7 @@ static const struct {
 	{ "MSG_SIGN (key, data, flags)", enc_sign, d_sign },
 	{ "MSG_ADD (public key, key, comment, lifetime, confirm, destinations)", enc_add, d_add },
 	{ "MSG_BIND (host key, session id, signature, forwarding)", enc_bind, d_bind },
-	{ "MSG_REMOVE / LOCK / R_SIGNATURE (one blob)", enc_blob, d_blob },
+	{ "msg_blob (one string, any type)", enc_blob, d_blob },
 	{ "MSG_R_IDENTITIES (count, entries)", enc_ids, d_ids },
 	{ "MSG_KH_ADD (key id, private key)", enc_khadd, d_khadd },
 	{ "MSG_KH_SIGN (key id, algorithm, data)", enc_khsign, d_khsign },
@@ -416,6 +422,151 @@ test_roundtrips(void)
 		wire_check(rows[i].name, &t, rows[i].dec, NULL,
 		    WIRE_PREFIXES | WIRE_TRAILING | WIRE_LENGTHS);
 		tb_free(&t);
+	}
+}
+
+/* ------------------------------------------- one number per type */
+
+/* The types are spread over one enum per boundary: no two may share a
+ * number, or a receiver would take one for the other; replies are
+ * 64..79, requests are not. */
+static void
+test_unique(void)
+{
+	static const uint8_t requests[] = {
+		MSG_OPEN, MSG_CLOSE, MSG_LIST, MSG_SIGN, MSG_ADD, MSG_REMOVE,
+		MSG_REMOVE_ALL, MSG_LOCK, MSG_UNLOCK, MSG_QUERY, MSG_BIND,
+		MSG_BIND_BAD, MSG_INSPECT, MSG_P11_ADD, MSG_P11_REMOVE, MSG_PEER,
+		MSG_POLICY_LOAD, MSG_POLICY_SHOW, MSG_CONNS,
+		MSG_KH_ADD, MSG_KH_SIGN, MSG_KH_DELETE, MSG_KH_WIPE, MSG_KH_LOCK,
+		MSG_KH_UNLOCK, MSG_KH_SK_MATERIAL,
+		MSG_PROMPT, MSG_PROMPT_CANCEL, MSG_PROMPT_SECRET,
+		MSG_AUDIT,
+		MSG_TK_RESOLVE, MSG_TK_SIGN, MSG_TK_CANCEL, MSG_TK_P11_START,
+		MSG_TK_P11_SIGN, MSG_TK_P11_STOP,
+	};
+	static const uint8_t replies[] = {
+		MSG_R_STATUS, MSG_R_SIGNATURE, MSG_R_IDENTITIES, MSG_R_EXTENSIONS,
+		MSG_R_INSPECT, MSG_R_POLICY, MSG_R_CONNS, MSG_R_SK_MATERIAL,
+		MSG_R_PUBKEY, MSG_R_SECRET, MSG_R_PATH, MSG_R_TOKEN,
+		MSG_R_TOKEN_FAIL, MSG_R_P11_GONE,
+	};
+	size_t nq = sizeof(requests), nr = sizeof(replies), dup = 0, bad = 0;
+	uint8_t all[sizeof(requests) + sizeof(replies)];
+
+	memcpy(all, requests, nq);
+	memcpy(all + nq, replies, nr);
+	for (size_t i = 0; i < nq + nr; i++)
+		for (size_t j = i + 1; j < nq + nr; j++)
+			dup += all[i] == all[j];
+	is_int(dup, 0, "%zu message types, no two with one number", nq + nr);
+	for (size_t i = 0; i < nq; i++)
+		bad += requests[i] == 0 || (requests[i] >= 64 && requests[i] < 80);
+	for (size_t i = 0; i < nr; i++)
+		bad += replies[i] < 64 || replies[i] >= 80;
+	is_int(bad, 0, "replies are numbered 64..79, requests elsewhere and not 0");
+}
+
+/* ------------------------------------- the one-string messages, typed */
+
+/* Each writer with a request id and connection its message can carry
+ * (0 where its writer has none to give). */
+#define W(fn, call) static void fn(struct wb *w, struct slice s) { call; }
+W(w_remove, msg_remove_write(w, 7, 9, s))
+W(w_lock, msg_lock_write(w, 0, 7, 9, s))
+W(w_unlock, msg_lock_write(w, 1, 7, 9, s))
+W(w_p11_remove, msg_p11_remove_write(w, 7, 9, s))
+W(w_peer, msg_peer_write(w, 9, s))
+W(w_policy_load, msg_policy_load_write(w, 7, 9, s))
+W(w_signature, msg_signature_write(w, 7, 9, s))
+W(w_ext_reply, msg_ext_reply_write(w, MSG_R_CONNS, 7, 9, s))
+W(w_kh_lock, msg_kh_lock_write(w, 0, 7, s))
+W(w_kh_unlock, msg_kh_lock_write(w, 1, 7, s))
+W(w_pubkey, msg_pubkey_write(w, 7, s))
+W(w_prompt, msg_prompt_write(w, 0, 7, s))
+W(w_prompt_secret, msg_prompt_write(w, 1, 7, s))
+W(w_secret, msg_secret_write(w, 7, s))
+W(w_audit, msg_audit_write(w, 7, s))
+W(w_tk_resolve, msg_tk_resolve_write(w, 7, 9, s))
+W(w_tk_p11_stop, msg_tk_p11_stop_write(w, s))
+W(w_path, msg_path_write(w, 7, s))
+W(w_token, msg_token_write(w, 7, s))
+W(w_p11_gone, msg_p11_gone_write(w, s))
+#undef W
+
+static const struct {
+	const char *name;
+	uint8_t type;
+	uint32_t req, conn;
+	void (*write)(struct wb *, struct slice);
+	int (*read)(struct rd *, struct slice *);
+} typed[] = {
+	{ "MSG_REMOVE (key blob)", MSG_REMOVE, 7, 9, w_remove, msg_remove_read },
+	{ "MSG_LOCK (passphrase)", MSG_LOCK, 7, 9, w_lock, msg_lock_read },
+	{ "MSG_UNLOCK (passphrase)", MSG_UNLOCK, 7, 9, w_unlock, msg_lock_read },
+	{ "MSG_P11_REMOVE (provider)", MSG_P11_REMOVE, 7, 9, w_p11_remove,
+	  msg_p11_remove_read },
+	{ "MSG_PEER (peer reply)", MSG_PEER, 0, 9, w_peer, msg_peer_read },
+	{ "MSG_POLICY_LOAD (rules text)", MSG_POLICY_LOAD, 7, 9, w_policy_load,
+	  msg_policy_load_read },
+	{ "MSG_R_SIGNATURE (signature)", MSG_R_SIGNATURE, 7, 9, w_signature,
+	  msg_signature_read },
+	{ "MSG_R_CONNS (an extension's body)", MSG_R_CONNS, 7, 9, w_ext_reply,
+	  msg_ext_reply_read },
+	{ "MSG_KH_LOCK (passphrase)", MSG_KH_LOCK, 7, 0, w_kh_lock, msg_kh_lock_read },
+	{ "MSG_KH_UNLOCK (passphrase)", MSG_KH_UNLOCK, 7, 0, w_kh_unlock,
+	  msg_kh_lock_read },
+	{ "MSG_R_PUBKEY (public key)", MSG_R_PUBKEY, 7, 0, w_pubkey, msg_pubkey_read },
+	{ "MSG_PROMPT (question)", MSG_PROMPT, 7, 0, w_prompt, msg_prompt_read },
+	{ "MSG_PROMPT_SECRET (question)", MSG_PROMPT_SECRET, 7, 0, w_prompt_secret,
+	  msg_prompt_read },
+	{ "MSG_R_SECRET (secret)", MSG_R_SECRET, 7, 0, w_secret, msg_secret_read },
+	{ "MSG_AUDIT (JSON line)", MSG_AUDIT, 7, 0, w_audit, msg_audit_read },
+	{ "MSG_TK_RESOLVE (provider)", MSG_TK_RESOLVE, 7, 9, w_tk_resolve,
+	  msg_tk_resolve_read },
+	{ "MSG_TK_P11_STOP (provider)", MSG_TK_P11_STOP, 0, 0, w_tk_p11_stop,
+	  msg_tk_p11_stop_read },
+	{ "MSG_R_PATH (path)", MSG_R_PATH, 7, 0, w_path, msg_path_read },
+	{ "MSG_R_TOKEN (helper's reply)", MSG_R_TOKEN, 7, 0, w_token, msg_token_read },
+	{ "MSG_R_P11_GONE (provider)", MSG_R_P11_GONE, 0, 0, w_p11_gone,
+	  msg_p11_gone_read },
+};
+
+/* Each writer names its type and writes the string; its reader gives the
+ * string back, refuses every cut and a trailing byte. */
+static void
+test_typed(void)
+{
+	const struct slice in = sl_str("jason");
+
+	for (size_t i = 0; i < sizeof(typed) / sizeof(typed[0]); i++) {
+		struct msg_hdr h;
+		struct slice out;
+		struct wb w;
+		struct rd r;
+		size_t n, payload;
+
+		wb_init(&w);
+		wb_cstring(&w, "stale bytes");
+		typed[i].write(&w, in);
+		rd_init(&r, w.p, w.len);
+		ok(!w.err && msg_hdr_decode(&r, &h) == 0 && h.type == typed[i].type &&
+		    h.req == typed[i].req && h.conn == typed[i].conn,
+		    "%s: the writer's header names its type", typed[i].name);
+		payload = r.len;
+		ok(typed[i].read(&r, &out) == 0 && slice_eq(out, in),
+		    "%s: the reader gives the string back", typed[i].name);
+		for (n = 0; n < payload; n++) {
+			rd_init(&r, w.p + IPC_HEADER_LEN, n);
+			if (typed[i].read(&r, &out) == 0)
+				break;
+		}
+		is_int(n, payload, "%s: every cut refused", typed[i].name);
+		wb_u8(&w, 0);
+		rd_init(&r, w.p + IPC_HEADER_LEN, w.len - IPC_HEADER_LEN);
+		ok(typed[i].read(&r, &out) != 0, "%s: a trailing byte refused",
+		    typed[i].name);
+		wb_free(&w);
 	}
 }
 
@@ -572,6 +723,8 @@ main(void)
 	set_inputs();
 	test_header();
 	test_roundtrips();
+	test_typed();
+	test_unique();
 	test_rules();
 	wb_free(&entries);
 	return done_testing();

@@ -5,7 +5,8 @@
  */
 #include "ipc/limits.h"
 #include "ipc/log.h"
-#include "wire/msg.h"
+#include "wire/keyholder.h"
+#include "wire/monitor.h"
 #include "monitor/proto.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/testkeys.h"
@@ -788,6 +789,36 @@ test_replies(void)
 	wb_free(&reply);
 }
 
+/* The flags the monitor's loop reads before a request is parsed. */
+static void
+test_flags(void)
+{
+	static const struct {
+		uint8_t type;
+		unsigned want;
+		const char *name;
+	} cases[] = {
+		{ SSH2_AGENTC_ADD_IDENTITY, PROTO_ADD, "add (17)" },
+		{ SSH2_AGENTC_ADD_ID_CONSTRAINED, PROTO_ADD, "constrained add (25)" },
+		{ SSH_AGENTC_ADD_SMARTCARD_KEY, PROTO_ADD, "smartcard add (20)" },
+		{ SSH_AGENTC_ADD_SMARTCARD_KEY_CONSTRAINED, PROTO_ADD,
+		  "constrained smartcard add (26)" },
+		{ SSH_AGENTC_LOCK, PROTO_FENCE, "lock (22)" },
+		{ SSH_AGENTC_UNLOCK, PROTO_FENCE, "unlock (23)" },
+		{ SSH2_AGENTC_SIGN_REQUEST, 0, "sign (13)" },
+		{ SSH2_AGENTC_REQUEST_IDENTITIES, 0, "list (11)" },
+		{ SSH2_AGENTC_REMOVE_IDENTITY, 0, "remove (18)" },
+		{ SSH_AGENTC_REMOVE_SMARTCARD_KEY, 0, "smartcard remove (21)" },
+		{ SSH_AGENTC_EXTENSION, 0, "extension (27)" },
+		{ 0, 0, "type 0 (no such request)" },
+		{ 255, 0, "type 255 (no such request)" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		is_int(proto_flags(cases[i].type), cases[i].want, "flags of %s",
+		    cases[i].name);
+}
+
 int
 main(void)
 {
@@ -802,6 +833,7 @@ main(void)
 	test_truncation();
 	test_add_prefixes();
 	test_replies();
+	test_flags();
 	for (int i = 0; i < NKEYS; i++)
 		testkey_free(&K[i]);
 	return done_testing();
