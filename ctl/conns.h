@@ -7,7 +7,7 @@
 #ifndef KEYWARD_CTL_CONNS_H
 #define KEYWARD_CTL_CONNS_H
 
-#include "ctl/constraints.h"
+#include "ctl/listing.h"
 #include "wire/conns.h"
 
 #include <stdio.h>

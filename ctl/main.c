@@ -1,6 +1,6 @@
 /*
  * main.c - keyward-ctl: ask the agent on SSH_AUTH_SOCK (or -a) for its
- * identities with their constraints (INSPECT_EXTENSION, wire/constraints.h) and
+ * identities with their constraints (CONSTRAINTS_EXTENSION, wire/listing.h) and
  * print them like ssh-add -l, or as JSON; load or show its rules
  * (POLICY_EXTENSION); list its connections (CONNS_EXTENSION,
  * wire/conns.h); keygen, verify and tail the audit trail (ctl/audit.c,
@@ -11,7 +11,7 @@
 #include "ctl/audit.h"
 #include "ctl/client.h"
 #include "ctl/conns.h"
-#include "ctl/constraints.h"
+#include "ctl/listing.h"
 #include "ctl/print.h"
 #include "wire/agent.h"
 #include "ipc/limits.h"
@@ -133,16 +133,16 @@ not_answered(const char *sock, enum ext_answer a, const char *what,
 static int
 list(const char *sock, int json)
 {
-	struct inspect_list l;
+	struct listing l;
 	const char *why;
 	uint8_t *reply;
 	size_t len;
 	int rc;
 
-	rc = agent_request_built(sock, inspect_request, &reply, &len);
+	rc = agent_request_built(sock, listing_request, &reply, &len);
 	if (rc != EX_LISTED)
 		return rc;
-	switch (inspect_reply_decode((struct slice){ reply, len }, &l, &why)) {
+	switch (listing_reply_decode((struct slice){ reply, len }, &l, &why)) {
 	case EXT_ANSWERED:
 		break;
 	case EXT_REFUSED:
@@ -152,7 +152,7 @@ list(const char *sock, int json)
 		return EX_NONE_OR_REFUSED;
 	case EXT_UNSUPPORTED:
 		free(reply);
-		unsupported(sock, INSPECT_EXTENSION);
+		unsupported(sock, CONSTRAINTS_EXTENSION);
 		return EX_NONE_OR_REFUSED;
 	case EXT_MALFORMED:
 		free(reply);
@@ -164,7 +164,7 @@ list(const char *sock, int json)
 	else
 		print_text(stdout, &l);
 	rc = l.n > 0 ? EX_LISTED : EX_NONE_OR_REFUSED;
-	inspect_free(&l);
+	listing_free(&l);
 	free(reply);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "keyward-ctl: writing the listing: %s\n", strerror(errno));

@@ -6,7 +6,7 @@
  * the JSON form is its JSON string, so the output always parses.
  */
 #include "ctl/print.h"
-#include "wire/constraints.h"
+#include "wire/listing.h"
 #include "ipc/limits.h"
 #include "ipc/text.h"
 
@@ -50,7 +50,7 @@ text_str(FILE *f, struct slice s)
 }
 
 static void
-text_keys(FILE *f, const struct inspect_hop *h)
+text_keys(FILE *f, const struct listing_hop *h)
 {
 	if (h->nkeys == 0) {
 		/* the origin has no keys; any other hop without one never matches */
@@ -68,7 +68,7 @@ text_keys(FILE *f, const struct inspect_hop *h)
 }
 
 static void
-text_hop(FILE *f, const struct inspect_hop *h, const char *none)
+text_hop(FILE *f, const struct listing_hop *h, const char *none)
 {
 	if (h->host.len == 0)
 		fputs(none, f);
@@ -78,7 +78,7 @@ text_hop(FILE *f, const struct inspect_hop *h, const char *none)
 }
 
 static void
-text_id(FILE *f, const struct inspect_id *id)
+text_id(FILE *f, const struct listing_id *id)
 {
 	const char *type;
 	unsigned bits;
@@ -104,7 +104,7 @@ text_id(FILE *f, const struct inspect_id *id)
 		fputc('\n', f);
 	}
 
-	if (id->seconds_left == INSPECT_NO_LIFETIME)
+	if (id->seconds_left == LISTING_NO_LIFETIME)
 		fputs("    lifetime: none\n", f);
 	else
 		fprintf(f, "    lifetime: %" PRIu32 " s left\n", id->seconds_left);
@@ -112,7 +112,7 @@ text_id(FILE *f, const struct inspect_id *id)
 	if (id->nrules == 0)
 		fputs("    destination: none (usable everywhere)\n", f);
 	for (size_t i = 0; i < id->nrules; i++) {
-		const struct inspect_rule *r = &id->rules[i];
+		const struct listing_rule *r = &id->rules[i];
 		fputs("    hop: ", f);
 		text_hop(f, &r->from, "origin");
 		fputs(" -> ", f);
@@ -127,7 +127,7 @@ text_id(FILE *f, const struct inspect_id *id)
 }
 
 void
-print_text(FILE *f, const struct inspect_list *l)
+print_text(FILE *f, const struct listing *l)
 {
 	if (l->n == 0)
 		fputs("The agent has no identities.\n", f);
@@ -164,7 +164,7 @@ json_str_or_null(FILE *f, struct slice s)
 }
 
 static void
-json_hop(FILE *f, const struct inspect_hop *h, int with_user)
+json_hop(FILE *f, const struct listing_hop *h, int with_user)
 {
 	fputs("{\"host\":", f);
 	json_str_or_null(f, h->host);
@@ -182,7 +182,7 @@ json_hop(FILE *f, const struct inspect_hop *h, int with_user)
 }
 
 static void
-json_id(FILE *f, const struct inspect_id *id)
+json_id(FILE *f, const struct listing_id *id)
 {
 	const char *type;
 	unsigned bits;
@@ -202,7 +202,7 @@ json_id(FILE *f, const struct inspect_id *id)
 		json_str(f, id->provider);
 	}
 	fputs(",\"lifetime_left\":", f);
-	if (id->seconds_left == INSPECT_NO_LIFETIME)
+	if (id->seconds_left == LISTING_NO_LIFETIME)
 		fputs("null", f);
 	else
 		fprintf(f, "%" PRIu32, id->seconds_left);
@@ -218,7 +218,7 @@ json_id(FILE *f, const struct inspect_id *id)
 }
 
 void
-print_json(FILE *f, const struct inspect_list *l)
+print_json(FILE *f, const struct listing *l)
 {
 	fputc('[', f);
 	for (size_t i = 0; i < l->n; i++) {

@@ -59,7 +59,7 @@ static const struct {
 	{ MSG_PEER,       F_CONN | F_LOCKED | F_BOOK, L_FAIL, NULL,  h_peer },
 	{ MSG_BIND,       F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_bind },
 	{ MSG_BIND_BAD,   F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_bind_bad },
-	{ MSG_INSPECT,    F_CONN | F_OWNER,    L_FAIL,       NULL,   h_inspect },
+	{ MSG_CONSTRAINTS,    F_CONN | F_OWNER,    L_FAIL,       NULL,   h_constraints },
 	{ MSG_P11_ADD,    F_CONN,              L_FAIL,       "add",  h_p11_add },
 	{ MSG_P11_REMOVE, F_CONN | F_MANAGE,   L_FAIL,       NULL,   h_p11_remove },
 };
@@ -83,7 +83,7 @@ static const struct {
 	{ MSG_POLICY_LOAD, "policy",      ST_EXT_FAIL },
 	{ MSG_POLICY_SHOW, "policy-show", ST_EXT_FAIL },
 	{ MSG_CONNS,       "connections", ST_EXT_FAIL },
-	{ MSG_INSPECT,     "inspect",     ST_EXT_FAIL },
+	{ MSG_CONSTRAINTS,     "constraints",     ST_EXT_FAIL },
 };
 
 /* The management row of a request type; NROWS(management): none. */

@@ -1,7 +1,7 @@
 /*
  * dispatch.h - what a handler of a monitor request gets, and every
  * handler (one file per idea: conn.c, keys.c, sign.c, lock.c,
- * inspect.c). The table in dispatch.c says which of them may run when.
+ * extensions.c, add.c, p11.c). The table in dispatch.c says which of them may run when.
  */
 #ifndef KEYWARD_DISPATCH_H
 #define KEYWARD_DISPATCH_H
@@ -33,7 +33,7 @@ int h_sign(struct ctx *c);
 int h_lock(struct ctx *c);
 int h_unlock(struct ctx *c);
 int h_query(struct ctx *c);
-int h_inspect(struct ctx *c);
+int h_constraints(struct ctx *c);
 int h_conns(struct ctx *c);
 int h_policy_show(struct ctx *c);
 int h_p11_add(struct ctx *c);

@@ -13,7 +13,7 @@ static const struct agent_ext exts[] = {
 	/* name               forwarded as  answer in         in "query" */
 	{ EXT_QUERY,          MSG_QUERY,    MSG_R_EXTENSIONS, 0 },
 	{ EXT_SESSION_BIND,   MSG_BIND,     0,                1 },
-	{ INSPECT_EXTENSION,  MSG_INSPECT,  MSG_R_INSPECT,    1 },
+	{ CONSTRAINTS_EXTENSION,  MSG_CONSTRAINTS,  MSG_R_CONSTRAINTS,    1 },
 	{ POLICY_EXTENSION,   MSG_POLICY_LOAD, MSG_R_POLICY,  1 },
 	{ CONNS_EXTENSION,    MSG_CONNS,    MSG_R_CONNS,      1 },
 };

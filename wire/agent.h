@@ -51,9 +51,9 @@ enum {
 
 #define EXT_QUERY               "query"
 #define EXT_SESSION_BIND        "session-bind@openssh.com"
-/* keyward's own: every identity with its constraints (wire/constraints.h), for
+/* keyward's own: every identity with its constraints (wire/listing.h), for
  * keyward-ctl; refused where a session-bind was attempted. */
-#define INSPECT_EXTENSION       "constraints@keyward.dev"
+#define CONSTRAINTS_EXTENSION       "constraints@keyward.dev"
 /* keyward's own: the rules of keyward(5), for keyward-ctl policy. After
  * the name, string sub-command:
  *   "load", string rules_text (at most RULES_MAX_FILE bytes): replace the
@@ -61,7 +61,7 @@ enum {
  *       (text that does not parse, a session-bind attempted, locked);
  *   "show": SSH_AGENT_EXTENSION_RESPONSE, the name, string rules_text
  *       (rules_format's canonical text; empty: no rules).
- * Refused where a session-bind was attempted, like INSPECT_EXTENSION. */
+ * Refused where a session-bind was attempted, like CONSTRAINTS_EXTENSION. */
 #define POLICY_EXTENSION        "policy@keyward.dev"
 #define POLICY_SUB_LOAD         "load"
 #define POLICY_SUB_SHOW         "show"
@@ -89,7 +89,7 @@ void agent_ext_list(struct wb *w);
 
 /* ------------------------------------------- keyward's own requests
  * byte SSH_AGENTC_EXTENSION; string name; then the arguments:
- *   INSPECT_EXTENSION, CONNS_EXTENSION: none;
+ *   CONSTRAINTS_EXTENSION, CONNS_EXTENSION: none;
  *   POLICY_EXTENSION: string sub-command ("show", or "load" then string
  *     rules_text).
  * Written without the frame length. */

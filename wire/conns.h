@@ -1,7 +1,7 @@
 /*
  * conns.h - the answer to CONNS_EXTENSION (wire/agent.h): the agent's open
  * connections, who is at their other end (policy/caller.h) and the
- * session-bind hops each made. Written by policy (policy/inspect.c), read
+ * session-bind hops each made. Written by policy (policy/extensions.c), read
  * by keyward-ctl from whatever listens on SSH_AUTH_SOCK: the decoder
  * trusts nothing, and every string in it (a caller's executable, command
  * line, ancestors) is text a client chose.

@@ -26,7 +26,7 @@ enum {
 	MSG_QUERY,              /* no payload */
 	MSG_BIND,               /* msg_bind: a session-bind that parsed */
 	MSG_BIND_BAD,           /* no payload: a session-bind that did not */
-	MSG_INSPECT,            /* no payload: INSPECT_EXTENSION (agent.h) */
+	MSG_CONSTRAINTS,            /* no payload: CONSTRAINTS_EXTENSION (agent.h) */
 	MSG_P11_ADD,            /* msg_p11_add: ssh-add -s (20, 26) */
 	MSG_P11_REMOVE,         /* msg_p11_remove_*: ssh-add -e (21) */
 	MSG_PEER,               /* msg_peer_*: sent after MSG_OPEN, before
@@ -40,7 +40,7 @@ enum {
 	/* policy -> monitor, besides MSG_R_STATUS and MSG_R_SIGNATURE */
 	MSG_R_IDENTITIES = 66,  /* msg_identities */
 	MSG_R_EXTENSIONS = 67,  /* msg_ext_reply_*: the answer to "query" */
-	MSG_R_INSPECT = 68,     /* msg_ext_reply_*: wire/constraints.h */
+	MSG_R_CONSTRAINTS = 68,     /* msg_ext_reply_*: wire/listing.h */
 	MSG_R_POLICY = 75,      /* msg_ext_reply_*: the rules text */
 	MSG_R_CONNS = 76,       /* msg_ext_reply_*: wire/conns.h */
 };

@@ -2,12 +2,12 @@
  * fuzz_msg.c - libFuzzer harness for every format that crosses a process
  * boundary (wire/): the inter-process messages (wire/msg.c and one file
  * per boundary: monitor.c, keyholder.c, prompter.c, auditor.c, broker.c), the
- * INSPECT_EXTENSION answer's body (wire/constraints.c), the CONNS_EXTENSION
+ * CONSTRAINTS_EXTENSION answer's body (wire/listing.c), the CONNS_EXTENSION
  * answer's body (wire/conns.c), the extension names
  * (wire/agent.c) and the fingerprint hash names (keys/fphash.c). The input
  * is one datagram as a process receives it: the header (msg_hdr_decode),
  * whose type byte - the first byte - selects the payload decoder its
- * receiver uses (MSG_R_INSPECT, MSG_R_CONNS: the blob, then the body in
+ * receiver uses (MSG_R_CONSTRAINTS, MSG_R_CONNS: the blob, then the body in
  * it). A type no
  * process accepts is fed to every decoder in turn, the body and the two
  * name tables included, so each input exercises some decoder.
@@ -24,7 +24,7 @@
 #include "ipc/buf.h"
 #include "wire/conns.h"
 #include "keys/fphash.h"
-#include "wire/constraints.h"
+#include "wire/listing.h"
 #include "ipc/limits.h"
 #include "wire/auditor.h"
 #include "wire/broker.h"
@@ -259,14 +259,14 @@ rt_kh_delete(struct rd *r, struct wb *w)
 	return 0;
 }
 
-/* The body of the INSPECT_EXTENSION answer (wire/constraints.h). */
+/* The body of the CONSTRAINTS_EXTENSION answer (wire/listing.h). */
 static int
-rt_inspect(struct rd *r, struct wb *w)
+rt_listing(struct rd *r, struct wb *w)
 {
-	struct inspect_list l;
+	struct listing l;
 	const char *why = NULL;
 
-	if (inspect_decode(r, &l, &why) != 0) {
+	if (listing_decode(r, &l, &why) != 0) {
 		CHECK(why != NULL && l.n == 0 && l.ids == NULL);
 		return -1;
 	}
@@ -277,14 +277,14 @@ rt_inspect(struct rd *r, struct wb *w)
 			CHECK(l.ids[i].rules[j].from.user.len == 0 &&
 			    l.ids[i].rules[j].to.host.len != 0);
 	}
-	inspect_encode(w, &l);
-	inspect_free(&l);
+	listing_encode(w, &l);
+	listing_free(&l);
 	return 0;
 }
 
-/* MSG_R_INSPECT: a blob whose content is the body. */
+/* MSG_R_CONSTRAINTS: a blob whose content is the body. */
 static int
-rt_r_inspect(struct rd *r, struct wb *w)
+rt_r_constraints(struct rd *r, struct wb *w)
 {
 	struct msg_blob m;
 	struct rd body;
@@ -295,7 +295,7 @@ rt_r_inspect(struct rd *r, struct wb *w)
 		return -1;
 	rd_init(&body, m.blob.p, m.blob.len);
 	wb_init(&b);
-	if ((rc = rt_inspect(&body, &b)) == 0) {
+	if ((rc = rt_listing(&body, &b)) == 0) {
 		CHECK(!b.err);
 		msg_blob_encode(w, &(struct msg_blob){ wb_slice_of(&b) });
 	}
@@ -490,7 +490,7 @@ static const struct {
 	{ MSG_QUERY, rt_empty },
 	{ MSG_BIND, rt_bind },
 	{ MSG_BIND_BAD, rt_empty },
-	{ MSG_INSPECT, rt_empty },
+	{ MSG_CONSTRAINTS, rt_empty },
 	{ MSG_P11_ADD, rt_p11_add },
 	{ MSG_P11_REMOVE, rt_p11_remove },
 	{ MSG_PEER, rt_peer },
@@ -499,7 +499,7 @@ static const struct {
 	{ MSG_CONNS, rt_empty },
 	{ MSG_R_IDENTITIES, rt_identities },
 	{ MSG_R_EXTENSIONS, rt_extensions },
-	{ MSG_R_INSPECT, rt_r_inspect },
+	{ MSG_R_CONSTRAINTS, rt_r_constraints },
 	{ MSG_R_POLICY, rt_policy },
 	{ MSG_R_CONNS, rt_r_conns },
 	/* any boundary */
@@ -546,7 +546,7 @@ decoder_for(uint8_t type)
 
 static const roundtrip_fn all[] = {
 	rt_empty, rt_open, rt_sign, rt_add, rt_bind, rt_blob, rt_status,
-	rt_identities, rt_kh_add, rt_kh_sign, rt_kh_delete, rt_inspect, rt_conns,
+	rt_identities, rt_kh_add, rt_kh_sign, rt_kh_delete, rt_listing, rt_conns,
 	rt_ext_name, rt_fp_hash, rt_kh_sk_material, rt_sk_material,
 	rt_p11_add, rt_tk_sign, rt_tk_fail, rt_policy_args, rt_ext_answer,
 	rt_ids_count,

@@ -103,7 +103,7 @@ check_forwarded(const uint8_t *p, size_t len, const struct wb *ipc)
 		break;
 	case MSG_QUERY:
 	case MSG_BIND_BAD:
-	case MSG_INSPECT:
+	case MSG_CONSTRAINTS:
 	case MSG_POLICY_SHOW:
 	case MSG_CONNS:
 		CHECK(p[0] == SSH_AGENTC_EXTENSION);
@@ -227,8 +227,8 @@ check_reply(const uint8_t *p, size_t len)
 			CHECK(reply.p[0] == SSH2_AGENT_IDENTITIES_ANSWER);
 			break;
 		case MSG_R_EXTENSIONS:
-#ifdef INSPECT_EXTENSION
-		case MSG_R_INSPECT:
+#ifdef CONSTRAINTS_EXTENSION
+		case MSG_R_CONSTRAINTS:
 #endif
 		case MSG_R_POLICY:
 		case MSG_R_CONNS:

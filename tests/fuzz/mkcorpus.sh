@@ -321,8 +321,8 @@ EOF
 hexput() { mkdir -p "$OUTDIR/$1"; perl -e 'print pack("H*", $ARGV[0])' "$3" >"$OUTDIR/$1/$2"; }
 hexput fuzz_proto ext-query 1b000000057175657279
 hexput fuzz_proto remove-all-rsa 09
-# keyward's own extension (INSPECT_EXTENSION, wire/agent.h) and its messages;
-# r-inspect-2: two identities, one with rules (the body of wire/constraints.h)
+# keyward's own extension (CONSTRAINTS_EXTENSION, wire/agent.h) and its messages;
+# r-inspect-2: two identities, one with rules (the body of wire/listing.h)
 hexput fuzz_proto ext-inspect 1b00000017636f6e73747261696e7473406b6579776172642e646576
 hexput fuzz_msg inspect 0d0000000100000007
 hexput fuzz_msg r-inspect 4400000001000000070000000400000000

@@ -98,7 +98,7 @@ struct engine_ops {
 	void (*start)(void);
 	/* A reply that came with a header (h) and its payload (r still at
 	 * the payload's start): count and judge it; st has counted it. */
-	void (*inspect)(const struct msg_hdr *h, struct rd *r, size_t n);
+	void (*scan)(const struct msg_hdr *h, struct rd *r, size_t n);
 	/* Send a damaged message: m[0..n) names request req (0 when the
 	 * header is cut: whole_header 0) and should be answered as the
 	 * vmsg's expect says. */
@@ -388,7 +388,7 @@ send_raw(const uint8_t *p, size_t n)
 
 /* Every reply: counted, scanned for key bytes, decoded by the harness. */
 static inline void
-eng_inspect(const uint8_t *p, size_t n)
+eng_scan(const uint8_t *p, size_t n)
 {
 	struct msg_hdr h;
 	struct rd r;
@@ -402,7 +402,7 @@ eng_inspect(const uint8_t *p, size_t n)
 		printf("# malformed reply of %zu bytes (case: %s)\n", n, cur_case);
 		return;
 	}
-	E->inspect(&h, &r, n);
+	E->scan(&h, &r, n);
 }
 
 /* One reply into rbuf, inspected: 1, or 0 at end, -1 on EOF. */
@@ -424,7 +424,7 @@ eng_recv(uint64_t end, size_t *n)
 			continue;
 		if (r <= 0)
 			return -1;
-		eng_inspect(rbuf, (size_t)r);
+		eng_scan(rbuf, (size_t)r);
 		*n = (size_t)r;
 		return 1;
 	}

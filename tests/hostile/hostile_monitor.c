@@ -86,7 +86,7 @@ sig_is_allowed(uint32_t req)
 }
 
 static void
-inspect(const struct msg_hdr *h, struct rd *r, size_t n)
+scan(const struct msg_hdr *h, struct rd *r, size_t n)
 {
 	struct msg_status ms;
 	struct msg_blob mb;
@@ -1272,7 +1272,7 @@ wire_trailing(const uint8_t *msg, enum outcome o)
 
 static const struct engine_ops ops = {
 	.start = start_pair,
-	.inspect = inspect,
+	.scan = scan,
 	.wire_send = wire_send,
 	.wire_trailing = wire_trailing,
 };

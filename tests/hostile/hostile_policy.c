@@ -39,7 +39,7 @@ kh_key(struct ukey *u, enum key_kind kind, size_t bits, const char *name,
 /* Every reply is a status or a signature for the connection 0 policy
  * names in its own requests. */
 static void
-inspect(const struct msg_hdr *h, struct rd *r, size_t n)
+scan(const struct msg_hdr *h, struct rd *r, size_t n)
 {
 	struct msg_status ms;
 	struct msg_blob mb;
@@ -132,7 +132,7 @@ wire_send(const uint8_t *m, size_t n, uint32_t req, int whole_header,
 
 static const struct engine_ops ops = {
 	.start = start,
-	.inspect = inspect,
+	.scan = scan,
 	.wire_send = wire_send,
 };
 

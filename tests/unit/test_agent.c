@@ -19,7 +19,7 @@ static const struct {
 } cases[] = {
 	{ "query", 0, 1, MSG_QUERY, MSG_R_EXTENSIONS },
 	{ "session-bind@openssh.com", 0, 1, MSG_BIND, 0 },
-	{ "constraints@keyward.dev", 0, 1, MSG_INSPECT, MSG_R_INSPECT },
+	{ "constraints@keyward.dev", 0, 1, MSG_CONSTRAINTS, MSG_R_CONSTRAINTS },
 	{ "policy@keyward.dev", 0, 1, MSG_POLICY_LOAD, MSG_R_POLICY },
 	{ "connections@keyward.dev", 0, 1, MSG_CONNS, MSG_R_CONNS },
 	{ "policy@keyward.dev ", 0, 0, 0, 0 },
@@ -100,7 +100,7 @@ test_requests(void)
 	uint8_t type;
 
 	wb_init(&w);
-	agent_ext_request(&w, INSPECT_EXTENSION);
+	agent_ext_request(&w, CONSTRAINTS_EXTENSION);
 	ok(same(&w, B("\x1b\0\0\0\x17" "constraints@keyward.dev")),
 	    "constraints request: 27, the name");
 	wb_reset(&w);

@@ -201,8 +201,8 @@ static const struct prow {
 	  "connections@keyward.dev", MSG_CONNS, 0 },
 	{ "27 connections with trailing bytes: FAILURE", RQ_EXT_TRAILING, 27, 0, 0, 0,
 	  "connections@keyward.dev", 0, 0 },
-	{ "27 constraints@keyward.dev: forwarded as MSG_INSPECT", RQ_EXT, 27, 0, 0, 0,
-	  "constraints@keyward.dev", MSG_INSPECT, 0 },
+	{ "27 constraints@keyward.dev: forwarded as MSG_CONSTRAINTS", RQ_EXT, 27, 0, 0, 0,
+	  "constraints@keyward.dev", MSG_CONSTRAINTS, 0 },
 	/* §5.10 unknown and legacy types */
 	{ "0 (no such type): FAILURE", RQ_BARE, 0, 0, 0, 0, NULL, 0, 0 },
 	{ "1 request RSA identities (SSH-1): FAILURE", RQ_BARE, 1, 0, 0, 0, NULL, 0, 0 },

@@ -1,23 +1,23 @@
 /*
- * constraints.h - the answer to INSPECT_EXTENSION (wire/agent.h): every
- * identity with its constraints, written by policy (policy/inspect.c) and
- * read by keyward-ctl (ctl/constraints.c) from whatever listens on
+ * listing.h - the answer to CONSTRAINTS_EXTENSION (wire/agent.h): every
+ * identity with its constraints, written by policy (policy/extensions.c) and
+ * read by keyward-ctl (ctl/listing.c) from whatever listens on
  * SSH_AUTH_SOCK, so the decoder trusts nothing in it.
  *
- * Reply: byte 29; string INSPECT_EXTENSION; then the body:
+ * Reply: byte 29; string CONSTRAINTS_EXTENSION; then the body:
  *   uint32 n; n times {
  *     string key_blob; string comment; string fingerprint;
- *     uint32 seconds_left (INSPECT_NO_LIFETIME: none); bool confirm;
+ *     uint32 seconds_left (LISTING_NO_LIFETIME: none); bool confirm;
  *     string provider (empty: none; a FIDO key's "internal" or library);
  *     uint32 nrules; nrules times { hop from; hop to } }
  *   hop: string user; string host; uint32 nkeys;
  *     nkeys times { string fingerprint; bool is_ca }
- * The body is what MSG_R_INSPECT carries from policy to the monitor.
+ * The body is what MSG_R_CONSTRAINTS carries from policy to the monitor.
  * Text strings hold no NUL and bools are 0 or 1, as the encoder writes
  * them: one encoding per listing, so decode and encode are inverses.
  */
-#ifndef KEYWARD_INSPECT_H
-#define KEYWARD_INSPECT_H
+#ifndef KEYWARD_LISTING_H
+#define KEYWARD_LISTING_H
 
 #include "ipc/buf.h"
 #include "keys/sshkey.h"
@@ -25,50 +25,50 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define INSPECT_NO_LIFETIME 0xffffffffU
+#define LISTING_NO_LIFETIME 0xffffffffU
 
-struct inspect_key {
+struct listing_key {
 	struct slice fp;                /* fingerprint, as the agent hashes them */
 	int is_ca;
 };
 
-struct inspect_hop {
+struct listing_hop {
 	struct slice user;              /* empty: any user (to-hops only) */
 	struct slice host;              /* empty: the origin (from-hops only) */
-	struct inspect_key *keys;
+	struct listing_key *keys;
 	size_t nkeys;
 };
 
-struct inspect_rule {
-	struct inspect_hop from, to;
+struct listing_rule {
+	struct listing_hop from, to;
 };
 
-struct inspect_id {
+struct listing_id {
 	struct slice blob;              /* public key blob */
 	struct pubkey pub;              /* blob parsed, by the decoder only */
 	struct slice comment, fp;
-	uint32_t seconds_left;          /* INSPECT_NO_LIFETIME: none */
+	uint32_t seconds_left;          /* LISTING_NO_LIFETIME: none */
 	int confirm;
 	struct slice provider;          /* empty: none */
-	struct inspect_rule *rules;     /* none: usable everywhere */
+	struct listing_rule *rules;     /* none: usable everywhere */
 	size_t nrules;
 };
 
 /* Decoded, slices point into the body, which must outlive the list. */
-struct inspect_list {
-	struct inspect_id *ids;
+struct listing {
+	struct listing_id *ids;
 	size_t n;
 };
 
 /* Append the body of l to w (w->err on overflow). */
-void inspect_encode(struct wb *w, const struct inspect_list *l);
-/* Decode a whole body from r into l (allocated; free with inspect_free).
+void listing_encode(struct wb *w, const struct listing *l);
+/* Decode a whole body from r into l (allocated; free with listing_free).
  * -1 with *why for the first thing wrong, l then empty: counts larger
  * than the bytes left could hold, a key blob that does not parse, a
  * from-hop that names a user, a to-hop without a host, trailing bytes. */
-int inspect_decode(struct rd *r, struct inspect_list *l, const char **why);
-/* Free what inspect_decode allocated (or a list built the same way:
+int listing_decode(struct rd *r, struct listing *l, const char **why);
+/* Free what listing_decode allocated (or a list built the same way:
  * arrays from calloc, slices owned by someone else). */
-void inspect_free(struct inspect_list *l);
+void listing_free(struct listing *l);
 
 #endif

@@ -1,6 +1,6 @@
 /*
- * inspect.c - the extensions policy answers itself: "query" (which
- * extensions there are) and keyward's own INSPECT_EXTENSION, every
+ * extensions.c - the extensions policy answers itself: "query" (which
+ * extensions there are) and keyward's own CONSTRAINTS_EXTENSION, every
  * identity with its constraints, for keyward-ctl. The dispatcher gives
  * the latter only to connections that never attempted a session-bind:
  * what a key may do is its owner's business, not that of the hosts it is
@@ -10,7 +10,7 @@
 #include "crypto/crypto.h"
 #include "wire/agent.h"
 #include "wire/conns.h"
-#include "wire/constraints.h"
+#include "wire/listing.h"
 #include "ipc/log.h"
 #include "policy/dispatch.h"
 #include "rules/scope.h"
@@ -46,7 +46,7 @@ text_of(const char *s)
 /* One hop as listed; its keys' fingerprints are written to fps, from
  * *used on, FP_TEXT_MAX bytes each. */
 static int
-list_hop(const struct policy *P, const struct hop *h, struct inspect_hop *o,
+list_hop(const struct policy *P, const struct hop *h, struct listing_hop *o,
     char *fps, size_t *used)
 {
 	o->user = text_of(h->user);
@@ -68,12 +68,12 @@ list_hop(const struct policy *P, const struct hop *h, struct inspect_hop *o,
 
 static int
 list_id(const struct policy *P, const struct identity *id, uint64_t now,
-    struct inspect_id *o, char *fps, size_t *used)
+    struct listing_id *o, char *fps, size_t *used)
 {
 	o->blob = (struct slice){ id->blob, id->blob_len };
 	o->comment = text_of(id->comment);
 	o->fp = text_of(id->fp);
-	o->seconds_left = id->expiry_ms == 0 ? INSPECT_NO_LIFETIME :
+	o->seconds_left = id->expiry_ms == 0 ? LISTING_NO_LIFETIME :
 	    id->expiry_ms <= now ? 0 : (uint32_t)((id->expiry_ms - now + 999) / 1000);
 	o->confirm = id->confirm != 0;
 	if (id->provider != NULL)
@@ -89,10 +89,10 @@ list_id(const struct policy *P, const struct identity *id, uint64_t now,
 	return 0;
 }
 
-/* Every identity as wire/constraints.h lists it, the hop keys' fingerprints
+/* Every identity as wire/listing.h lists it, the hop keys' fingerprints
  * in *fps (the caller frees both). */
 static int
-listing(const struct policy *P, struct inspect_list *l, char **fps)
+listing(const struct policy *P, struct listing *l, char **fps)
 {
 	uint64_t now = now_ms();
 	size_t nkeys = 0, used = 0;
@@ -115,10 +115,10 @@ listing(const struct policy *P, struct inspect_list *l, char **fps)
 }
 
 int
-h_inspect(struct ctx *c)
+h_constraints(struct ctx *c)
 {
 	struct policy *P = c->P;
-	struct inspect_list l;
+	struct listing l;
 	struct wb body;
 	char *fps;
 	int rc;
@@ -127,8 +127,8 @@ h_inspect(struct ctx *c)
 		return -1;
 	wb_init(&body);
 	if ((rc = listing(P, &l, &fps)) == 0)
-		inspect_encode(&body, &l);
-	inspect_free(&l);
+		listing_encode(&body, &l);
+	listing_free(&l);
 	free(fps);
 	if (rc != 0 || body.err || body.len > AGENT_MAX_FRAME - 64) {
 		log_error("constraint listing %s", rc != 0 ? "not built: out of memory" :
@@ -137,7 +137,7 @@ h_inspect(struct ctx *c)
 		ctx_reply(c, ST_EXT_FAIL);
 		return 0;
 	}
-	msg_ext_reply_write(&P->out, MSG_R_INSPECT, c->h.req, c->h.conn,
+	msg_ext_reply_write(&P->out, MSG_R_CONSTRAINTS, c->h.req, c->h.conn,
 	    wb_slice_of(&body));
 	wb_free(&body);
 	send_to(&P->mon, &P->out, "monitor");

@@ -1,13 +1,13 @@
 /*
- * test_constraints.c - the INSPECT_EXTENSION answer's body (wire/constraints.c):
- * the encoder writes the layout of wire/constraints.h field for field, the
+ * test_listing.c - the CONSTRAINTS_EXTENSION answer's body (wire/listing.c):
+ * the encoder writes the layout of wire/listing.h field for field, the
  * decoder gives back what was encoded and the encoder what was decoded,
  * and every malformed body is refused with its reason: truncations,
  * lengths and counts larger than the bytes left, trailing bytes, NULs in
  * text, bools other than 0 and 1, a key that does not parse, hops the
  * agent never accepts.
  */
-#include "wire/constraints.h"
+#include "wire/listing.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/wire.h"
 
@@ -67,18 +67,18 @@ tb_hkey(struct tb *t, const char *fp, uint8_t is_ca)
 
 static uint8_t blob1[51], blob2[51];
 
-static struct inspect_key k_scylla[] = {
+static struct listing_key k_scylla[] = {
 	{ S("SHA256:scylla-ca"), 1 }, { S("MD5:00:11:22"), 0 },
 };
-static struct inspect_key k_charybdis[] = { { S("SHA256:charybdis"), 0 } };
-static struct inspect_rule r_perseus[] = {
+static struct listing_key k_charybdis[] = { { S("SHA256:charybdis"), 0 } };
+static struct listing_rule r_perseus[] = {
 	{ { S(""), S(""), NULL, 0 }, { S(""), S("scylla"), k_scylla, 2 } },
 	{ { S(""), S("scylla"), k_scylla, 2 },
 	  { S("perseus"), S("charybdis"), k_charybdis, 1 } },
 };
-static struct inspect_id ids[] = {
+static struct listing_id ids[] = {
 	{ .comment = S("medea"), .fp = S("SHA256:x"),
-	  .seconds_left = INSPECT_NO_LIFETIME },
+	  .seconds_left = LISTING_NO_LIFETIME },
 	{ .comment = S("perseus@argos"), .fp = S("SHA256:x"), .seconds_left = 600,
 	  .confirm = 1, .provider = S("/usr/lib/x86_64-linux-gnu/libsk.so"),
 	  .rules = r_perseus, .nrules = 2 },
@@ -113,7 +113,7 @@ static void
 w_medea(struct tb *t)
 {
 	tb_u32(t, 1);
-	tb_id(t, 0x11, "medea", 5, INSPECT_NO_LIFETIME, 0, "");
+	tb_id(t, 0x11, "medea", 5, LISTING_NO_LIFETIME, 0, "");
 	tb_u32(t, 0);
 }
 
@@ -123,7 +123,7 @@ static void
 w_three(struct tb *t)
 {
 	tb_u32(t, 3);
-	tb_id(t, 0x11, "medea", 5, INSPECT_NO_LIFETIME, 0, "");
+	tb_id(t, 0x11, "medea", 5, LISTING_NO_LIFETIME, 0, "");
 	tb_u32(t, 0);
 	tb_id(t, 0x22, "perseus@argos", 13, 600, 1,
 	    "/usr/lib/x86_64-linux-gnu/libsk.so");
@@ -144,7 +144,7 @@ w_three(struct tb *t)
 static const struct {
 	const char *name;
 	void (*wire)(struct tb *);
-	struct inspect_list list;
+	struct listing list;
 } good[] = {
 	{ "no identities", w_empty, { NULL, 0 } },
 	{ "medea, unconstrained, no lifetime", w_medea, { ids, 1 } },
@@ -153,7 +153,7 @@ static const struct {
 };
 
 static int
-hop_eq(const struct inspect_hop *a, const struct inspect_hop *b)
+hop_eq(const struct listing_hop *a, const struct listing_hop *b)
 {
 	if (!slice_eq(a->user, b->user) || !slice_eq(a->host, b->host) ||
 	    a->nkeys != b->nkeys)
@@ -166,12 +166,12 @@ hop_eq(const struct inspect_hop *a, const struct inspect_hop *b)
 }
 
 static int
-list_eq(const struct inspect_list *a, const struct inspect_list *b)
+list_eq(const struct listing *a, const struct listing *b)
 {
 	if (a->n != b->n)
 		return 0;
 	for (size_t i = 0; i < a->n; i++) {
-		const struct inspect_id *x = &a->ids[i], *y = &b->ids[i];
+		const struct listing_id *x = &a->ids[i], *y = &b->ids[i];
 
 		if (!slice_eq(x->blob, y->blob) || !slice_eq(x->comment, y->comment) ||
 		    !slice_eq(x->fp, y->fp) || x->seconds_left != y->seconds_left ||
@@ -189,16 +189,16 @@ list_eq(const struct inspect_list *a, const struct inspect_list *b)
 static int
 d_body(const uint8_t *p, size_t n, void *arg)
 {
-	struct inspect_list l;
+	struct listing l;
 	struct rd r;
 	const char *why;
 	int rc;
 
 	rd_init(&r, p, n);
-	if (inspect_decode(&r, &l, &why) != 0)
+	if (listing_decode(&r, &l, &why) != 0)
 		return why != NULL && l.n == 0 && l.ids == NULL ? -1 : -3;
 	rc = arg == NULL || list_eq(&l, arg) ? 0 : -2;
-	inspect_free(&l);
+	listing_free(&l);
 	return rc;
 }
 
@@ -207,7 +207,7 @@ test_good(void)
 {
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		const char *name = good[i].name, *why = "";
-		struct inspect_list l;
+		struct listing l;
 		struct tb t;
 		struct wb w;
 		struct rd r;
@@ -215,20 +215,20 @@ test_good(void)
 		tb_init(&t);
 		good[i].wire(&t);
 		wb_init(&w);
-		inspect_encode(&w, &good[i].list);
+		listing_encode(&w, &good[i].list);
 		ok(!w.err && slice_eq(wb_slice_of(&w), tb_slice(&t)),
 		    "%s: encoded as the layout says", name);
 		wire_check(name, &t, d_body, (void *)&good[i].list, WIRE_ALL);
 		/* decode, then encode what was decoded: the same bytes */
 		rd_init(&r, t.w.p, t.w.len);
-		if (inspect_decode(&r, &l, &why) == 0) {
+		if (listing_decode(&r, &l, &why) == 0) {
 			wb_reset(&w);
-			inspect_encode(&w, &l);
+			listing_encode(&w, &l);
 			ok(!w.err && slice_eq(wb_slice_of(&w), tb_slice(&t)) &&
 			    (l.n == 0 || l.ids[0].pub.kind == KEY_ED25519),
 			    "%s: decoded (keys parsed) and encoded again: the same bytes",
 			    name);
-			inspect_free(&l);
+			listing_free(&l);
 		} else
 			ok(0, "%s: decoded: %s", name, why);
 		wb_free(&w);
@@ -263,7 +263,7 @@ static void
 b_comment_nul(struct tb *t)
 {
 	tb_u32(t, 1);
-	tb_id(t, 0x11, "a\0b", 3, INSPECT_NO_LIFETIME, 0, "");
+	tb_id(t, 0x11, "a\0b", 3, LISTING_NO_LIFETIME, 0, "");
 	tb_u32(t, 0);
 }
 
@@ -271,7 +271,7 @@ static void
 b_comment_last_nul(struct tb *t)
 {
 	tb_u32(t, 1);
-	tb_id(t, 0x11, "medea\0", 6, INSPECT_NO_LIFETIME, 0, "");
+	tb_id(t, 0x11, "medea\0", 6, LISTING_NO_LIFETIME, 0, "");
 	tb_u32(t, 0);
 }
 
@@ -279,7 +279,7 @@ static void
 b_confirm_2(struct tb *t)
 {
 	tb_u32(t, 1);
-	tb_id(t, 0x11, "medea", 5, INSPECT_NO_LIFETIME, 2, "");
+	tb_id(t, 0x11, "medea", 5, LISTING_NO_LIFETIME, 2, "");
 	tb_u32(t, 0);
 }
 
@@ -290,7 +290,7 @@ b_provider_nul(struct tb *t)
 	tb_ed25519(t, 0x11);
 	tb_cstring(t, "medea");
 	tb_cstring(t, "SHA256:x");
-	tb_u32(t, INSPECT_NO_LIFETIME);
+	tb_u32(t, LISTING_NO_LIFETIME);
 	tb_u8(t, 0);
 	tb_string(t, "/usr/lib/a\0b.so", 14);
 	tb_u32(t, 0);
@@ -306,7 +306,7 @@ b_key_not_parsing(struct tb *t)
 	tb_end(t);
 	tb_cstring(t, "medea");
 	tb_cstring(t, "SHA256:x");
-	tb_u32(t, INSPECT_NO_LIFETIME);
+	tb_u32(t, LISTING_NO_LIFETIME);
 	tb_u8(t, 0);
 	tb_u32(t, 0);
 }
@@ -317,7 +317,7 @@ one_rule(struct tb *t, const char *fuser, const char *fhost, const char *tuser,
     const char *thost, uint32_t tkeys)
 {
 	tb_u32(t, 1);
-	tb_id(t, 0x11, "medea", 5, INSPECT_NO_LIFETIME, 0, "");
+	tb_id(t, 0x11, "medea", 5, LISTING_NO_LIFETIME, 0, "");
 	tb_u32(t, 1);
 	tb_hop(t, fuser, fhost, 0);
 	tb_hop(t, tuser, thost, tkeys);
@@ -339,7 +339,7 @@ static void
 b_host_nul(struct tb *t)
 {
 	tb_u32(t, 1);
-	tb_id(t, 0x11, "medea", 5, INSPECT_NO_LIFETIME, 0, "");
+	tb_id(t, 0x11, "medea", 5, LISTING_NO_LIFETIME, 0, "");
 	tb_u32(t, 1);
 	tb_hop(t, "", "", 0);
 	tb_string(t, "", 0);
@@ -372,7 +372,7 @@ static void
 b_nrules_max(struct tb *t)
 {
 	tb_u32(t, 1);
-	tb_id(t, 0x11, "medea", 5, INSPECT_NO_LIFETIME, 0, "");
+	tb_id(t, 0x11, "medea", 5, LISTING_NO_LIFETIME, 0, "");
 	tb_u32(t, 0x40000000U);
 	tb_hop(t, "", "", 0);
 	tb_hop(t, "", "scylla", 0);
@@ -410,7 +410,7 @@ static void
 test_bad(void)
 {
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct inspect_list l;
+		struct listing l;
 		const char *why = NULL;
 		struct tb t;
 		struct rd r;
@@ -422,7 +422,7 @@ test_bad(void)
 		else
 			tb_raw(&t, "\0\0\0", 3);
 		rd_init(&r, t.w.p, t.w.len);
-		rc = inspect_decode(&r, &l, &why);
+		rc = listing_decode(&r, &l, &why);
 		if (bad[i].why != NULL)
 			ok(!t.w.err && rc != 0 && why != NULL && strcmp(why, bad[i].why) == 0 &&
 			    l.n == 0 && l.ids == NULL, "malformed: %s: refused, \"%s\"",
@@ -432,7 +432,7 @@ test_bad(void)
 			    "malformed: %s: refused (%s)", bad[i].name,
 			    why != NULL ? why : "no reason");
 		if (rc == 0)
-			inspect_free(&l);
+			listing_free(&l);
 		tb_free(&t);
 	}
 }
@@ -443,14 +443,14 @@ test_encode_errors(void)
 {
 #if SIZE_MAX > UINT32_MAX
 	/* the keys are never read: the count fails first, and w remembers */
-	struct inspect_rule r = { { S(""), S(""), NULL, 0 },
+	struct listing_rule r = { { S(""), S(""), NULL, 0 },
 	    { S(""), S("scylla"), NULL, (size_t)UINT32_MAX + 1 } };
-	struct inspect_id id = { .blob = S("b"), .rules = &r, .nrules = 1 };
-	struct inspect_list l = { &id, 1 };
+	struct listing_id id = { .blob = S("b"), .rules = &r, .nrules = 1 };
+	struct listing l = { &id, 1 };
 	struct wb w;
 
 	wb_init(&w);
-	inspect_encode(&w, &l);
+	listing_encode(&w, &l);
 	ok(w.err, "encoder: 2^32 hop keys: an error, not a count cut to 32 bits");
 	wb_free(&w);
 #endif

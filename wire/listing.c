@@ -1,10 +1,10 @@
 /*
- * constraints.c - encoder and decoder of the INSPECT_EXTENSION answer's body
- * (layout in constraints.h). The decoder checks every count against the bytes
+ * listing.c - encoder and decoder of the CONSTRAINTS_EXTENSION answer's body
+ * (layout in listing.h). The decoder checks every count against the bytes
  * left before it allocates, so a hostile count cannot make it allocate
  * more than the reply could hold.
  */
-#include "wire/constraints.h"
+#include "wire/listing.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +30,7 @@ encode_count(struct wb *w, size_t n)
 }
 
 static void
-encode_hop(struct wb *w, const struct inspect_hop *h)
+encode_hop(struct wb *w, const struct listing_hop *h)
 {
 	wb_slice(w, h->user);
 	wb_slice(w, h->host);
@@ -43,12 +43,12 @@ encode_hop(struct wb *w, const struct inspect_hop *h)
 }
 
 void
-inspect_encode(struct wb *w, const struct inspect_list *l)
+listing_encode(struct wb *w, const struct listing *l)
 {
 	if (encode_count(w, l->n) != 0)
 		return;
 	for (size_t i = 0; i < l->n; i++) {
-		const struct inspect_id *id = &l->ids[i];
+		const struct listing_id *id = &l->ids[i];
 
 		wb_slice(w, id->blob);
 		wb_slice(w, id->comment);
@@ -75,7 +75,7 @@ bad(const char **why, const char *what)
 }
 
 static int
-decode_hop(struct rd *r, struct inspect_hop *h, const char **why)
+decode_hop(struct rd *r, struct listing_hop *h, const char **why)
 {
 	void *keys;
 
@@ -94,7 +94,7 @@ decode_hop(struct rd *r, struct inspect_hop *h, const char **why)
 }
 
 static int
-decode_rules(struct rd *r, struct inspect_id *id, const char **why)
+decode_rules(struct rd *r, struct listing_id *id, const char **why)
 {
 	void *rules;
 
@@ -103,7 +103,7 @@ decode_rules(struct rd *r, struct inspect_id *id, const char **why)
 		return -1;
 	id->rules = rules;
 	for (size_t i = 0; i < id->nrules; i++) {
-		struct inspect_rule *ru = &id->rules[i];
+		struct listing_rule *ru = &id->rules[i];
 
 		if (decode_hop(r, &ru->from, why) != 0 ||
 		    decode_hop(r, &ru->to, why) != 0)
@@ -118,7 +118,7 @@ decode_rules(struct rd *r, struct inspect_id *id, const char **why)
 }
 
 static int
-decode_id(struct rd *r, struct inspect_id *id, const char **why)
+decode_id(struct rd *r, struct listing_id *id, const char **why)
 {
 	const char *kwhy = NULL;
 
@@ -135,7 +135,7 @@ decode_id(struct rd *r, struct inspect_id *id, const char **why)
 }
 
 int
-inspect_decode(struct rd *r, struct inspect_list *l, const char **why)
+listing_decode(struct rd *r, struct listing *l, const char **why)
 {
 	void *ids;
 
@@ -154,15 +154,15 @@ inspect_decode(struct rd *r, struct inspect_list *l, const char **why)
 	}
 	return 0;
 fail:
-	inspect_free(l);
+	listing_free(l);
 	return -1;
 }
 
 void
-inspect_free(struct inspect_list *l)
+listing_free(struct listing *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
-		struct inspect_id *id = &l->ids[i];
+		struct listing_id *id = &l->ids[i];
 
 		for (size_t j = 0; j < id->nrules; j++) {
 			free(id->rules[j].from.keys);
