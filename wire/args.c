@@ -227,46 +227,55 @@ args_peer_decode(int argc, char *const *argv, struct peer_args *a)
 	return 0;
 }
 
-char **
-args_broker_encode(const struct broker_args *a, struct args_buf *b)
+/* The broker's and the prompter's lists are alike: LEVEL SECONDS, the
+ * seconds a touch or a confirm prompt may take. */
+static char **
+level_seconds_encode(const char *prog, int debug, long seconds,
+    struct args_buf *b)
 {
-	snprintf(b->num[0], sizeof(b->num[0]), "%ld", a->touch_timeout);
-	b->argv[0] = "keyward-broker";
-	b->argv[1] = a->debug ? "debug" : "info";
+	snprintf(b->num[0], sizeof(b->num[0]), "%ld", seconds);
+	b->argv[0] = (char *)prog;
+	b->argv[1] = debug ? "debug" : "info";
 	b->argv[2] = b->num[0];
 	b->argv[3] = NULL;
 	return b->argv;
+}
+
+static int
+level_seconds_decode(int argc, char *const *argv, int *debug, long *seconds)
+{
+	if (argc != 3 || (*debug = word(argv[1], "debug", "info")) < 0 ||
+	    number(argv[2], 1, CONFIRM_TIMEOUT_MAX, seconds) != 0)
+		return -1;
+	return 0;
+}
+
+char **
+args_broker_encode(const struct broker_args *a, struct args_buf *b)
+{
+	return level_seconds_encode("keyward-broker", a->debug,
+	    a->touch_timeout, b);
 }
 
 int
 args_broker_decode(int argc, char *const *argv, struct broker_args *a)
 {
 	memset(a, 0, sizeof(*a));
-	if (argc != 3 || (a->debug = word(argv[1], "debug", "info")) < 0 ||
-	    number(argv[2], 1, CONFIRM_TIMEOUT_MAX, &a->touch_timeout) != 0)
-		return -1;
-	return 0;
+	return level_seconds_decode(argc, argv, &a->debug, &a->touch_timeout);
 }
 
 char **
 args_prompter_encode(const struct prompter_args *a, struct args_buf *b)
 {
-	snprintf(b->num[0], sizeof(b->num[0]), "%ld", a->confirm_timeout);
-	b->argv[0] = "keyward-prompter";
-	b->argv[1] = a->debug ? "debug" : "info";
-	b->argv[2] = b->num[0];
-	b->argv[3] = NULL;
-	return b->argv;
+	return level_seconds_encode("keyward-prompter", a->debug,
+	    a->confirm_timeout, b);
 }
 
 int
 args_prompter_decode(int argc, char *const *argv, struct prompter_args *a)
 {
 	memset(a, 0, sizeof(*a));
-	if (argc != 3 || (a->debug = word(argv[1], "debug", "info")) < 0 ||
-	    number(argv[2], 1, CONFIRM_TIMEOUT_MAX, &a->confirm_timeout) != 0)
-		return -1;
-	return 0;
+	return level_seconds_decode(argc, argv, &a->debug, &a->confirm_timeout);
 }
 
 char **
