@@ -61,11 +61,13 @@ contains "$ERR" "reads and writes beneath $(realpath "$T/tok/tokens")" \
 unlike "$ERR" "$P11_PIN" "the PIN appears nowhere in the helper's log"
 
 # --- a wrong PIN: refused, nothing listed; the right one after it works
-drive -p "$P11_REAL" -P 0000 -n
+# A PIN no log line can hold by chance (a pid or a time could hold "0000").
+WRONG_PIN=nOt-tHe-PiN-0
+drive -p "$P11_REAL" -P "$WRONG_PIN" -n
 contains "$OUT" "login status 0xa0 keys 0" "a wrong PIN: CKR_PIN_INCORRECT, no key listed"
 unlike "$OUT" "^key " "a wrong PIN: no key line"
-unlike "$ERR" "0000" "the wrong PIN is not logged"
-drive -p "$P11_REAL" -B 0000 -P "$P11_PIN" -n
+unlike "$ERR" "$WRONG_PIN" "the wrong PIN is not logged"
+drive -p "$P11_REAL" -B "$WRONG_PIN" -P "$P11_PIN" -n
 contains "$OUT" "login status 0xa0 keys 0" "wrong PIN first: refused"
 contains "$OUT" "login status 0x0 keys 5" "then the right PIN: five keys"
 
