@@ -118,21 +118,21 @@ purpose(const struct policy *P, struct wb *w, const struct audit_rec *r,
 	text_json_str(w, unverified);
 }
 
+/* The data is never recorded, only its SHA-256 (purpose.h). */
 static void
-data_hash(struct wb *w, struct slice data)
+data_hash(struct wb *w, const struct purpose *pu)
 {
 	static const char hex[] = "0123456789abcdef";
-	unsigned char md[32];
-	unsigned int n = 0;
-	char out[65];
+	uint8_t md[PURPOSE_SHA256_LEN];
+	char out[2 * PURPOSE_SHA256_LEN + 1];
 
-	if (EVP_Digest(data.p, data.len, md, &n, EVP_sha256(), NULL) != 1 || n != 32)
+	if (purpose_sha256(pu, md) != 0)
 		return;
-	for (int i = 0; i < 32; i++) {
+	for (int i = 0; i < PURPOSE_SHA256_LEN; i++) {
 		out[2 * i] = hex[md[i] >> 4];
 		out[2 * i + 1] = hex[md[i] & 15];
 	}
-	out[64] = '\0';
+	out[2 * PURPOSE_SHA256_LEN] = '\0';
 	audit_key(w, "data_sha256");
 	text_json_str(w, out);
 }
@@ -247,9 +247,9 @@ audit_sign(struct policy *P, const struct audit_rec *r,
 	}
 	if (r->conn != NULL)
 		path(P, &w, r);
-	if (r->data.p != NULL) {
+	if (pu != NULL) {
 		purpose(P, &w, r, pu);
-		data_hash(&w, r->data);
+		data_hash(&w, pu);
 	}
 	if (r->count >= 0)
 		audit_num(&w, "keys", r->count);

@@ -18,7 +18,6 @@ struct audit_rec {
 	const struct conn *conn;        /* NULL for the agent's own events */
 	const struct identity *id;      /* the key, or NULL */
 	enum sig_alg alg;               /* SIG_NONE: not a signature */
-	struct slice data;              /* data to sign (only hashed), or {NULL} */
 	long count;                     /* keys listed, or -1 */
 	const struct sk_result *sk;     /* a token's signature, or NULL */
 	const struct ruling *rule;      /* sign: what the rules said, or NULL */

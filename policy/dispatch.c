@@ -150,8 +150,8 @@ void
 audit_simple(struct policy *P, const char *event, const char *decision,
     const char *reason, const struct conn *c, const struct identity *id)
 {
-	struct audit_rec r = { event, decision, reason, c, id, SIG_NONE,
-	    { NULL, 0 }, -1, NULL, NULL };
+	struct audit_rec r = { event, decision, reason, c, id, SIG_NONE, -1,
+	    NULL, NULL };
 
 	audit_emit(P, &r, 0);
 }

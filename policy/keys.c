@@ -146,7 +146,7 @@ h_list(struct ctx *c)
 	}
 	m.entries = wb_slice_of(&e);
 	struct audit_rec r = { "list", "allow", NULL, c->conn, NULL, SIG_NONE,
-	    { NULL, 0 }, m.n, NULL, NULL };
+	    m.n, NULL, NULL };
 	audit_emit(P, &r, 0);
 	msg_begin(&P->out, MSG_R_IDENTITIES, c->h.req, c->h.conn);
 	msg_identities_encode(&P->out, &m);

@@ -53,7 +53,7 @@ refuse(struct policy *P, struct pending *p, const char *why,
     const struct identity *id, int log_it)
 {
 	struct audit_rec r = { "sign", "refuse", why, conn_find(P, p->conn), id,
-	    p->alg, wb_slice_of(&p->data), -1, NULL, &p->rule };
+	    p->alg, -1, NULL, &p->rule };
 	char who[PROMPT_MAX_TEXT];
 
 	if (!p->gone) {
@@ -147,7 +147,7 @@ static void
 go_sign(struct policy *P, struct pending *p, const struct identity *id)
 {
 	struct audit_rec r = { "sign", "allow", NULL, conn_find(P, p->conn), id,
-	    p->alg, wb_slice_of(&p->data), -1, NULL, &p->rule };
+	    p->alg, -1, NULL, &p->rule };
 
 	if (!P->audit_on) {
 		kh_sign(P, p);
@@ -302,16 +302,18 @@ h_sign(struct ctx *c)
 	wb_bytes(&p->data, m.data.p, m.data.len);
 	origin = forwarded_from(c->conn);
 	wb_bytes(&p->origin, origin.p, origin.len);
-	if ((id = identity_by_blob(P, m.key)) == NULL) {
+	id = identity_by_blob(P, m.key);
+	/* What the data is, decided here once: every check below, the
+	 * prompts and the audit trail (the refusal of an unknown key's too,
+	 * which records the data's hash) read it (purpose.h). */
+	purpose_decide(&p->purpose, wb_slice_of(&p->data), id != NULL ?
+	    (struct slice){ id->blob, id->blob_len } : m.key);
+	if (id == NULL) {
 		refuse(P, p, "the key is not in the agent", NULL, 1);
 		return 0;
 	}
 	p->key_id = id->key_id;
 	p->alg = sig_alg_for(id->kind, m.flags);
-	/* What the data is, decided here once: every check below, the
-	 * prompts and the audit trail read it (purpose.h). */
-	purpose_decide(&p->purpose, wb_slice_of(&p->data),
-	    (struct slice){ id->blob, id->blob_len });
 	if (id->dest.n > 0) {
 		char user[AGENT_MAX_USER_PATTERN + 64];
 		size_t hop;

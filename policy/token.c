@@ -67,7 +67,7 @@ refuse_token(struct policy *P, struct pending *p, const struct identity *id,
 		    id != NULL ? key_kind_name(id->kind) : "a key",
 		    id != NULL ? id->fp : "", id != NULL ? id->comment : "", why);
 		struct audit_rec r = { "sign", "refuse", why, conn_find(P, p->conn),
-		    id, p->alg, { NULL, 0 }, -1, NULL, &p->rule };
+		    id, p->alg, -1, NULL, &p->rule };
 		audit_emit(P, &r, 0);
 	}
 	reply_status(P, p->conn, p->req, ST_FAIL);
@@ -259,7 +259,7 @@ token_answer(struct policy *P, struct pending *p, struct slice reply, int fail)
 	if (!p->gone) {
 		struct sk_result res = { id->provider, flags, counter };
 		struct audit_rec rec = { "token-signature", "allow", NULL,
-		    conn_find(P, p->conn), id, p->alg, { NULL, 0 }, -1, &res, NULL };
+		    conn_find(P, p->conn), id, p->alg, -1, &res, NULL };
 		audit_emit(P, &rec, 0);
 	}
 	sign_signed(P, p, wb_slice_of(&sig));
