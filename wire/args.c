@@ -149,22 +149,34 @@ args_policy_decode(int argc, char *const *argv, struct policy_args *a)
 	return 0;
 }
 
+/* The keyholder's and keyward-peer's lists are alike: LEVEL alone. */
+static char **
+level_encode(const char *prog, int debug, struct args_buf *b)
+{
+	b->argv[0] = (char *)prog;
+	b->argv[1] = debug ? "debug" : "info";
+	b->argv[2] = NULL;
+	return b->argv;
+}
+
+static int
+level_decode(int argc, char *const *argv, int *debug)
+{
+	return argc != 2 || (*debug = word(argv[1], "debug", "info")) < 0 ?
+	    -1 : 0;
+}
+
 char **
 args_keyholder_encode(const struct keyholder_args *a, struct args_buf *b)
 {
-	b->argv[0] = "keyward-keyholder";
-	b->argv[1] = a->debug ? "debug" : "info";
-	b->argv[2] = NULL;
-	return b->argv;
+	return level_encode("keyward-keyholder", a->debug, b);
 }
 
 int
 args_keyholder_decode(int argc, char *const *argv, struct keyholder_args *a)
 {
 	memset(a, 0, sizeof(*a));
-	if (argc != 2 || (a->debug = word(argv[1], "debug", "info")) < 0)
-		return -1;
-	return 0;
+	return level_decode(argc, argv, &a->debug);
 }
 
 char **
@@ -212,19 +224,14 @@ args_pkcs11_decode(int argc, char *const *argv, struct pkcs11_args *a)
 char **
 args_peer_encode(const struct peer_args *a, struct args_buf *b)
 {
-	b->argv[0] = "keyward-peer";
-	b->argv[1] = a->debug ? "debug" : "info";
-	b->argv[2] = NULL;
-	return b->argv;
+	return level_encode("keyward-peer", a->debug, b);
 }
 
 int
 args_peer_decode(int argc, char *const *argv, struct peer_args *a)
 {
 	memset(a, 0, sizeof(*a));
-	if (argc != 2 || (a->debug = word(argv[1], "debug", "info")) < 0)
-		return -1;
-	return 0;
+	return level_decode(argc, argv, &a->debug);
 }
 
 /* The broker's and the prompter's lists are alike: LEVEL SECONDS, the
