@@ -26,18 +26,6 @@ msg_empty_decode(struct rd *r)
 }
 
 void
-msg_blob_encode(struct wb *w, const struct msg_blob *m)
-{
-	wb_slice(w, m->blob);
-}
-
-int
-msg_blob_decode(struct rd *r, struct msg_blob *m)
-{
-	return rd_string(r, &m->blob) || rd_done(r);
-}
-
-void
 msg_string_write(struct wb *w, uint8_t type, uint32_t req, uint32_t conn,
     struct slice s)
 {

@@ -46,9 +46,6 @@ struct msg_hdr {
 	uint32_t conn;          /* client connection, 0 for none */
 };
 
-/* One string, the payload of every message with a msg_X_write/_read pair;
- * the generic form, for a receiver that does not yet name its type. */
-struct msg_blob { struct slice blob; };
 struct msg_status { uint8_t status; };
 
 /* Header: begin a message in w; decode the header of a datagram. */
@@ -57,8 +54,6 @@ int msg_hdr_decode(struct rd *r, struct msg_hdr *h);
 /* A message with no payload. */
 int msg_empty_decode(struct rd *r);
 
-void msg_blob_encode(struct wb *w, const struct msg_blob *m);
-int msg_blob_decode(struct rd *r, struct msg_blob *m);
 /* The whole of a message whose payload is one string s, and that
  * payload's decoder: what every typed msg_X_write / msg_X_read pair of the
  * boundary files is made of. */

@@ -136,11 +136,11 @@ rt_bind(struct rd *r, struct wb *w)
 static int
 rt_blob(struct rd *r, struct wb *w)
 {
-	struct msg_blob m;
+	struct slice m;
 
-	if (msg_blob_decode(r, &m))
+	if (msg_string_read(r, &m))
 		return -1;
-	msg_blob_encode(w, &m);
+	wb_slice(w, m);
 	return 0;
 }
 
@@ -286,18 +286,18 @@ rt_listing(struct rd *r, struct wb *w)
 static int
 rt_r_constraints(struct rd *r, struct wb *w)
 {
-	struct msg_blob m;
+	struct slice m;
 	struct rd body;
 	struct wb b;
 	int rc;
 
-	if (msg_blob_decode(r, &m))
+	if (msg_string_read(r, &m))
 		return -1;
-	rd_init(&body, m.blob.p, m.blob.len);
+	rd_init(&body, m.p, m.len);
 	wb_init(&b);
 	if ((rc = rt_listing(&body, &b)) == 0) {
 		CHECK(!b.err);
-		msg_blob_encode(w, &(struct msg_blob){ wb_slice_of(&b) });
+		wb_slice(w, wb_slice_of(&b));
 	}
 	wb_free(&b);
 	return rc;
@@ -326,18 +326,18 @@ rt_conns(struct rd *r, struct wb *w)
 static int
 rt_r_conns(struct rd *r, struct wb *w)
 {
-	struct msg_blob m;
+	struct slice m;
 	struct rd body;
 	struct wb b;
 	int rc;
 
-	if (msg_blob_decode(r, &m))
+	if (msg_string_read(r, &m))
 		return -1;
-	rd_init(&body, m.blob.p, m.blob.len);
+	rd_init(&body, m.p, m.len);
 	wb_init(&b);
 	if ((rc = rt_conns(&body, &b)) == 0) {
 		CHECK(!b.err);
-		msg_blob_encode(w, &(struct msg_blob){ wb_slice_of(&b) });
+		wb_slice(w, wb_slice_of(&b));
 	}
 	wb_free(&b);
 	return rc;

@@ -112,13 +112,13 @@ check_forwarded(const uint8_t *p, size_t len, const struct wb *ipc)
 	case MSG_POLICY_LOAD: {
 		/* policy@keyward.dev "load": the text as sent, within the
 		 * bound of a rules file */
-		struct msg_blob m;
+		struct slice m;
 		CHECK(p[0] == SSH_AGENTC_EXTENSION);
-		CHECK(msg_blob_decode(&r, &m) == 0 && m.blob.len <= RULES_MAX_FILE);
+		CHECK(msg_string_read(&r, &m) == 0 && m.len <= RULES_MAX_FILE);
 		CHECK(rd_string(&req, &a) == 0 && slice_eq_str(a, POLICY_EXTENSION));
 		CHECK(rd_string(&req, &a) == 0 && slice_eq_str(a, POLICY_SUB_LOAD));
 		CHECK(rd_string(&req, &b) == 0 && rd_done(&req) == 0 &&
-		    slice_eq(b, m.blob));
+		    slice_eq(b, m));
 		break;
 	}
 	case MSG_SIGN: {
@@ -141,22 +141,22 @@ check_forwarded(const uint8_t *p, size_t len, const struct wb *ipc)
 		break;
 	}
 	case MSG_REMOVE: {
-		struct msg_blob m;
+		struct slice m;
 		CHECK(p[0] == SSH2_AGENTC_REMOVE_IDENTITY);
-		CHECK(msg_blob_decode(&r, &m) == 0);
-		CHECK(rd_string(&req, &a) == 0 && rd_done(&req) == 0 && slice_eq(a, m.blob));
+		CHECK(msg_string_read(&r, &m) == 0);
+		CHECK(rd_string(&req, &a) == 0 && rd_done(&req) == 0 && slice_eq(a, m));
 		break;
 	}
 	case MSG_LOCK:
 	case MSG_UNLOCK: {
-		struct msg_blob m;
+		struct slice m;
 		CHECK(p[0] == (h.type == MSG_LOCK ? SSH_AGENTC_LOCK : SSH_AGENTC_UNLOCK));
-		CHECK(msg_blob_decode(&r, &m) == 0);
+		CHECK(msg_string_read(&r, &m) == 0);
 		/* the passphrase as sent: a NUL only as its last byte, and that
 		 * one kept, since it is hashed too (spec §2) */
-		CHECK(m.blob.len < 2 ||
-		    memchr(m.blob.p, '\0', m.blob.len - 1) == NULL);
-		CHECK(rd_string(&req, &a) == 0 && rd_done(&req) == 0 && slice_eq(a, m.blob));
+		CHECK(m.len < 2 ||
+		    memchr(m.p, '\0', m.len - 1) == NULL);
+		CHECK(rd_string(&req, &a) == 0 && rd_done(&req) == 0 && slice_eq(a, m));
 		break;
 	}
 	case MSG_BIND: {
@@ -186,10 +186,10 @@ check_forwarded(const uint8_t *p, size_t len, const struct wb *ipc)
 		break;
 	}
 	case MSG_P11_REMOVE: {
-		struct msg_blob m;
+		struct slice m;
 		CHECK(p[0] == SSH_AGENTC_REMOVE_SMARTCARD_KEY);
-		CHECK(msg_blob_decode(&r, &m) == 0);
-		CHECK(rd_text(&req, &a) == 0 && slice_eq(a, m.blob) &&
+		CHECK(msg_string_read(&r, &m) == 0);
+		CHECK(rd_text(&req, &a) == 0 && slice_eq(a, m) &&
 		    rd_string(&req, &b) == 0 && rd_done(&req) == 0);
 		break;
 	}

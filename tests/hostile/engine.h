@@ -497,17 +497,17 @@ sig_good(enum outcome o, const struct ukey *k, struct slice data,
 {
 	struct pubkey pk;
 	struct msg_hdr h;
-	struct msg_blob b;
+	struct slice b;
 	enum sig_alg got = SIG_NONE;
 	struct rd r;
 
 	if (o != O_REPLY || R.type != MSG_R_SIGNATURE)
 		return 0;
 	rd_init(&r, R.p, R.n);
-	if (msg_hdr_decode(&r, &h) != 0 || msg_blob_decode(&r, &b) != 0 ||
+	if (msg_hdr_decode(&r, &h) != 0 || msg_string_read(&r, &b) != 0 ||
 	    key_parse_public(pub_of(k), &pk, NULL) != 0)
 		return 0;
-	return sig_verify(&pk, b.blob, data, &got) == 0 && got == alg;
+	return sig_verify(&pk, b, data, &got) == 0 && got == alg;
 }
 
 /* A damaged message answered as expect says: the status expect, or

@@ -89,7 +89,7 @@ static void
 scan(const struct msg_hdr *h, struct rd *r, size_t n)
 {
 	struct msg_status ms;
-	struct msg_blob mb;
+	struct slice mb;
 	struct msg_identities mi;
 	int bad = 0;
 
@@ -98,7 +98,7 @@ scan(const struct msg_hdr *h, struct rd *r, size_t n)
 		bad = msg_status_decode(r, &ms) != 0;
 		break;
 	case MSG_R_SIGNATURE:
-		bad = msg_blob_decode(r, &mb) != 0;
+		bad = msg_string_read(r, &mb) != 0;
 		st.signatures++;
 		if (!sig_is_allowed(h->req)) {
 			st.forbidden++;
@@ -110,12 +110,12 @@ scan(const struct msg_hdr *h, struct rd *r, size_t n)
 		bad = msg_identities_decode(r, &mi) != 0;
 		break;
 	case MSG_R_EXTENSIONS:
-		bad = msg_blob_decode(r, &mb) != 0;
+		bad = msg_string_read(r, &mb) != 0;
 		break;
 	default:
 		/* replies added after MSG_R_EXTENSIONS carry a blob */
 		bad = h->type < MSG_R_EXTENSIONS || h->type >= MSG_R_STATUS + 16 ||
-		    msg_blob_decode(r, &mb) != 0;
+		    msg_string_read(r, &mb) != 0;
 	}
 	if (bad) {
 		st.malformed++;

@@ -42,18 +42,18 @@ static void
 scan(const struct msg_hdr *h, struct rd *r, size_t n)
 {
 	struct msg_status ms;
-	struct msg_blob mb;
+	struct slice mb;
 	struct msg_sk_material skm;
 	int bad;
 
 	if (h->type == MSG_R_STATUS)
 		bad = msg_status_decode(r, &ms) != 0;
 	else if (h->type == MSG_R_SIGNATURE)
-		bad = msg_blob_decode(r, &mb) != 0, st.signatures++;
+		bad = msg_string_read(r, &mb) != 0, st.signatures++;
 	else if (h->type == MSG_R_SK_MATERIAL)
 		bad = msg_sk_material_decode(r, &skm) != 0;
 	else if (h->type == MSG_R_PUBKEY)
-		bad = msg_blob_decode(r, &mb) != 0;
+		bad = msg_string_read(r, &mb) != 0;
 	else
 		bad = 1;
 	if (bad || h->conn != 0) {
@@ -182,14 +182,14 @@ static int
 added(enum outcome o, const struct tb *pub)
 {
 	struct msg_hdr h;
-	struct msg_blob b;
+	struct slice b;
 	struct rd r;
 
 	if (o != O_REPLY || R.type != MSG_R_PUBKEY)
 		return 0;
 	rd_init(&r, R.p, R.n);
-	return msg_hdr_decode(&r, &h) == 0 && msg_blob_decode(&r, &b) == 0 &&
-	    slice_eq(b.blob, tb_slice(pub));
+	return msg_hdr_decode(&r, &h) == 0 && msg_string_read(&r, &b) == 0 &&
+	    slice_eq(b, tb_slice(pub));
 }
 
 static enum outcome

@@ -77,7 +77,7 @@ test_header(void)
 static struct msg_open open_in = { 1000, 4242, 3 };
 static struct msg_sign sign_in;
 static struct msg_add add_in;
-static struct msg_blob blob_in;
+static struct slice blob_in;
 static struct msg_bind bind_in;
 static struct msg_identities ids_in;
 static struct msg_kh_add khadd_in;
@@ -148,12 +148,12 @@ static int
 d_blob(const uint8_t *p, size_t n, void *arg)
 {
 	struct rd r;
-	struct msg_blob m;
+	struct slice m;
 
 	rd_init(&r, p, n);
-	if (msg_blob_decode(&r, &m) != 0)
+	if (msg_string_read(&r, &m) != 0)
 		return -1;
-	return arg == NULL || slice_eq(m.blob, blob_in.blob) ? 0 : -2;
+	return arg == NULL || slice_eq(m, blob_in) ? 0 : -2;
 }
 
 static int
@@ -297,7 +297,7 @@ static void
 enc_blob(struct tb *t)
 {
 	tb_note(t);
-	msg_blob_encode(&t->w, &blob_in);
+	wb_slice(&t->w, blob_in);
 }
 
 static void
@@ -355,7 +355,7 @@ static const struct {
 	{ "MSG_SIGN (key, data, flags)", enc_sign, d_sign },
 	{ "MSG_ADD (public key, key, comment, lifetime, confirm, destinations)", enc_add, d_add },
 	{ "MSG_BIND (host key, session id, signature, forwarding)", enc_bind, d_bind },
-	{ "msg_blob (one string, any type)", enc_blob, d_blob },
+	{ "one string, any type (msg_string_read)", enc_blob, d_blob },
 	{ "MSG_R_IDENTITIES (count, entries)", enc_ids, d_ids },
 	{ "MSG_KH_ADD (key id, private key)", enc_khadd, d_khadd },
 	{ "MSG_KH_SIGN (key id, algorithm, data)", enc_khsign, d_khsign },
@@ -389,7 +389,7 @@ set_inputs(void)
 	bind_in.session_id = sl_str("0123456789abcdef0123456789abcdef");
 	bind_in.signature = sl_str("signature blob");
 	bind_in.forwarding = 1;
-	blob_in.blob = sl_str("medea");
+	blob_in = sl_str("medea");
 	wb_init(&entries);
 	wb_cstring(&entries, "blob one");
 	wb_cstring(&entries, "comment one");

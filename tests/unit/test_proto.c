@@ -232,7 +232,7 @@ struct expect {
 	struct msg_sign sign;
 	struct msg_add add;
 	struct msg_p11_add p11;
-	struct msg_blob blob;
+	struct slice blob;
 	struct msg_bind bind;
 };
 
@@ -433,7 +433,7 @@ build(struct tb *t, const struct prow *r, struct expect *e)
 		tk_pub(&blob, k);
 		at = t->w.len + 4;
 		tb_string(t, blob.w.p, blob.w.len);
-		e->blob.blob = sl((const void *)(uintptr_t)at, blob.w.len);
+		e->blob = sl((const void *)(uintptr_t)at, blob.w.len);
 		if (r->rq == RQ_REMOVE_TRAILING)
 			tb_u8(t, 0);
 		break;
@@ -449,7 +449,7 @@ build(struct tb *t, const struct prow *r, struct expect *e)
 			tb_string(t, r->s, strlen(r->s) + 1);
 		else
 			tb_cstring(t, r->s);
-		e->blob.blob = sl((const void *)(uintptr_t)at, strlen(r->s) +
+		e->blob = sl((const void *)(uintptr_t)at, strlen(r->s) +
 		    (r->rq == RQ_PASS_TRAILING_NUL));
 		if (r->rq == RQ_PASS_TRAILING)
 			tb_u8(t, 0);
@@ -482,7 +482,7 @@ build(struct tb *t, const struct prow *r, struct expect *e)
 			memset(text, 'a', r->arg);
 			at = t->w.len + 4;
 			tb_string(t, text, r->arg);
-			e->blob.blob = sl((const void *)(uintptr_t)at, r->arg);
+			e->blob = sl((const void *)(uintptr_t)at, r->arg);
 			free(text);
 		}
 		if (r->rq == RQ_POLICY_TRAILING)
@@ -512,7 +512,7 @@ build(struct tb *t, const struct prow *r, struct expect *e)
 		at = t->w.len + 4;
 		tb_cstring(t, "/usr/lib/x86_64-linux-gnu/opensc-pkcs11.so");
 		e->p11.provider = sl((const void *)(uintptr_t)at, 42);
-		e->blob.blob = e->p11.provider;
+		e->blob = e->p11.provider;
 		at = t->w.len + 4;
 		tb_cstring(t, "123456");
 		e->p11.pin = sl((const void *)(uintptr_t)at, 6);
@@ -546,7 +546,7 @@ fix_expect(struct expect *e, const uint8_t *base)
 	fix_slice(&e->add.c.provider, base);
 	fix_slice(&e->p11.provider, base);
 	fix_slice(&e->p11.pin, base);
-	fix_slice(&e->blob.blob, base);
+	fix_slice(&e->blob, base);
 	fix_slice(&e->bind.hostkey, base);
 	fix_slice(&e->bind.session_id, base);
 	fix_slice(&e->bind.signature, base);
@@ -572,7 +572,7 @@ expected_ipc(struct wb *w, const struct prow *r, const struct expect *e)
 	case MSG_POLICY_LOAD:
 	case MSG_LOCK:
 	case MSG_UNLOCK:
-		msg_blob_encode(w, &e->blob);
+		wb_slice(w, e->blob);
 		break;
 	case MSG_BIND:
 		msg_bind_encode(w, &e->bind);
