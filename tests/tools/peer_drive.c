@@ -94,6 +94,36 @@ die(const char *what)
 	exit(2);
 }
 
+/* Close the channel, reap the helper and say how it ended; then exit. */
+static void __attribute__((noreturn))
+finish(void)
+{
+	int st;
+
+	close(sock);
+	if (waitpid(helper_pid, &st, 0) == helper_pid) {
+		if (WIFEXITED(st))
+			printf("exit %d\n", WEXITSTATUS(st));
+		else if (WIFSIGNALED(st))
+			printf("signal %d\n", WTERMSIG(st));
+	}
+	fflush(stdout);
+	exit(bad);
+}
+
+/* A request the helper cannot take: where it has already gone (a test
+ * build that kills it right after its filter is loaded may beat the
+ * first request), say so and report how it ended, as at the end of a run. */
+static void
+send_failed(void)
+{
+	if (errno != EPIPE && errno != ECONNRESET)
+		die("send");
+	printf("no reply (the helper is gone: %s)\n", strerror(errno));
+	bad = 1;
+	finish();
+}
+
 static void
 run_helper(void *arg)
 {
@@ -172,7 +202,7 @@ send_req(pid_t pid, uint32_t uid, int pidfd)
 	    pidfd >= 0 ? PEER_REQ_PIDFD : 0 };
 
 	if (peer_req_send(sock, &m, pidfd) != 0)
-		die("send");
+		send_failed();
 	return m.id;
 }
 
@@ -442,7 +472,7 @@ step_garbage(void)
 	static const uint8_t junk[] = { PEER_MSG_REQUEST, 0, 0, 0, 1, 0 };
 
 	if (send(sock, junk, sizeof(junk), MSG_NOSIGNAL) != (ssize_t)sizeof(junk))
-		die("send");
+		send_failed();
 	get_reply(0);
 }
 
@@ -489,7 +519,7 @@ step(const char *s)
 int
 main(int argc, char **argv)
 {
-	int c, debug = 1, st;
+	int c, debug = 1;
 
 	while ((c = getopt(argc, argv, "h:l:u:e:")) != -1) {
 		switch (c) {
@@ -517,12 +547,5 @@ main(int argc, char **argv)
 	start(debug);
 	for (; optind < argc; optind++)
 		step(argv[optind]);
-	close(sock);
-	if (waitpid(helper_pid, &st, 0) == helper_pid) {
-		if (WIFEXITED(st))
-			printf("exit %d\n", WEXITSTATUS(st));
-		else if (WIFSIGNALED(st))
-			printf("signal %d\n", WTERMSIG(st));
-	}
-	return bad;
+	finish();
 }
