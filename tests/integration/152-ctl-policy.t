@@ -165,7 +165,14 @@ RAWPID=$!
 EXTRA_PIDS+=("$RAWPID")
 poll_until 10 test -e "$T/py.ready" && poll_until 10 test -e "$T/raw.sent"
 ok $? "a python3 client holds a connection; a raw client did a session-bind and idles"
-sleep 0.5
+# the agent has read both once keyward-peer has answered for python3 and
+# the raw client's session-bind is on record (under load, not at once)
+both_seen() {
+	"$CTL" connections --json | jq -e -s 'map(select(.pid == '"$PYPID"' and .status == "ok")) | length == 1' &&
+	"$CTL" connections --json | jq -e -s 'map(select(.session_bind == true)) | length == 1'
+}
+poll_until 10 both_seen
+ok $? "the agent shows both (python3's caller read, one session-bind attempted)"
 ctl connections
 is "$RC" 0 "connections: exit 0"
 is "$(printf '%s\n' "$OUT" | head -n1 | tr -s ' ')" "CONN UID PID STATUS CALLER" "a table with a header"
@@ -208,7 +215,10 @@ SSHPID=$!
 EXTRA_PIDS+=("$SSHPID")
 poll_until 15 grep -q ready "$T/hold.out"
 ok $? "on perseus a client holds the forwarded agent's connection"
-sleep 0.5
+# python3 on perseus has connected to sshd's socket; ssh opens the
+# forwarded channel and reaches the agent just after: wait for its bind
+poll_until 10 sh -c "'$CTL' connections --json | jq -e 'select(.pid == $SSHPID and .session_bind == true)' | grep -q ."
+ok $? "the agent has the ssh -A connection and its session-bind"
 ctl connections --json
 JSON=$OUT
 is "$(printf '%s\n' "$JSON" | jq -c 'select(.pid == '"$SSHPID"') | [.session_bind, [.hops[] | [.fingerprint, .host, .forwarding]]]')" \
