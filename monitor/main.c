@@ -15,6 +15,7 @@ main(int argc, char **argv)
 	int listen_fds[1 + SOCKETS_MAX];
 	int r;
 
+	setup_signals_block();
 	if ((r = setup_options(argc, argv)) >= 0 ||
 	    (r = setup_socket(path, sizeof(path), &made_dir)) >= 0 ||
 	    (r = setup_detach(path)) >= 0)

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,11 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* The signals the monitor acts on, read from its signalfd; SIGINT too
+ * until setup_signals() has ignored it (a daemon) or taken it (-d, -D);
+ * before: the mask keyward was started with, for a command it runs. */
+static sigset_t acted_on, before;
 
 static struct policy_args pargs;
 static int audit_fd = -1;      /* the trail, for policy's auditor */
@@ -339,6 +345,9 @@ setup_detach(const char *path)
 		sockets_setenv(&M.named);
 		snprintf(pidstr, sizeof(pidstr), "%ld", (long)pid);
 		setenv("SSH_AGENT_PID", pidstr, 1);
+		/* the command gets the signal mask keyward was started with */
+		if (sigprocmask(SIG_SETMASK, &before, NULL) != 0)
+			fatal("sigprocmask: %m");
 		execvp(M.opt.command[0], M.opt.command);
 		perror(M.opt.command[0]);
 		return 1;
@@ -353,22 +362,39 @@ setup_detach(const char *path)
 }
 
 void
+setup_signals_block(void)
+{
+	sigemptyset(&acted_on);
+	sigaddset(&acted_on, SIGTERM);
+	sigaddset(&acted_on, SIGHUP);
+	sigaddset(&acted_on, SIGUSR1);
+	sigaddset(&acted_on, SIGCHLD);
+	sigaddset(&acted_on, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &acted_on, &before) != 0)
+		fatal("sigprocmask: %m");
+}
+
+void
 setup_signals(void)
 {
-	sigset_t mask;
+	sigset_t intr;
 
-	/* Block the signals we act on; they arrive through signalfd. */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGUSR1);
-	sigaddset(&mask, SIGCHLD);
-	if (M.opt.fg != FG_NONE)
-		sigaddset(&mask, SIGINT);
-	else
+	/* A daemon ignores SIGINT (a pending one is discarded with it). */
+	if (M.opt.fg == FG_NONE) {
 		signal(SIGINT, SIG_IGN);
-	if (sigprocmask(SIG_BLOCK, &mask, NULL) != 0 ||
-	    (M.sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
+		sigdelset(&acted_on, SIGINT);
+		sigemptyset(&intr);
+		sigaddset(&intr, SIGINT);
+		if (sigprocmask(SIG_UNBLOCK, &intr, NULL) != 0)
+			fatal("sigprocmask: %m");
+	}
+#ifdef KEYWARD_TESTING
+	/* Test builds only: a pause here, where a signal sent as soon as
+	 * the environment is printed finds it (70-signals-early.t). */
+	if (getenv("KEYWARD_TEST_SIGNALS_PAUSE_MS") != NULL)
+		(void)poll(NULL, 0, atoi(getenv("KEYWARD_TEST_SIGNALS_PAUSE_MS")));
+#endif
+	if ((M.sig_fd = signalfd(-1, &acted_on, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
 		fatal("signalfd: %m");
 }
 
