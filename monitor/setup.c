@@ -379,6 +379,12 @@ setup_signals(void)
 {
 	sigset_t intr;
 
+#ifdef KEYWARD_TESTING
+	/* Test builds only: a pause here, where a signal sent as soon as
+	 * the environment is printed finds it (70-signals-early.t). */
+	if (getenv("KEYWARD_TEST_SIGNALS_PAUSE_MS") != NULL)
+		(void)poll(NULL, 0, atoi(getenv("KEYWARD_TEST_SIGNALS_PAUSE_MS")));
+#endif
 	/* A daemon ignores SIGINT (a pending one is discarded with it). */
 	if (M.opt.fg == FG_NONE) {
 		signal(SIGINT, SIG_IGN);
@@ -388,12 +394,6 @@ setup_signals(void)
 		if (sigprocmask(SIG_UNBLOCK, &intr, NULL) != 0)
 			fatal("sigprocmask: %m");
 	}
-#ifdef KEYWARD_TESTING
-	/* Test builds only: a pause here, where a signal sent as soon as
-	 * the environment is printed finds it (70-signals-early.t). */
-	if (getenv("KEYWARD_TEST_SIGNALS_PAUSE_MS") != NULL)
-		(void)poll(NULL, 0, atoi(getenv("KEYWARD_TEST_SIGNALS_PAUSE_MS")));
-#endif
 	if ((M.sig_fd = signalfd(-1, &acted_on, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
 		fatal("signalfd: %m");
 }
