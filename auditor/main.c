@@ -184,7 +184,7 @@ h_record(uint32_t req, struct rd *r)
 	struct slice line;
 	int rc;
 
-	if (msg_audit_read(r, &line) != 0)
+	if (msg_string_read(r, &line) != 0)
 		seal_and_exit(&a, 1);
 	/* policy's record is one JSON object: the chain fields go first,
 	 * then its members */

@@ -143,7 +143,7 @@ h_resolve(uint32_t req, struct rd *r)
 {
 	struct slice provider;
 
-	if (msg_tk_resolve_read(r, &provider) != 0)
+	if (msg_string_read(r, &provider) != 0)
 		bad("MSG_TK_RESOLVE");
 	resolve(req, provider);
 }
@@ -178,7 +178,7 @@ h_p11_stop(uint32_t req, struct rd *r)
 	struct slice provider;
 	struct prov *v;
 
-	if (msg_tk_p11_stop_read(r, &provider) != 0)
+	if (msg_string_read(r, &provider) != 0)
 		bad("MSG_TK_P11_STOP");
 	if ((v = prov_named(provider)) != NULL) {
 		log_info("keyward-pkcs11 for %s stopped", v->path);

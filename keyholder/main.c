@@ -231,7 +231,7 @@ k_lock_common(const struct msg_hdr *h, struct rd *r, int lock)
 	struct slice pass;
 	int rc;
 
-	if (msg_kh_lock_read(r, &pass) != 0)
+	if (msg_string_read(r, &pass) != 0)
 		return -1;
 	rc = lock ? ks_lock(&K.keys, pass) : ks_unlock(&K.keys, pass);
 	if (rc == 0)

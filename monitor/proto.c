@@ -394,7 +394,7 @@ rep_signature(struct rd *r, struct wb *reply)
 {
 	struct slice sig;
 
-	if (msg_signature_read(r, &sig) != 0)
+	if (msg_string_read(r, &sig) != 0)
 		return -1;
 	wb_u8(reply, SSH2_AGENT_SIGN_RESPONSE);
 	wb_slice(reply, sig);
@@ -434,7 +434,7 @@ proto_reply(const struct msg_hdr *h, struct rd *r, struct wb *reply)
 	/* The answer of an extension (its row in wire/agent.c): its name,
 	 * then the body policy wrote. */
 	if ((e = agent_ext_answered_by(h->type)) == NULL ||
-	    msg_ext_reply_read(r, &body) != 0)
+	    msg_string_read(r, &body) != 0)
 		return -1;
 	agent_ext_answer(reply, e->name, body);
 	return 0;

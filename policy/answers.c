@@ -68,37 +68,37 @@ d_material(struct rd *r, struct reply *a)
 static int
 d_signature(struct rd *r, struct reply *a)
 {
-	return msg_signature_read(r, &a->s);
+	return msg_string_read(r, &a->s);
 }
 
 static int
 d_pubkey(struct rd *r, struct reply *a)
 {
-	return msg_pubkey_read(r, &a->s);
+	return msg_string_read(r, &a->s);
 }
 
 static int
 d_secret(struct rd *r, struct reply *a)
 {
-	return msg_secret_read(r, &a->s);
+	return msg_string_read(r, &a->s);
 }
 
 static int
 d_path(struct rd *r, struct reply *a)
 {
-	return msg_path_read(r, &a->s);
+	return msg_string_read(r, &a->s);
 }
 
 static int
 d_token(struct rd *r, struct reply *a)
 {
-	return msg_token_read(r, &a->s);
+	return msg_string_read(r, &a->s);
 }
 
 static int
 d_p11_gone(struct rd *r, struct reply *a)
 {
-	return msg_p11_gone_read(r, &a->s);
+	return msg_string_read(r, &a->s);
 }
 
 /* ------------------------------------------------------------ handlers */

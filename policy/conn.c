@@ -66,7 +66,7 @@ h_peer(struct ctx *c)
 	struct peer_reply m;
 	struct rd r;
 
-	if (msg_peer_read(&c->r, &b) != 0)
+	if (msg_string_read(&c->r, &b) != 0)
 		return -1;
 	rd_init(&r, b.p, b.len);
 	if (peer_reply_decode(&r, &m) != 0) {

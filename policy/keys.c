@@ -163,7 +163,7 @@ h_remove(struct ctx *c)
 	struct identity *id;
 	struct verdict v;
 
-	if (msg_remove_read(&c->r, &key) != 0)
+	if (msg_string_read(&c->r, &key) != 0)
 		return -1;
 	id = identity_by_blob(P, key);
 	if (id == NULL || !id_visible(id, c->conn, &v) ||

@@ -77,7 +77,7 @@ h_lock(struct ctx *c)
 	struct policy *P = c->P;
 	struct slice pass;
 
-	if (msg_lock_read(&c->r, &pass) != 0)
+	if (msg_string_read(&c->r, &pass) != 0)
 		return -1;
 	/* Hashed as the bytes sent, a trailing NUL included (spec §2). */
 	if (pass.len == 0 || lock_set(&P->lock, pass) != 0) {
@@ -101,7 +101,7 @@ h_unlock(struct ctx *c)
 	struct slice pass;
 	struct pending *p;
 
-	if (msg_lock_read(&c->r, &pass) != 0)
+	if (msg_string_read(&c->r, &pass) != 0)
 		return -1;
 	if (!P->lock.locked || pass.len == 0) {
 		ctx_reply(c, ST_FAIL);          /* at once, and not counted */

@@ -122,7 +122,7 @@ h_p11_remove(struct ctx *c)
 	struct slice provider;
 	struct pending *p;
 
-	if (msg_p11_remove_read(&c->r, &provider) != 0)
+	if (msg_string_read(&c->r, &provider) != 0)
 		return -1;
 	p = pending_new(c->P, P_RESOLVE, c->h.conn, c->h.req);
 	p->p11 = P11_REMOVING;

@@ -262,7 +262,7 @@ h_policy_load(struct ctx *c)
 	struct ruleset *rs;
 	struct slice text;
 
-	if (msg_policy_load_read(&c->r, &text) != 0)
+	if (msg_string_read(&c->r, &text) != 0)
 		return -1;
 	if (c->conn == NULL && P->opened) {
 		log_error("the monitor sent start-up rules after a connection; "

@@ -213,7 +213,7 @@ h_prompt(struct chan *c, uint32_t req, struct rd *r, int secret)
 	char text[PROMPT_MAX_TEXT + 1];
 	const char *why;
 
-	if (msg_prompt_read(r, &q) != 0 ||
+	if (msg_string_read(r, &q) != 0 ||
 	    q.len > PROMPT_MAX_TEXT || memchr(q.p, '\0', q.len))
 		_exit(1);
 	memcpy(text, q.p, q.len);

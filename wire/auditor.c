@@ -8,9 +8,3 @@ msg_audit_write(struct wb *w, uint32_t req, struct slice json_line)
 {
 	msg_string_write(w, MSG_AUDIT, req, 0, json_line);
 }
-
-int
-msg_audit_read(struct rd *r, struct slice *json_line)
-{
-	return msg_string_read(r, json_line);
-}

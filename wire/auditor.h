@@ -16,6 +16,5 @@ enum {
 
 /* MSG_AUDIT: one JSON line (policy/audit.c), without its newline. */
 void msg_audit_write(struct wb *w, uint32_t req, struct slice json_line);
-int msg_audit_read(struct rd *r, struct slice *json_line);
 
 #endif

@@ -38,22 +38,10 @@ msg_tk_resolve_write(struct wb *w, uint32_t req, uint32_t conn,
 	msg_string_write(w, MSG_TK_RESOLVE, req, conn, provider);
 }
 
-int
-msg_tk_resolve_read(struct rd *r, struct slice *provider)
-{
-	return msg_string_read(r, provider);
-}
-
 void
 msg_tk_p11_stop_write(struct wb *w, struct slice provider)
 {
 	msg_string_write(w, MSG_TK_P11_STOP, 0, 0, provider);
-}
-
-int
-msg_tk_p11_stop_read(struct rd *r, struct slice *provider)
-{
-	return msg_string_read(r, provider);
 }
 
 void
@@ -62,32 +50,14 @@ msg_path_write(struct wb *w, uint32_t req, struct slice path)
 	msg_string_write(w, MSG_R_PATH, req, 0, path);
 }
 
-int
-msg_path_read(struct rd *r, struct slice *path)
-{
-	return msg_string_read(r, path);
-}
-
 void
 msg_token_write(struct wb *w, uint32_t req, struct slice reply)
 {
 	msg_string_write(w, MSG_R_TOKEN, req, 0, reply);
 }
 
-int
-msg_token_read(struct rd *r, struct slice *reply)
-{
-	return msg_string_read(r, reply);
-}
-
 void
 msg_p11_gone_write(struct wb *w, struct slice provider)
 {
 	msg_string_write(w, MSG_R_P11_GONE, 0, 0, provider);
-}
-
-int
-msg_p11_gone_read(struct rd *r, struct slice *provider)
-{
-	return msg_string_read(r, provider);
 }

@@ -48,18 +48,13 @@ int msg_tk_fail_decode(struct rd *r, struct msg_tk_fail *m);
 /* MSG_TK_RESOLVE: a provider path as the client named it. */
 void msg_tk_resolve_write(struct wb *w, uint32_t req, uint32_t conn,
     struct slice provider);
-int msg_tk_resolve_read(struct rd *r, struct slice *provider);
 /* MSG_TK_P11_STOP: the provider whose helper to end. */
 void msg_tk_p11_stop_write(struct wb *w, struct slice provider);
-int msg_tk_p11_stop_read(struct rd *r, struct slice *provider);
 /* MSG_R_PATH: the provider path, resolved. */
 void msg_path_write(struct wb *w, uint32_t req, struct slice path);
-int msg_path_read(struct rd *r, struct slice *path);
 /* MSG_R_TOKEN: a token helper's reply, as it came. */
 void msg_token_write(struct wb *w, uint32_t req, struct slice reply);
-int msg_token_read(struct rd *r, struct slice *reply);
 /* MSG_R_P11_GONE: a provider whose helper ended. */
 void msg_p11_gone_write(struct wb *w, struct slice provider);
-int msg_p11_gone_read(struct rd *r, struct slice *provider);
 
 #endif

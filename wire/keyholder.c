@@ -96,20 +96,8 @@ msg_kh_lock_write(struct wb *w, int unlock, uint32_t req,
 	    passphrase);
 }
 
-int
-msg_kh_lock_read(struct rd *r, struct slice *passphrase)
-{
-	return msg_string_read(r, passphrase);
-}
-
 void
 msg_pubkey_write(struct wb *w, uint32_t req, struct slice key_blob)
 {
 	msg_string_write(w, MSG_R_PUBKEY, req, 0, key_blob);
-}
-
-int
-msg_pubkey_read(struct rd *r, struct slice *key_blob)
-{
-	return msg_string_read(r, key_blob);
 }

@@ -56,9 +56,7 @@ int msg_sk_material_decode(struct rd *r, struct msg_sk_material *m);
 /* MSG_KH_LOCK (unlock 0) or MSG_KH_UNLOCK (unlock 1): the passphrase. */
 void msg_kh_lock_write(struct wb *w, int unlock, uint32_t req,
     struct slice passphrase);
-int msg_kh_lock_read(struct rd *r, struct slice *passphrase);
 /* MSG_R_PUBKEY: the public key blob the keyholder derived. */
 void msg_pubkey_write(struct wb *w, uint32_t req, struct slice key_blob);
-int msg_pubkey_read(struct rd *r, struct slice *key_blob);
 
 #endif

@@ -156,24 +156,12 @@ msg_remove_write(struct wb *w, uint32_t req, uint32_t conn,
 	msg_string_write(w, MSG_REMOVE, req, conn, key_blob);
 }
 
-int
-msg_remove_read(struct rd *r, struct slice *key_blob)
-{
-	return msg_string_read(r, key_blob);
-}
-
 void
 msg_lock_write(struct wb *w, int unlock, uint32_t req, uint32_t conn,
     struct slice passphrase)
 {
 	msg_string_write(w, unlock ? MSG_UNLOCK : MSG_LOCK, req, conn,
 	    passphrase);
-}
-
-int
-msg_lock_read(struct rd *r, struct slice *passphrase)
-{
-	return msg_string_read(r, passphrase);
 }
 
 void
@@ -183,22 +171,10 @@ msg_p11_remove_write(struct wb *w, uint32_t req, uint32_t conn,
 	msg_string_write(w, MSG_P11_REMOVE, req, conn, provider);
 }
 
-int
-msg_p11_remove_read(struct rd *r, struct slice *provider)
-{
-	return msg_string_read(r, provider);
-}
-
 void
 msg_peer_write(struct wb *w, uint32_t conn, struct slice peer_reply)
 {
 	msg_string_write(w, MSG_PEER, 0, conn, peer_reply);
-}
-
-int
-msg_peer_read(struct rd *r, struct slice *peer_reply)
-{
-	return msg_string_read(r, peer_reply);
 }
 
 void
@@ -208,21 +184,9 @@ msg_policy_load_write(struct wb *w, uint32_t req, uint32_t conn,
 	msg_string_write(w, MSG_POLICY_LOAD, req, conn, rules_text);
 }
 
-int
-msg_policy_load_read(struct rd *r, struct slice *rules_text)
-{
-	return msg_string_read(r, rules_text);
-}
-
 void
 msg_ext_reply_write(struct wb *w, uint8_t reply, uint32_t req, uint32_t conn,
     struct slice body)
 {
 	msg_string_write(w, reply, req, conn, body);
-}
-
-int
-msg_ext_reply_read(struct rd *r, struct slice *body)
-{
-	return msg_string_read(r, body);
 }

@@ -85,29 +85,23 @@ int msg_identities_decode(struct rd *r, struct msg_identities *m);
 /* MSG_REMOVE: the key blob of the identity to remove. */
 void msg_remove_write(struct wb *w, uint32_t req, uint32_t conn,
     struct slice key_blob);
-int msg_remove_read(struct rd *r, struct slice *key_blob);
 /* MSG_LOCK (unlock 0) or MSG_UNLOCK (unlock 1): the passphrase, hashed
  * whole. */
 void msg_lock_write(struct wb *w, int unlock, uint32_t req, uint32_t conn,
     struct slice passphrase);
-int msg_lock_read(struct rd *r, struct slice *passphrase);
 /* MSG_P11_REMOVE: the provider whose keys to remove. */
 void msg_p11_remove_write(struct wb *w, uint32_t req, uint32_t conn,
     struct slice provider);
-int msg_p11_remove_read(struct rd *r, struct slice *provider);
 /* MSG_PEER: who the connection's peer is, a reply of keyward-peer
  * (wire/peer.h) as it came, or one the monitor made (unavailable). */
 void msg_peer_write(struct wb *w, uint32_t conn, struct slice peer_reply);
-int msg_peer_read(struct rd *r, struct slice *peer_reply);
 /* MSG_POLICY_LOAD: a rules file's text (keyward(5)). */
 void msg_policy_load_write(struct wb *w, uint32_t req, uint32_t conn,
     struct slice rules_text);
-int msg_policy_load_read(struct rd *r, struct slice *rules_text);
 
 /* The answer of an extension (wire/agent.h: the reply type its row
  * names): the body after the name in the client's reply. */
 void msg_ext_reply_write(struct wb *w, uint8_t reply, uint32_t req,
     uint32_t conn, struct slice body);
-int msg_ext_reply_read(struct rd *r, struct slice *body);
 
 #endif

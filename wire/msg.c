@@ -65,9 +65,3 @@ msg_signature_write(struct wb *w, uint32_t req, uint32_t conn, struct slice sig)
 {
 	msg_string_write(w, MSG_R_SIGNATURE, req, conn, sig);
 }
-
-int
-msg_signature_read(struct rd *r, struct slice *sig)
-{
-	return msg_string_read(r, sig);
-}

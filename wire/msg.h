@@ -14,10 +14,11 @@
  *
  * Conventions: msg_X_encode / msg_X_decode write and read the payload of
  * a message whose payload is a struct (after msg_begin, after
- * msg_hdr_decode). A message whose payload is one string has a typed pair
- * instead: msg_X_write builds the whole datagram (header and payload), so
- * the type and its payload are named together, and msg_X_read decodes the
- * payload. Decoders refuse trailing bytes; slices point into the datagram.
+ * msg_hdr_decode). A message whose payload is one string has a typed
+ * writer instead: msg_X_write builds the whole datagram (header and
+ * payload), so the type and its payload are named together; its payload is
+ * read by msg_string_read, whatever the type. Decoders refuse trailing
+ * bytes; slices point into the datagram.
  */
 #ifndef KEYWARD_MSG_H
 #define KEYWARD_MSG_H
@@ -55,8 +56,9 @@ int msg_hdr_decode(struct rd *r, struct msg_hdr *h);
 int msg_empty_decode(struct rd *r);
 
 /* The whole of a message whose payload is one string s, and that
- * payload's decoder: what every typed msg_X_write / msg_X_read pair of the
- * boundary files is made of. */
+ * payload's decoder. Each boundary file's typed msg_X_write names the type
+ * and what the string holds; msg_string_read reads any of them, the type
+ * having chosen the handler already. */
 void msg_string_write(struct wb *w, uint8_t type, uint32_t req, uint32_t conn,
     struct slice s);
 int msg_string_read(struct rd *r, struct slice *s);
@@ -70,6 +72,5 @@ void msg_status_reply(struct wb *w, uint32_t req, uint32_t conn, uint8_t st);
 /* MSG_R_SIGNATURE: an SSH signature blob. */
 void msg_signature_write(struct wb *w, uint32_t req, uint32_t conn,
     struct slice sig);
-int msg_signature_read(struct rd *r, struct slice *sig);
 
 #endif

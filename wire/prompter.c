@@ -10,20 +10,8 @@ msg_prompt_write(struct wb *w, int secret, uint32_t req, struct slice question)
 	    question);
 }
 
-int
-msg_prompt_read(struct rd *r, struct slice *question)
-{
-	return msg_string_read(r, question);
-}
-
 void
 msg_secret_write(struct wb *w, uint32_t req, struct slice secret)
 {
 	msg_string_write(w, MSG_R_SECRET, req, 0, secret);
-}
-
-int
-msg_secret_read(struct rd *r, struct slice *secret)
-{
-	return msg_string_read(r, secret);
 }

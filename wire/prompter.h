@@ -23,9 +23,7 @@ enum {
 /* MSG_PROMPT (secret 0) or MSG_PROMPT_SECRET (secret 1): the question. */
 void msg_prompt_write(struct wb *w, int secret, uint32_t req,
     struct slice question);
-int msg_prompt_read(struct rd *r, struct slice *question);
 /* MSG_R_SECRET: the secret the user gave. */
 void msg_secret_write(struct wb *w, uint32_t req, struct slice secret);
-int msg_secret_read(struct rd *r, struct slice *secret);
 
 #endif

@@ -164,36 +164,36 @@ fn(struct rd *r, struct wb *w) \
 	return 0; \
 }
 
-RT_STRING(rt_remove, MSG_REMOVE, msg_remove_read, msg_remove_write(&t, 1, 2, s))
-RT_STRING(rt_lock, MSG_LOCK, msg_lock_read, msg_lock_write(&t, 0, 1, 2, s))
-RT_STRING(rt_unlock, MSG_UNLOCK, msg_lock_read, msg_lock_write(&t, 1, 1, 2, s))
-RT_STRING(rt_p11_remove, MSG_P11_REMOVE, msg_p11_remove_read,
+RT_STRING(rt_remove, MSG_REMOVE, msg_string_read, msg_remove_write(&t, 1, 2, s))
+RT_STRING(rt_lock, MSG_LOCK, msg_string_read, msg_lock_write(&t, 0, 1, 2, s))
+RT_STRING(rt_unlock, MSG_UNLOCK, msg_string_read, msg_lock_write(&t, 1, 1, 2, s))
+RT_STRING(rt_p11_remove, MSG_P11_REMOVE, msg_string_read,
     msg_p11_remove_write(&t, 1, 2, s))
-RT_STRING(rt_peer, MSG_PEER, msg_peer_read, msg_peer_write(&t, 2, s))
-RT_STRING(rt_policy_load, MSG_POLICY_LOAD, msg_policy_load_read,
+RT_STRING(rt_peer, MSG_PEER, msg_string_read, msg_peer_write(&t, 2, s))
+RT_STRING(rt_policy_load, MSG_POLICY_LOAD, msg_string_read,
     msg_policy_load_write(&t, 1, 2, s))
-RT_STRING(rt_signature, MSG_R_SIGNATURE, msg_signature_read,
+RT_STRING(rt_signature, MSG_R_SIGNATURE, msg_string_read,
     msg_signature_write(&t, 1, 2, s))
-RT_STRING(rt_extensions, MSG_R_EXTENSIONS, msg_ext_reply_read,
+RT_STRING(rt_extensions, MSG_R_EXTENSIONS, msg_string_read,
     msg_ext_reply_write(&t, MSG_R_EXTENSIONS, 1, 2, s))
-RT_STRING(rt_policy, MSG_R_POLICY, msg_ext_reply_read,
+RT_STRING(rt_policy, MSG_R_POLICY, msg_string_read,
     msg_ext_reply_write(&t, MSG_R_POLICY, 1, 2, s))
-RT_STRING(rt_kh_lock, MSG_KH_LOCK, msg_kh_lock_read, msg_kh_lock_write(&t, 0, 1, s))
-RT_STRING(rt_kh_unlock, MSG_KH_UNLOCK, msg_kh_lock_read,
+RT_STRING(rt_kh_lock, MSG_KH_LOCK, msg_string_read, msg_kh_lock_write(&t, 0, 1, s))
+RT_STRING(rt_kh_unlock, MSG_KH_UNLOCK, msg_string_read,
     msg_kh_lock_write(&t, 1, 1, s))
-RT_STRING(rt_pubkey, MSG_R_PUBKEY, msg_pubkey_read, msg_pubkey_write(&t, 1, s))
-RT_STRING(rt_prompt, MSG_PROMPT, msg_prompt_read, msg_prompt_write(&t, 0, 1, s))
-RT_STRING(rt_prompt_secret, MSG_PROMPT_SECRET, msg_prompt_read,
+RT_STRING(rt_pubkey, MSG_R_PUBKEY, msg_string_read, msg_pubkey_write(&t, 1, s))
+RT_STRING(rt_prompt, MSG_PROMPT, msg_string_read, msg_prompt_write(&t, 0, 1, s))
+RT_STRING(rt_prompt_secret, MSG_PROMPT_SECRET, msg_string_read,
     msg_prompt_write(&t, 1, 1, s))
-RT_STRING(rt_secret, MSG_R_SECRET, msg_secret_read, msg_secret_write(&t, 1, s))
-RT_STRING(rt_audit, MSG_AUDIT, msg_audit_read, msg_audit_write(&t, 1, s))
-RT_STRING(rt_tk_resolve, MSG_TK_RESOLVE, msg_tk_resolve_read,
+RT_STRING(rt_secret, MSG_R_SECRET, msg_string_read, msg_secret_write(&t, 1, s))
+RT_STRING(rt_audit, MSG_AUDIT, msg_string_read, msg_audit_write(&t, 1, s))
+RT_STRING(rt_tk_resolve, MSG_TK_RESOLVE, msg_string_read,
     msg_tk_resolve_write(&t, 1, 2, s))
-RT_STRING(rt_tk_p11_stop, MSG_TK_P11_STOP, msg_tk_p11_stop_read,
+RT_STRING(rt_tk_p11_stop, MSG_TK_P11_STOP, msg_string_read,
     msg_tk_p11_stop_write(&t, s))
-RT_STRING(rt_path, MSG_R_PATH, msg_path_read, msg_path_write(&t, 1, s))
-RT_STRING(rt_token, MSG_R_TOKEN, msg_token_read, msg_token_write(&t, 1, s))
-RT_STRING(rt_p11_gone, MSG_R_P11_GONE, msg_p11_gone_read,
+RT_STRING(rt_path, MSG_R_PATH, msg_string_read, msg_path_write(&t, 1, s))
+RT_STRING(rt_token, MSG_R_TOKEN, msg_string_read, msg_token_write(&t, 1, s))
+RT_STRING(rt_p11_gone, MSG_R_P11_GONE, msg_string_read,
     msg_p11_gone_write(&t, s))
 
 static int

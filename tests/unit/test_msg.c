@@ -499,41 +499,32 @@ static const struct {
 	uint8_t type;
 	uint32_t req, conn;
 	void (*write)(struct wb *, struct slice);
-	int (*read)(struct rd *, struct slice *);
 } typed[] = {
-	{ "MSG_REMOVE (key blob)", MSG_REMOVE, 7, 9, w_remove, msg_remove_read },
-	{ "MSG_LOCK (passphrase)", MSG_LOCK, 7, 9, w_lock, msg_lock_read },
-	{ "MSG_UNLOCK (passphrase)", MSG_UNLOCK, 7, 9, w_unlock, msg_lock_read },
-	{ "MSG_P11_REMOVE (provider)", MSG_P11_REMOVE, 7, 9, w_p11_remove,
-	  msg_p11_remove_read },
-	{ "MSG_PEER (peer reply)", MSG_PEER, 0, 9, w_peer, msg_peer_read },
-	{ "MSG_POLICY_LOAD (rules text)", MSG_POLICY_LOAD, 7, 9, w_policy_load,
-	  msg_policy_load_read },
-	{ "MSG_R_SIGNATURE (signature)", MSG_R_SIGNATURE, 7, 9, w_signature,
-	  msg_signature_read },
-	{ "MSG_R_CONNS (an extension's body)", MSG_R_CONNS, 7, 9, w_ext_reply,
-	  msg_ext_reply_read },
-	{ "MSG_KH_LOCK (passphrase)", MSG_KH_LOCK, 7, 0, w_kh_lock, msg_kh_lock_read },
-	{ "MSG_KH_UNLOCK (passphrase)", MSG_KH_UNLOCK, 7, 0, w_kh_unlock,
-	  msg_kh_lock_read },
-	{ "MSG_R_PUBKEY (public key)", MSG_R_PUBKEY, 7, 0, w_pubkey, msg_pubkey_read },
-	{ "MSG_PROMPT (question)", MSG_PROMPT, 7, 0, w_prompt, msg_prompt_read },
-	{ "MSG_PROMPT_SECRET (question)", MSG_PROMPT_SECRET, 7, 0, w_prompt_secret,
-	  msg_prompt_read },
-	{ "MSG_R_SECRET (secret)", MSG_R_SECRET, 7, 0, w_secret, msg_secret_read },
-	{ "MSG_AUDIT (JSON line)", MSG_AUDIT, 7, 0, w_audit, msg_audit_read },
-	{ "MSG_TK_RESOLVE (provider)", MSG_TK_RESOLVE, 7, 9, w_tk_resolve,
-	  msg_tk_resolve_read },
-	{ "MSG_TK_P11_STOP (provider)", MSG_TK_P11_STOP, 0, 0, w_tk_p11_stop,
-	  msg_tk_p11_stop_read },
-	{ "MSG_R_PATH (path)", MSG_R_PATH, 7, 0, w_path, msg_path_read },
-	{ "MSG_R_TOKEN (helper's reply)", MSG_R_TOKEN, 7, 0, w_token, msg_token_read },
-	{ "MSG_R_P11_GONE (provider)", MSG_R_P11_GONE, 0, 0, w_p11_gone,
-	  msg_p11_gone_read },
+	{ "MSG_REMOVE (key blob)", MSG_REMOVE, 7, 9, w_remove },
+	{ "MSG_LOCK (passphrase)", MSG_LOCK, 7, 9, w_lock },
+	{ "MSG_UNLOCK (passphrase)", MSG_UNLOCK, 7, 9, w_unlock },
+	{ "MSG_P11_REMOVE (provider)", MSG_P11_REMOVE, 7, 9, w_p11_remove },
+	{ "MSG_PEER (peer reply)", MSG_PEER, 0, 9, w_peer },
+	{ "MSG_POLICY_LOAD (rules text)", MSG_POLICY_LOAD, 7, 9, w_policy_load },
+	{ "MSG_R_SIGNATURE (signature)", MSG_R_SIGNATURE, 7, 9, w_signature },
+	{ "MSG_R_CONNS (an extension's body)", MSG_R_CONNS, 7, 9, w_ext_reply },
+	{ "MSG_KH_LOCK (passphrase)", MSG_KH_LOCK, 7, 0, w_kh_lock },
+	{ "MSG_KH_UNLOCK (passphrase)", MSG_KH_UNLOCK, 7, 0, w_kh_unlock },
+	{ "MSG_R_PUBKEY (public key)", MSG_R_PUBKEY, 7, 0, w_pubkey },
+	{ "MSG_PROMPT (question)", MSG_PROMPT, 7, 0, w_prompt },
+	{ "MSG_PROMPT_SECRET (question)", MSG_PROMPT_SECRET, 7, 0, w_prompt_secret },
+	{ "MSG_R_SECRET (secret)", MSG_R_SECRET, 7, 0, w_secret },
+	{ "MSG_AUDIT (JSON line)", MSG_AUDIT, 7, 0, w_audit },
+	{ "MSG_TK_RESOLVE (provider)", MSG_TK_RESOLVE, 7, 9, w_tk_resolve },
+	{ "MSG_TK_P11_STOP (provider)", MSG_TK_P11_STOP, 0, 0, w_tk_p11_stop },
+	{ "MSG_R_PATH (path)", MSG_R_PATH, 7, 0, w_path },
+	{ "MSG_R_TOKEN (helper's reply)", MSG_R_TOKEN, 7, 0, w_token },
+	{ "MSG_R_P11_GONE (provider)", MSG_R_P11_GONE, 0, 0, w_p11_gone },
 };
 
-/* Each writer names its type and writes the string; its reader gives the
- * string back, refuses every cut and a trailing byte. */
+/* Each writer names its type and writes the string; msg_string_read, the
+ * one reader of them all, gives the string back, refuses every cut and a
+ * trailing byte. */
 static void
 test_typed(void)
 {
@@ -554,17 +545,17 @@ test_typed(void)
 		    h.req == typed[i].req && h.conn == typed[i].conn,
 		    "%s: the writer's header names its type", typed[i].name);
 		payload = r.len;
-		ok(typed[i].read(&r, &out) == 0 && slice_eq(out, in),
-		    "%s: the reader gives the string back", typed[i].name);
+		ok(msg_string_read(&r, &out) == 0 && slice_eq(out, in),
+		    "%s: msg_string_read gives the string back", typed[i].name);
 		for (n = 0; n < payload; n++) {
 			rd_init(&r, w.p + IPC_HEADER_LEN, n);
-			if (typed[i].read(&r, &out) == 0)
+			if (msg_string_read(&r, &out) == 0)
 				break;
 		}
 		is_int(n, payload, "%s: every cut refused", typed[i].name);
 		wb_u8(&w, 0);
 		rd_init(&r, w.p + IPC_HEADER_LEN, w.len - IPC_HEADER_LEN);
-		ok(typed[i].read(&r, &out) != 0, "%s: a trailing byte refused",
+		ok(msg_string_read(&r, &out) != 0, "%s: a trailing byte refused",
 		    typed[i].name);
 		wb_free(&w);
 	}
