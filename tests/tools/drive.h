@@ -2,7 +2,8 @@
  * drive.h - what the token-helper drivers (sk_drive.c, p11_drive.c)
  * share: the helper started with spawn() (ipc/spawn.h: a SOCK_SEQPACKET
  * socketpair on its fd 3 and nothing else), the -e variables added to its
- * environment alone; and the line that says how it ended. Header-only:
+ * environment alone; and the line that says how it ended (peer_drive.c
+ * uses that one too). Header-only:
  * each driver is one program. One thing differs from the agent's own
  * start: the helper does not die with its driver (.outlives_parent), as
  * the tests kill the driver to play a policy that is gone and watch the

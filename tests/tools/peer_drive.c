@@ -42,6 +42,7 @@
 #include "wire/peer.h"
 #include "ipc/spawn.h"
 #include "peer/proc.h"
+#include "tests/tools/drive.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -98,15 +99,8 @@ die(const char *what)
 static void __attribute__((noreturn))
 finish(void)
 {
-	int st;
-
 	close(sock);
-	if (waitpid(helper_pid, &st, 0) == helper_pid) {
-		if (WIFEXITED(st))
-			printf("exit %d\n", WEXITSTATUS(st));
-		else if (WIFSIGNALED(st))
-			printf("signal %d\n", WTERMSIG(st));
-	}
+	(void)drive_end(helper_pid);
 	fflush(stdout);
 	exit(bad);
 }
