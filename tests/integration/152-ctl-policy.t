@@ -196,7 +196,7 @@ is "$(printf '%s\n' "$JSON" | jq -s '[.[] | select(.session_bind == true)] | len
 	"exactly one connection (the raw client) attempted a session-bind"
 is "$(printf '%s\n' "$JSON" | jq -s '(map(.conn) | unique | length) == length')" \
 	true "connection ids are distinct"
-kill "$PYPID" "$RAWPID" 2>/dev/null
+kill "$PYPID" "$RAWPID" $(descendants "$RAWPID") 2>/dev/null
 wait "$PYPID" "$RAWPID" 2>/dev/null
 poll_until 5 sh -c "! '$CTL' connections --json | grep -q '\"pid\":$PYPID,'"
 ok $? "once python3 is gone it is no longer listed"
