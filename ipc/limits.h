@@ -29,7 +29,9 @@
 #define WMATCH_MAX_STACK_PATTERN   1024
 /* FIDO keys (§4.4, §4.7). Not limits of the reference: they keep what the
  * keyholder seals and opens in its 256 KiB secure heap (SHIELD_HEAP_SIZE)
- * to a few KiB a key, as for the other types. A CTAP credential id (the
+ * to a few KiB a key, as for the other types. They bound keys the agent
+ * holds (an ADD), never a public key: a host key in a session-bind or a
+ * destination constraint is read with any application OpenSSH reads. A CTAP credential id (the
  * key handle) has at most 1023 bytes; an application is "ssh:" and a
  * short name in practice. */
 #define AGENT_MAX_SK_APPLICATION   1024          /* application string bytes */

@@ -168,14 +168,15 @@ key_rsa_check_public(struct pubkey *k, const char **why)
 }
 
 /* A FIDO key's application: text (one trailing NUL dropped, as OpenSSH
- * reads it with sshbuf_get_cstring and hashes its strlen). */
+ * reads it with sshbuf_get_cstring and hashes its strlen). OpenSSH caps
+ * its length nowhere, and a server may offer such a host key: a public key
+ * is read whatever its length (the frame bounds it); only a key the agent
+ * holds is capped (sshkey_private.c). */
 int
 key_parse_sk_app(struct rd *r, struct slice *app, const char **why)
 {
 	if (rd_text(r, app) != 0)
 		return key_fail(why, "FIDO application missing or not text");
-	if (app->len > AGENT_MAX_SK_APPLICATION)
-		return key_fail(why, "FIDO application is longer than 1024 bytes");
 	return 0;
 }
 

@@ -29,6 +29,9 @@ parse_sk_private(struct rd *r, struct privkey *k, const char **why)
 		return key_fail(why, "FIDO key handle is longer than 4096 bytes");
 	if (k->sk_reserved.len > AGENT_MAX_SK_RESERVED)
 		return key_fail(why, "FIDO reserved field is longer than 1024 bytes");
+	if (k->pub.sk_app.len > AGENT_MAX_SK_APPLICATION)
+		return key_fail(why, "FIDO application is longer than 1024 bytes "
+		    "(keyward's cap for a key it holds)");
 	return 0;
 }
 

@@ -259,8 +259,10 @@ static const struct pubrow {
 	{ "sk-ecdsa: web origin application accepted", SKP256, PM_APP, 19,
 	  "https://example.com", 0, NULL },
 	{ "sk-ecdsa: 1024-byte application accepted", SKP256, PM_APP, 1024, NULL, 0, NULL },
-	{ "sk-ecdsa: 1025-byte application refused", SKP256, PM_APP, 1025, NULL, -1,
-	  "FIDO application is longer than 1024 bytes" },
+	/* a host key OpenSSH accepts: its application is not capped */
+	{ "sk-ecdsa: 1025-byte application accepted", SKP256, PM_APP, 1025, NULL, 0, NULL },
+	{ "sk-ssh-ed25519: 1100-byte application accepted", SKED, PM_APP, 1100, NULL, 0, NULL },
+	{ "sk-ssh-ed25519: 60000-byte application accepted", SKED, PM_APP, 60000, NULL, 0, NULL },
 	{ "sk-ssh-ed25519: bytes after the application refused", SKED, PM_TRAILING, 0, NULL,
 	  -1, "bytes after the key" },
 	{ "sk-ecdsa: bytes after the application refused", SKP256, PM_TRAILING, 0, NULL,
@@ -285,7 +287,7 @@ static void
 build_pub(struct tb *t, const struct pubrow *r)
 {
 	const struct testkey *k = &K[r->key];
-	uint8_t b[2100], e[8];
+	uint8_t b[60000], e[8];      /* the longest application */
 	size_t n;
 
 	if (r->m == PM_EMPTY)
