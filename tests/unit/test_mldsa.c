@@ -1,8 +1,9 @@
 /*
  * test_mldsa.c - ML-DSA-44 (crypto/mldsa44.c): the Keccak against
  * OpenSSL's SHAKE, Decompose and Power2Round against their definitions
- * over all of [0, q), key generation against @noble/post-quantum's for
- * fixed seeds, signing and verification round trips, and refusals of
+ * over all of [0, q), NIST's ACVP vectors for ML-DSA-44 keyGen, sigGen
+ * and sigVer (tests/unit/vectors/README), key generation against
+ * @noble/post-quantum's for a fixed seed, signing and verification round trips, and refusals of
  * malformed signatures (hint encodings, z out of range, lengths,
  * contexts). tests/integration/195-mldsa-noble.t holds keyward against
  * noble both ways over thousands of keys; test_mldsa_ct runs under
@@ -224,9 +225,98 @@ test_bad_sk(void)
 	    "private key with s1 out of range: refused");
 }
 
+/* tests/unit/vectors/mldsa44-acvp.txt, one case a line:
+ *   keygen TC seed pk sk
+ *   sign-ext TC sk ctx msg rnd sig     (pure ML-DSA.Sign)
+ *   sign-int TC sk - msg rnd sig       (ML-DSA.Sign_internal)
+ *   verify-ext TC pk ctx msg sig 0|1, verify-int TC pk - msg sig 0|1 */
+static size_t
+field(const char *h, uint8_t **out)
+{
+	size_t n = strcmp(h, "-") == 0 ? 0 : strlen(h) / 2;
+
+	*out = malloc(n + 1);
+	unhex(h, *out, n);
+	return n;
+}
+
+static void
+test_acvp(void)
+{
+	static char line[80000];
+	char path[512], *f[8], *slash;
+	uint8_t *b[6], pk[MLDSA44_PK_LEN], sk[MLDSA44_SK_LEN];
+	uint8_t sig[MLDSA44_SIG_LEN];
+	size_t n[6];
+	int i, nf, counts[5] = { 0 }, fails[5] = { 0 }, invalid = 0, k;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s", __FILE__);
+	slash = strrchr(path, '/');
+	snprintf(slash ? slash + 1 : path, sizeof(path) - (size_t)(slash ?
+	    slash + 1 - path : 0), "vectors/mldsa44-acvp.txt");
+	fp = fopen(path, "r");
+	ok(fp != NULL, "ACVP vectors open");
+	if (fp == NULL)
+		printf("# cannot open %s\n", path);
+	if (fp == NULL)
+		return;
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		nf = 0;
+		for (f[nf] = strtok(line, " \n"); f[nf] != NULL && nf < 7;
+		    f[++nf] = strtok(NULL, " \n"))
+			;
+		for (i = 2; i < nf && i - 2 < 6; i++)
+			n[i - 2] = field(f[i], &b[i - 2]);
+		if (strcmp(f[0], "keygen") == 0 && nf == 5) {
+			k = 0;
+			fails[k] += mldsa44_keygen(pk, sk, b[0]) != 0 ||
+			    n[1] != sizeof(pk) || n[2] != sizeof(sk) ||
+			    memcmp(pk, b[1], sizeof(pk)) != 0 ||
+			    memcmp(sk, b[2], sizeof(sk)) != 0;
+		} else if (strncmp(f[0], "sign-", 5) == 0 && nf == 7) {
+			k = f[0][5] == 'e' ? 1 : 2;
+			if (k == 1)
+				fails[k] += mldsa44_sign(sig, b[0], b[2], n[2],
+				    b[1], n[1], b[3]) != 0;
+			else
+				fails[k] += mldsa44_sign_internal(sig, b[0], b[2],
+				    n[2], b[3]) != 0;
+			fails[k] += n[4] != sizeof(sig) ||
+			    memcmp(sig, b[4], sizeof(sig)) != 0;
+		} else if (strncmp(f[0], "verify-", 7) == 0 && nf == 7) {
+			int want = strcmp(f[6], "1") == 0, got;
+
+			k = f[0][7] == 'e' ? 3 : 4;
+			if (k == 3)
+				got = mldsa44_verify(b[0], b[2], n[2], b[1], n[1],
+				    b[3], n[3]) == 0;
+			else
+				got = mldsa44_verify_internal(b[0], b[2], n[2],
+				    b[3], n[3]) == 0;
+			fails[k] += got != want;
+			invalid += !want;
+		} else {
+			fails[0]++;
+			k = 0;
+		}
+		counts[k]++;
+		for (i = 2; i < nf && i - 2 < 6; i++)
+			free(b[i - 2]);
+	}
+	fclose(fp);
+	ok(counts[0] >= 4 && fails[0] == 0, "ACVP keyGen: %d of %d", counts[0] - fails[0], counts[0]);
+	ok(counts[1] >= 6 && fails[1] == 0, "ACVP sigGen pure external (deterministic and hedged): %d right of %d", counts[1] - fails[1], counts[1]);
+	ok(counts[2] >= 6 && fails[2] == 0, "ACVP sigGen internal: %d right of %d", counts[2] - fails[2], counts[2]);
+	ok(counts[3] >= 7 && fails[3] == 0, "ACVP sigVer pure external: %d right of %d", counts[3] - fails[3], counts[3]);
+	ok(counts[4] >= 7 && fails[4] == 0, "ACVP sigVer internal: %d right of %d", counts[4] - fails[4], counts[4]);
+	ok(invalid >= 9, "ACVP sigVer: %d of the cases are invalid signatures", invalid);
+}
+
 int
 main(void)
 {
+	test_acvp();
 	test_shake();
 	test_rounding();
 	test_keygen();
