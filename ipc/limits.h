@@ -51,6 +51,12 @@
  * appendix C allows a bound and asks at least 814 rounds for ML-DSA-44,
  * which fail with probability below 2^-256. */
 #define MLDSA44_SIGN_MAX_ROUNDS    814
+/* ssh-mldsa44-ed25519@openssh.com (OpenSSH 10.5; crypto/composite.h): the
+ * public key is the ML-DSA-44 key then the Ed25519 key, the private key
+ * the two 32-byte seeds, the signature ML-DSA-44's then Ed25519's. */
+#define MLDSA44_ED25519_PK_LEN     (MLDSA44_PK_LEN + 32)
+#define MLDSA44_ED25519_SK_LEN     (MLDSA44_SEED_LEN + 32)
+#define MLDSA44_ED25519_SIG_LEN    (MLDSA44_SIG_LEN + 64)
 
 /* A fingerprint with its NUL: at the longest "SHA512:" and 86 base64
  * characters (spec §4.5, keys/fphash.h). */

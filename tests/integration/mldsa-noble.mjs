@@ -6,8 +6,13 @@
 //       Prints "good N bad M".
 //   node mldsa-noble.mjs sign N   N random keys, contexts, messages, rnds,
 //       signed by noble, as lines.
+//   node mldsa-noble.mjs composite PUBBLOB DATA SIGBLOB   (hex) an
+//       ssh-mldsa44-ed25519@openssh.com signature over DATA: prints
+//       "mldsa ok|bad ed25519 ok|bad", the ML-DSA-44 half checked by noble,
+//       the Ed25519 half by node's crypto (OpenSSL), each over
+//       M' = prefix || label || 0 || SHA-512(DATA) built here.
 import { ml_dsa44 } from '@noble/post-quantum/ml-dsa.js';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, createHash, createPublicKey, verify } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
 const hex = (b) => (b.length ? Buffer.from(b).toString('hex') : '-');
@@ -38,6 +43,21 @@ if (process.argv[2] === 'verify') {
     out.push([xi, k.publicKey, ctx, msg, rnd, sig].map(hex).join(' '));
   }
   console.log(out.join('\n'));
+} else if (process.argv[2] === 'composite') {
+  const str = (b, o) => { const n = b.readUInt32BE(o); return [b.subarray(o + 4, o + 4 + n), o + 4 + n]; };
+  const pub = Buffer.from(process.argv[3], 'hex'), sb = Buffer.from(process.argv[5], 'hex');
+  const data = Buffer.from(process.argv[4], 'hex');
+  const [pname, o1] = str(pub, 0); const [pk] = str(pub, o1);
+  const [sname, o2] = str(sb, 0); const [sig] = str(sb, o2);
+  const label = Buffer.from('COMPSIG-MLDSA44-Ed25519-SHA512');
+  const m = Buffer.concat([Buffer.from('CompositeAlgorithmSignatures2025'), label,
+    Buffer.from([0]), createHash('sha512').update(data).digest()]);
+  const okName = pname.toString() === 'ssh-mldsa44-ed25519@openssh.com' && sname.toString() === pname.toString() &&
+    pk.length === 1344 && sig.length === 2484;
+  const ml = okName && ml_dsa44.verify(sig.subarray(0, 2420), m, pk.subarray(0, 1312), { context: label });
+  const edKey = createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), pk.subarray(1312)]), format: 'der', type: 'spki' });
+  const ed = okName && verify(null, m, edKey, sig.subarray(2420));
+  console.log(`mldsa ${ml ? 'ok' : 'bad'} ed25519 ${ed ? 'ok' : 'bad'}`);
 } else {
   console.error('usage: mldsa-noble.mjs verify | sign N');
   process.exit(2);

@@ -11,8 +11,15 @@
  *                               verified as it is, then with one byte
  *                               flipped (must fail). Prints
  *                               "good N bad M" and exits 1 on a mismatch.
+ *   mldsa_tool composite TAG    an ssh-mldsa44-ed25519@openssh.com key
+ *                               from the seeds SHAKE256(TAG): lines
+ *                               "pub HEX" (its blob), "add HEX" (an ADD
+ *                               message with comment TAG), "addbad HEX"
+ *                               (the same, one seed bit flipped).
  */
+#include "crypto/composite.h"
 #include "crypto/mldsa44.h"
+#include "ipc/buf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,13 +124,54 @@ do_verify(void)
 	return bad != 0 || good == 0;
 }
 
+static void
+add_msg(const char *label, const uint8_t *pk, const uint8_t *sk, const char *tag)
+{
+	struct wb w;
+
+	wb_init(&w);
+	wb_u8(&w, 17);          /* SSH_AGENTC_ADD_IDENTITY */
+	wb_cstring(&w, "ssh-mldsa44-ed25519@openssh.com");
+	wb_string(&w, pk, MLDSA44_ED25519_PK_LEN);
+	wb_string(&w, sk, MLDSA44_ED25519_SK_LEN);
+	wb_cstring(&w, tag);
+	printf("%s ", label);
+	puthex(w.p, w.len);
+	putchar('\n');
+	wb_free(&w);
+}
+
+static int
+do_composite(const char *tag)
+{
+	uint8_t sk[MLDSA44_ED25519_SK_LEN], pk[MLDSA44_ED25519_PK_LEN];
+	struct wb w;
+
+	mldsa44_shake(256, (const uint8_t *)tag, strlen(tag), sk, sizeof(sk));
+	if (composite_public(sk, pk) != 0)
+		return 1;
+	wb_init(&w);
+	wb_cstring(&w, "ssh-mldsa44-ed25519@openssh.com");
+	wb_string(&w, pk, sizeof(pk));
+	printf("pub ");
+	puthex(w.p, w.len);
+	putchar('\n');
+	wb_free(&w);
+	add_msg("add", pk, sk, tag);
+	sk[40] ^= 1;
+	add_msg("addbad", pk, sk, tag);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
+	if (argc == 3 && strcmp(argv[1], "composite") == 0)
+		return do_composite(argv[2]);
 	if (argc == 4 && strcmp(argv[1], "sign") == 0)
 		return do_sign(atoi(argv[2]), argv[3]);
 	if (argc == 2 && strcmp(argv[1], "verify") == 0)
 		return do_verify();
-	fprintf(stderr, "usage: mldsa_tool sign COUNT TAG | verify\n");
+	fprintf(stderr, "usage: mldsa_tool sign COUNT TAG | verify | composite TAG\n");
 	return 2;
 }
