@@ -15,7 +15,7 @@ NOBLE_VERSION=0.7.1
 
 # hex -> SSH string (uint32 length, then the bytes), in hex
 hs() { printf '%08x%s' $((${#1} / 2)) "$1"; }
-raw() { perl "$RAWCLIENT" -t 30 "$SSH_AUTH_SOCK" "$@"; }
+rawc() { perl "$RAWCLIENT" -t 30 "$SSH_AUTH_SOCK" "$@"; }
 ascii() { printf '%s' "$1" | od -An -tx1 | tr -d ' \n'; }
 
 have_noble() {
@@ -47,25 +47,25 @@ is "${#PUB}" $(( (4 + 31 + 4 + 1344) * 2 )) "public blob is name and 1344-byte k
 start_agent
 ok $? "agent started"
 
-run raw "$ADDBAD"
+run rawc "$ADDBAD"
 is "$OUT" "05" "ADD with seeds that do not make the public key: failure"
-run raw 0b
+run rawc 0b
 is "$OUT" "0c00000000" "nothing was added"
 
-run raw "$ADD"
+run rawc "$ADD"
 is "$OUT" "06" "ADD ssh-mldsa44-ed25519@openssh.com: success"
-run raw 0b
+run rawc 0b
 is "$OUT" "0c00000001$(hs "$PUB")$(hs "$(ascii keyward-mldsa-test)")" \
 	"listed: its blob and comment"
 
 DATA=$(ascii "data to sign, as a session would have it")
-run raw "0d$(hs "$PUB")$(hs "$DATA")00000000"
+run rawc "0d$(hs "$PUB")$(hs "$DATA")00000000"
 like "$OUT" "^0e" "SIGN_REQUEST answered with a signature"
 SIG1=${OUT#0e}; SIG1=${SIG1:8}
 is "${SIG1:0:8}" "0000001f" "signature names its algorithm first"
 is "${#SIG1}" $(( (4 + 31 + 4 + 2484) * 2 )) "signature blob is 2420 + 64 bytes"
 check_sig "$DATA" "$SIG1" "first signature"
-run raw "0d$(hs "$PUB")$(hs "$DATA")00000000"
+run rawc "0d$(hs "$PUB")$(hs "$DATA")00000000"
 SIG2=${OUT#0e}; SIG2=${SIG2:8}
 isnt_same=$([ "$SIG1" != "$SIG2" ] && echo differ || echo same)
 is "$isnt_same" "differ" "two signatures of the same data differ (hedged, as OpenSSH signs)"
@@ -78,21 +78,21 @@ else
 fi
 
 # Locked: no signature; unlocked: signs again.
-run raw "16$(hs "$(ascii pass)")"
+run rawc "16$(hs "$(ascii pass)")"
 is "$OUT" "06" "locked"
-run raw "0d$(hs "$PUB")$(hs "$DATA")00000000"
+run rawc "0d$(hs "$PUB")$(hs "$DATA")00000000"
 is "$OUT" "05" "locked: SIGN_REQUEST refused"
-run raw "17$(hs "$(ascii pass)")"
+run rawc "17$(hs "$(ascii pass)")"
 is "$OUT" "06" "unlocked"
-run raw "0d$(hs "$PUB")$(hs "$DATA")00000000"
+run rawc "0d$(hs "$PUB")$(hs "$DATA")00000000"
 SIG3=${OUT#0e}; SIG3=${SIG3:8}
 check_sig "$DATA" "$SIG3" "signature after unlock"
 
-run raw "12$(hs "$PUB")"
+run rawc "12$(hs "$PUB")"
 is "$OUT" "06" "REMOVE_IDENTITY: success"
-run raw 0b
+run rawc 0b
 is "$OUT" "0c00000000" "removed"
-run raw "0d$(hs "$PUB")$(hs "$DATA")00000000"
+run rawc "0d$(hs "$PUB")$(hs "$DATA")00000000"
 is "$OUT" "05" "removed key: SIGN_REQUEST refused"
 
 done_testing
