@@ -10,7 +10,7 @@
 # (PREFIX/bin/ssh-keygen, PREFIX/sbin/sshd); skipped otherwise.
 . "$(dirname "$0")/lib.sh"
 
-NCASES=31   # 3, then 14 for each agent
+NCASES=36   # 4, then 16 for each agent
 O=${KEYWARD_OPENSSH_10:-}
 if [ -z "$O" ] || [ ! -x "$O/bin/ssh-keygen" ] || [ ! -x "$O/sbin/sshd" ] ||
 	! "$O/bin/ssh-keygen" -q -t mldsa44-ed25519 -N '' -f "$T/probe" </dev/null >/dev/null 2>&1; then
@@ -27,6 +27,9 @@ KEYWARD=$AGENT
 gen_key u mldsa44-ed25519
 ok $? "10.5 ssh-keygen -t mldsa44-ed25519"
 cp "$T/keys/u.pub" "$T/authorized_keys"
+gen_key ca mldsa44-ed25519 &&
+	ssh-keygen -q -s "$T/keys/ca" -I u-cert -n u@kwtest "$T/keys/u.pub" </dev/null
+ok $? "a certificate of the type, signed by a CA of the type"
 # 10.5 knows the type but offers and accepts it only when asked.
 ALG=ssh-mldsa44-ed25519@openssh.com
 start_sshd h1 "HostKeyAlgorithms +$ALG" "PubkeyAcceptedAlgorithms +$ALG" &&
@@ -84,6 +87,17 @@ for AGENT in "$KEYWARD" "$O/bin/ssh-agent"; do
 
 	run ssh-add -d "$T/keys/u.pub"
 	ok "$RC" "$who: ssh-add -d removes it"
+
+	# A certificate of the type, from a CA of the type.
+	run ssh-add "$T/keys/u"
+	run ssh-add -l
+	contains "$OUT" "(MLDSA44-ED25519-CERT)" "$who: the certificate is listed beside its key"
+	rm -f "$T/msg.sig"
+	run ssh-keygen -Y sign -f "$T/keys/u-cert.pub" -n file "$T/msg"
+	echo "u@kwtest cert-authority $(cut -d' ' -f1,2 "$T/keys/ca.pub")" >"$T/allowed-ca"
+	run ssh-keygen -Y verify -f "$T/allowed-ca" -I u@kwtest -n file -s "$T/msg.sig" <"$T/msg"
+	ok "$RC" "$who: SSHSIG with the certificate verifies against its CA"
+	run ssh-add -D
 	stop_agent
 done
 
