@@ -92,6 +92,15 @@ main(int argc, char **argv)
 		ct_leaky = 1;
 		return inner();
 	}
+#ifdef KEYWARD_SANITIZE
+	/* valgrind cannot run an ASan binary; make check runs this test in
+	 * the plain build too, where it counts. */
+	printf("ok 1 # skip ASan build: valgrind runs the plain build's copy\n");
+	printf("ok 2 # skip ASan build: valgrind runs the plain build's copy\n");
+	printf("ok 3 # skip ASan build: valgrind runs the plain build's copy\n");
+	printf("1..3\n");
+	return 0;
+#endif
 	if (system("valgrind --version >/dev/null 2>&1") != 0) {
 		printf("ok 1 # skip valgrind is not installed\n");
 		printf("ok 2 # skip valgrind is not installed\n");
