@@ -5,7 +5,8 @@
 # made from fixed seeds (tests/tools/mldsa_tool.c), lists it, has it sign
 # (each signature's ML-DSA-44 half checked by @noble/post-quantum, its
 # Ed25519 half by OpenSSL through node), locks and unlocks, removes it;
-# a key whose seeds do not make its public key is refused. The same with
+# a key whose seeds do not make its public key is refused, and so are
+# malformed ones (lengths, truncation) with the agent still answering. The same with
 # OpenSSH 10.5's own tools is 197-mldsa-openssh10.t.
 . "$(dirname "$0")/lib.sh"
 
@@ -51,6 +52,19 @@ run rawc "$ADDBAD"
 is "$OUT" "05" "ADD with seeds that do not make the public key: failure"
 run rawc 0b
 is "$OUT" "0c00000000" "nothing was added"
+
+# Malformed keys from a hostile client: a clear failure each, and the
+# agent goes on answering.
+NAMEHEX=$(hs "$(ascii ssh-mldsa44-ed25519@openssh.com)")
+KEYHEX=${PUB:${#NAMEHEX}+8}
+run rawc "11${NAMEHEX}$(hs "${KEYHEX:0:2686}")$(hs "$(printf '%0128d' 0)")$(hs 00)"
+is "$OUT" "05" "ADD with a 1343-byte public key: failure"
+run rawc "11${NAMEHEX}$(hs "$KEYHEX")$(hs "$(printf '%0126d' 0)")$(hs 00)"
+is "$OUT" "05" "ADD with 63 bytes of seeds: failure"
+run rawc "${ADD:0:2000}"
+is "$OUT" "05" "ADD cut inside the public key: failure"
+run rawc "0d$(hs "${PUB:0:2000}")$(hs 00)00000000"
+is "$OUT" "05" "SIGN_REQUEST with a cut key blob: failure"
 
 run rawc "$ADD"
 is "$OUT" "06" "ADD ssh-mldsa44-ed25519@openssh.com: success"
