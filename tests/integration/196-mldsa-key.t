@@ -19,7 +19,15 @@ hs() { printf '%08x%s' $((${#1} / 2)) "$1"; }
 rawc() { perl "$RAWCLIENT" -t 30 "$SSH_AUTH_SOCK" "$@"; }
 ascii() { printf '%s' "$1" | od -An -tx1 | tr -d ' \n'; }
 
+# @noble/post-quantum 0.7.1 asks node >= 20.19 (Debian 12's is 18).
+node_ok() {
+	command -v node >/dev/null &&
+		node -e 'const [a, b] = process.versions.node.split(".").map(Number);
+			process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' 2>/dev/null
+}
 have_noble() {
+	node_ok || return 1
+
 	grep -qs "\"version\": \"$NOBLE_VERSION\"" \
 		"$ND/node_modules/@noble/post-quantum/package.json"
 }
