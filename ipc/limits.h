@@ -38,6 +38,28 @@
 #define AGENT_MAX_SK_KEY_HANDLE    4096          /* key handle bytes */
 #define AGENT_MAX_SK_RESERVED      1024          /* reserved string bytes */
 
+/* ML-DSA-44 (FIPS 204 table 2; crypto/mldsa44.h). Fixed by the standard,
+ * not chosen: a public key is rho and t1 (32 + 4 * 320 bytes), an expanded
+ * private key rho, K, tr, s1, s2, t0 (32 + 32 + 64 + 8 * 96 + 4 * 416), a
+ * signature c~, z and the hint (32 + 4 * 576 + 80 + 4). Keys are kept as
+ * their 32-byte seed xi and expanded only to sign. */
+#define MLDSA44_SEED_LEN           32
+#define MLDSA44_RND_LEN            32            /* the signer's randomness */
+#define MLDSA44_PK_LEN             1312
+#define MLDSA44_SK_LEN             2560
+#define MLDSA44_SIG_LEN            2420
+#define MLDSA44_CTX_MAX            255           /* context: one length byte */
+/* Signing rejects a candidate about three times in four; FIPS 204
+ * appendix C allows a bound and asks at least 814 rounds for ML-DSA-44,
+ * which fail with probability below 2^-256. */
+#define MLDSA44_SIGN_MAX_ROUNDS    814
+/* ssh-mldsa44-ed25519@openssh.com (OpenSSH 10.5; crypto/composite.h): the
+ * public key is the ML-DSA-44 key then the Ed25519 key, the private key
+ * the two 32-byte seeds, the signature ML-DSA-44's then Ed25519's. */
+#define MLDSA44_ED25519_PK_LEN     (MLDSA44_PK_LEN + 32)
+#define MLDSA44_ED25519_SK_LEN     (MLDSA44_SEED_LEN + 32)
+#define MLDSA44_ED25519_SIG_LEN    (MLDSA44_SIG_LEN + 64)
+
 /* A fingerprint with its NUL: at the longest "SHA512:" and 86 base64
  * characters (spec §4.5, keys/fphash.h). */
 #define FP_TEXT_MAX                96
