@@ -18,6 +18,9 @@
 #define AGENT_MAX_LIFETIME         (0xffffffffU) /* uint32 seconds on the wire */
 #define AGENT_MAX_DEST_RULES       1024          /* destination constraints a key (§6.8) */
 #define AGENT_MAX_USER_PATTERN     256           /* user pattern bytes (§6.6) */
+/* Certificates in one associated-certs constraint of a PKCS#11 add
+ * (§6.7): OpenSSH's agent refuses the 1025th, and so does keyward. */
+#define AGENT_MAX_ASSOC_CERTS      1024
 /* Not limits of the reference: they bound the work of wmatch (quadratic
  * in its two lengths) when a host certificate meets a CA hop. A DNS name
  * has at most 253 bytes. */
