@@ -115,10 +115,14 @@ not_answered(const char *sock, enum ext_answer a, const char *what,
 {
 	switch (a) {
 	case EXT_REFUSED:
-		fprintf(stderr, "keyward-ctl: the agent refused %s (through a "
-		    "forwarded agent, or %s)\n", what,
+		/* The refusal carries no reason: name each the agent has,
+		 * and where it says which. */
+		fprintf(stderr, "keyward-ctl: the agent refused %s: the "
+		    "connection is forwarded, or the socket is a named one "
+		    "not declared \"manage\" (keyward(5)), or %s; the agent's "
+		    "log says which\n", what,
 		    strcmp(ext, POLICY_EXTENSION) == 0 ?
-		    "rules that do not parse" : "out of memory");
+		    "the rules do not parse" : "it is out of memory");
 		return EX_NONE_OR_REFUSED;
 	case EXT_UNSUPPORTED:
 		unsupported(sock, ext);
@@ -147,8 +151,10 @@ list(const char *sock, int json)
 		break;
 	case EXT_REFUSED:
 		free(reply);
-		fputs("keyward-ctl: the agent refused: constraints are not shown "
-		    "through a forwarded agent\n", stderr);
+		fputs("keyward-ctl: the agent refused to show constraints: "
+		    "the connection is forwarded, or the socket is a named "
+		    "one not declared \"manage\" (keyward(5)); the agent's "
+		    "log says which\n", stderr);
 		return EX_NONE_OR_REFUSED;
 	case EXT_UNSUPPORTED:
 		free(reply);

@@ -10,7 +10,7 @@
 # sockets is refused with why, and the agent refuses it too.
 . "$(dirname "$0")/lib.sh"
 
-NTESTS=53
+NTESTS=55
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward: named sockets"
 	done_testing
@@ -89,6 +89,14 @@ eval "$OUT" >/dev/null
 AGENT_PIDS+=("$SSH_AGENT_PID")
 SSH_AUTH_SOCK=$S/stale.sock run ssh-add -l
 is "$RC" 1 "the stale path is keyward's now (it answers: no identities)"
+# keyward-ctl on a named socket not declared "manage": refused, and
+# the reason it gives includes that one
+SSH_AUTH_SOCK=$S/stale.sock run "$CTL"
+contains "$ERR" 'the socket is a named one not declared "manage"' \
+	"keyward-ctl (list) on a socket without manage: the message names that reason"
+SSH_AUTH_SOCK=$S/stale.sock run "$CTL" policy show
+contains "$ERR" 'the socket is a named one not declared "manage"' \
+	"keyward-ctl policy show on a socket without manage: the message names that reason"
 
 # the peer-uid check holds on a named socket as on the main one
 if id nobody >/dev/null 2>&1; then
