@@ -10,7 +10,7 @@
 # sockets is refused with why, and the agent refuses it too.
 . "$(dirname "$0")/lib.sh"
 
-NTESTS=55
+NTESTS=56
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward: named sockets"
 	done_testing
@@ -184,4 +184,10 @@ for f in ex5 ex1; do
 	run "$KEYWARD_BUILD/tests/rules_check" "$T/$f.rules"
 	is "$RC:$ERR" "0:" "the $f example is read"
 done
+# and keyward starts with keyward(5)'s, on any machine (no /run/user/UID
+# assumed: a machine without logind has none)
+run "$AGENT" -s -a "$S/ex.sock" -O "policy=$T/ex5.rules"
+is "$RC" 0 "keyward starts with keyward(5)'s SOCKETS example"
+PID=$(printf '%s\n' "$OUT" | sed -n 's/^SSH_AGENT_PID=\([0-9]*\);.*/\1/p')
+[ -n "$PID" ] && { AGENT_PIDS+=("$PID"); kill "$PID"; wait_gone "$PID" 10; }
 done_testing
