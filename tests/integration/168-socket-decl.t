@@ -10,7 +10,7 @@
 # sockets is refused with why, and the agent refuses it too.
 . "$(dirname "$0")/lib.sh"
 
-NTESTS=56
+NTESTS=57
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward: named sockets"
 	done_testing
@@ -121,6 +121,9 @@ run "$CTL" policy load "$T/more.rules"
 ok $((RC == 0)) "policy load adding a socket: refused"
 contains "$ERR" "declares other sockets than the agent listens on: sockets are made when keyward starts" \
 	"keyward-ctl says why"
+: >"$T/empty.rules"
+run "$CTL" policy load "$T/empty.rules"
+ok $((RC == 0)) "policy load of an empty file with sockets declared: refused (keyward-ctl(1))"
 printf 'socket deploy-web %s\n' "$S/stale.sock" >"$T/less.rules"
 run "$CTL" policy load "$T/less.rules"
 ok $((RC == 0)) "policy load removing a socket: refused"
