@@ -11,7 +11,7 @@
 # /usr/bin/ssh-agent too.
 . "$(dirname "$0")/lib.sh"
 
-NTESTS=35
+NTESTS=36
 
 # --- values ssh-agent takes: the agent serves once the variables say so
 AGENT_SOCK=$T/p.sock start_agent -P '/usr/lib/*,/opt/my lib/*'
@@ -38,6 +38,25 @@ kids=$(for p in $(descendants "$SSH_AGENT_PID"); do cat "/proc/$p/comm" 2>/dev/n
 contains "$kids" "keyward-keyhold" "when the variables are printed, the keyholder runs"
 contains "$kids" "keyward-policy" "when the variables are printed, policy runs"
 stop_agent
+
+# -d names the caller it inspected, not only how the inspection went
+# (as an ordinary user: root's own processes are closed to the inspector)
+as=()
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+	as=(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups)
+	mkdir -m 777 "$T/dd"
+	chmod 711 "$T"
+else
+	mkdir "$T/dd"
+fi
+"${as[@]}" env HOME="$T/dd" "$AGENT" -d -a "$T/dd/d.sock" >/dev/null 2>"$T/d.log" &
+DPID=$!
+AGENT_PIDS+=("$DPID")
+wait_for_socket "$T/dd/d.sock" 10
+"${as[@]}" env SSH_AUTH_SOCK="$T/dd/d.sock" ssh-add -l >/dev/null 2>&1
+poll_until 5 grep -q "keyward: connection 1: caller" "$T/d.log"
+contains "$(cat "$T/d.log")" "keyward: connection 1: caller ok: $(readlink -f "$(command -v ssh-add)")" "-d: the caller is named (ssh-add)"
+kill "$DPID"; wait_gone "$DPID" 10
 
 # refused SOCK WORD ARGS...: exit 255, WORD in stderr, nothing on stdout,
 # no socket, no process left with SOCK in its command line
