@@ -45,10 +45,16 @@ describe_request(const struct policy *P, const struct identity *id,
 	if (pu->kind == PURPOSE_LOGIN)
 		unverified = purpose_unverified(pu, c != NULL ? b : NULL);
 	describe_path(P, id, b, path, sizeof(path));
-	if (o < n && b->n == 0)
-		o += (size_t)snprintf(out + o, n - o, "\nNo session-bind%s: keyward "
-		    "cannot tell where this request comes from.", b->attempted ?
-		    " (the connection's session-bind failed)" : "");
+	/* Local tools (ssh-keygen -Y sign, git) never bind: said plainly,
+	 * with the one other sender that does not (an ssh before 8.9
+	 * forwarding the agent). A bind that FAILED is another matter:
+	 * policy takes it as forwarded from an unknown host. */
+	if (o < n && b->n == 0 && !b->attempted)
+		o += (size_t)snprintf(out + o, n - o, "\nNo session-bind: usual "
+		    "for local tools (ssh-keygen, git), or an old ssh.");
+	else if (o < n && b->n == 0)
+		o += (size_t)snprintf(out + o, n - o, "\nWARNING: the session-bind "
+		    "FAILED; taken as forwarded from an unknown host.");
 	if (o < n && pu->kind == PURPOSE_LOGIN) {
 		text_term(text, sizeof(text), pu->ua.user.p, pu->ua.user.len);
 		if (unverified == NULL)
