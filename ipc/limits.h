@@ -209,6 +209,9 @@
 
 /* Confirm prompts (spec §6.3). */
 #define PROMPT_MAX_TEXT            2048
+#define PROMPT_LINE_MAX            76            /* bytes of a caller's line: the
+                                                  * default askpass (x11-ssh-askpass,
+                                                  * 7 px a character) stays ~600 px */
 #define PROMPT_MAX_OUTPUT          1024          /* bytes read from askpass */
 #define PROMPT_MAX_CONCURRENT      16
 #define PROMPT_MAX_PER_HOP         2             /* prompts (confirm and PIN)

@@ -31,6 +31,21 @@ describe_path(const struct policy *P, const struct identity *id,
 	}
 }
 
+/* s cut to max bytes, "..." its end, at a character's start (s is
+ * terminal-safe UTF-8 already). */
+static void
+cut_line(char *s, size_t max)
+{
+	size_t k;
+
+	if (strlen(s) <= max)
+		return;
+	k = max - 3;
+	while (k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80)
+		k--;
+	memcpy(s + k, "...", 4);
+}
+
 size_t
 describe_request(const struct policy *P, const struct identity *id,
     const struct conn *c, const struct purpose *pu, char *out, size_t n)
@@ -84,10 +99,12 @@ describe_request(const struct policy *P, const struct identity *id,
 			scope_append(P->rules, c->sock, who, sizeof(who));
 		} else
 			snprintf(who, sizeof(who), "(gone)");
+		/* One short line: the askpass dialog is as wide as its
+		 * longest line (the log and the audit keep the whole). */
+		cut_line(who, PROMPT_LINE_MAX - 16);
 		if (bindings_forwarded(b))
-			o += (size_t)snprintf(out + o, n - o, "\nRelayed by %s, for "
-			    "a program on the forwarded host that keyward cannot "
-			    "name.", who);
+			o += (size_t)snprintf(out + o, n - o, "\nRelayed by %s,\n"
+			    "for a program on the forwarded host, unnamed.", who);
 		else
 			o += (size_t)snprintf(out + o, n - o, "\nRequested by %s.",
 			    who);
