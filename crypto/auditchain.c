@@ -255,6 +255,7 @@ audit_finding_name(enum audit_finding f)
 		[AV_REORDERED] = "reordered", [AV_ADDED] = "added",
 		[AV_BAD_SEAL] = "bad-seal", [AV_SEAL_EPOCH] = "seal-epoch",
 		[AV_TRUNCATED] = "truncated", [AV_EMPTY] = "empty",
+		[AV_HEAD_CUT] = "head-cut", [AV_WIPED] = "wiped",
 	};
 	return (size_t)f < sizeof(names) / sizeof(names[0]) ? names[f] : "?";
 }
@@ -330,6 +331,14 @@ audit_verify(const uint8_t *buf, size_t len, const uint8_t *key0,
 		auditchain_hash(body, blen, h);
 		if (lineno == 1) {
 			v->first_seq = l.seq;       /* the first line: taken as it is */
+			/* ... but a trail begins at seq 0: one that begins
+			 * later lost its head (cut, or rotated away), which
+			 * the seals' epochs could not show */
+			if (key0 != NULL && l.seq != 0) {
+				v->seq = l.seq;
+				rc = found(v, AV_HEAD_CUT, lineno);
+				goto out;
+			}
 			if (l.kind == AL_START && l.sealed) {
 				/* where the key file stood when this run began */
 				have_anchor = 1;
@@ -406,7 +415,13 @@ audit_verify(const uint8_t *buf, size_t len, const uint8_t *key0,
 		memcpy(prev, h, sizeof(h));
 	}
 	if (lineno == 0) {
-		rc = found(v, AV_EMPTY, 0);
+		/* the key file counts what was written: none is left */
+		if (key0 != NULL && state != NULL && (state->seq > 0 ||
+		    state->epoch > 0)) {
+			v->seq = state->seq;
+			rc = found(v, AV_WIPED, 0);
+		} else
+			rc = found(v, AV_EMPTY, 0);
 		goto out;
 	}
 	v->next_epoch = key_epoch;

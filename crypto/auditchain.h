@@ -86,6 +86,10 @@ enum audit_finding {
 	AV_SEAL_EPOCH,          /* a seal out of its epoch order (replayed) */
 	AV_TRUNCATED,           /* sealed records missing at the end (state) */
 	AV_EMPTY,               /* no line at all */
+	AV_HEAD_CUT,            /* with a key: the trail begins after seq 0
+	                         * (`seq`): the records before are gone */
+	AV_WIPED,               /* no line, but the key file says records
+	                         * were written (`seq` of them) */
 };
 
 struct audit_verdict {

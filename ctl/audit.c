@@ -11,6 +11,7 @@
 #include "ipc/limits.h"
 #include "ipc/text.h"
 #include "crypto/auditchain.h"
+#include "wire/args.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -61,13 +62,15 @@ keygen(const char *path)
 		return EX_USAGE;
 	}
 	auditchain_hex(st.key, sizeof(st.key), hex);
+	/* Named by its prefix, not by its place: on a terminal stdout and
+	 * stderr interleave in either order. */
+	fprintf(stderr, "keyward-ctl: the audit key is %s: give it to keyward as "
+	    "-O audit-key=%s.\nkeyward-ctl: the line beginning %s is its "
+	    "verification key, shown this once: keep it away from this machine "
+	    "(whoever holds it can forge seals); keyward-ctl audit verify needs "
+	    "it.\n", shown(path), shown(path), AUDIT_VKEY_PREFIX);
 	printf("%s%s\n", AUDIT_VKEY_PREFIX, hex);
 	fflush(stdout);
-	fprintf(stderr, "keyward-ctl: the audit key is %s: give it to keyward as "
-	    "-O audit-key=%s.\nkeyward-ctl: the line above is its verification "
-	    "key, shown this once: keep it away from this machine (whoever holds "
-	    "it can forge seals); keyward-ctl audit verify needs it.\n",
-	    shown(path), shown(path));
 	wipe(&st, sizeof(st));
 	wipe(buf, sizeof(buf));
 	wipe(hex, sizeof(hex));
@@ -150,15 +153,71 @@ read_vkey(const char *arg, uint8_t key[AUDIT_KEY_LEN])
 	return rc;
 }
 
+/* A syslog file holds other programs' lines: keep keyward's, those
+ * whose tag (before its "[PID]" or ":") is tag or, with any_tag (no
+ * --tag given), that carry a trail record, and note each one's line in
+ * the file; the chain then finds any of them changed or missing. A file whose first
+ * line is a trail line is the trail itself: nothing is dropped, as a
+ * line added there is tampering. NULL if out of memory. */
+static uint8_t *
+own_lines(const uint8_t *buf, size_t len, const char *tag, int any_tag,
+    size_t **map, size_t *nmap, size_t *olen, size_t *dropped)
+{
+	size_t off = 0, lineno = 0, k = 0, tl = strlen(tag), nlines = 1;
+	uint8_t *out;
+	int syslog_file;
+
+	for (size_t i = 0; i < len; i++)
+		nlines += buf[i] == '\n';
+	*dropped = 0;
+	*olen = 0;
+	if ((out = malloc(len + 1)) == NULL ||
+	    (*map = calloc(nlines + 1, sizeof(**map))) == NULL) {
+		free(out);
+		return NULL;
+	}
+	syslog_file = len > 0 && buf[0] != '{';
+	while (off < len) {
+		const uint8_t *p = buf + off, *nl = memchr(p, '\n', len - off);
+		size_t n = nl != NULL ? (size_t)(nl - p) : len - off;
+		const uint8_t *m;
+		int mine = 1;
+
+		off += n + (nl != NULL);
+		lineno++;
+		if (syslog_file) {
+			/* " TAG[" or " TAG:" before the message; without
+			 * --tag, any line that carries a trail record too */
+			mine = !any_tag ? 0 : memmem(p, n, "{\"seq\":", 7) != NULL;
+			for (m = p; !mine && m + tl + 2 <= p + n; m++)
+				if (*m == ' ' && memcmp(m + 1, tag, tl) == 0 &&
+				    (m[1 + tl] == '[' || m[1 + tl] == ':'))
+					mine = 1;
+		}
+		if (!mine) {
+			(*dropped)++;
+			continue;
+		}
+		memcpy(out + *olen, p, n);
+		*olen += n;
+		out[(*olen)++] = '\n';
+		(*map)[++k] = lineno;
+	}
+	*nmap = k;
+	return out;
+}
+
 static int
-verify(const char *path, const char *keyarg, const char *statepath)
+verify(const char *path, const char *keyarg, const char *statepath,
+    const char *tag)
 {
 	uint8_t key[AUDIT_KEY_LEN], *buf, *sbuf = NULL;
 	struct audit_state st;
 	struct audit_verdict v;
 	enum audit_finding f;
 	char name[TEXT_TERM_MAX];
-	size_t len, slen;
+	size_t len, slen, olen, dropped, *map, nmap;
+	uint8_t *own;
 	int rc;
 
 	if (statepath != NULL && keyarg == NULL) {
@@ -181,17 +240,52 @@ verify(const char *path, const char *keyarg, const char *statepath)
 	}
 	if ((buf = slurp(path, &len, SIZE_MAX / 2)) == NULL)
 		return EX_USAGE;
-	f = audit_verify(buf, len, keyarg != NULL ? key : NULL,
+	if ((own = own_lines(buf, len, tag != NULL ? tag : AUDIT_TAG_DEFAULT,
+	    tag == NULL, &map, &nmap, &olen, &dropped)) == NULL) {
+		fputs("keyward-ctl: out of memory\n", stderr);
+		free(buf);
+		return EX_USAGE;
+	}
+	free(buf);
+	f = audit_verify(own, olen, keyarg != NULL ? key : NULL,
 	    statepath != NULL ? &st : NULL, &v);
 	wipe(key, sizeof(key));
 	wipe(&st, sizeof(st));
-	free(buf);
+	free(own);
+	/* lines as the file numbers them */
+	v.line = map[v.line <= nmap ? v.line : 0];
+	v.other = map[v.other <= nmap ? v.other : 0];
+	v.last_seal = map[v.last_seal <= nmap ? v.last_seal : 0];
+	free(map);
 	text_term_str(name, sizeof(name), path);
+	if (dropped > 0)
+		printf("%s: %zu lines of other programs left out (keyward's: "
+		    "tagged %s%s)\n", name, dropped, shown(tag != NULL ? tag :
+		    AUDIT_TAG_DEFAULT), tag != NULL ? "" : ", or a trail record");
+	if (v.lines > 0 && (f == AV_INTACT || f == AV_UNSEALED ||
+	    f == AV_UNCHECKED || f == AV_TRUNCATED))
+		printf("%s: the trail begins at seq %llu%s\n", name,
+		    (unsigned long long)v.first_seq, v.first_seq == 0 ?
+		    " (its first record)" : ": the records before it are not "
+		    "in this file");
 	switch (f) {
 	case AV_INTACT:
 		printf("%s: intact: %zu lines, %zu seals verified, every line "
 		    "sealed\n", name, v.lines, v.seals);
 		rc = EX_OK;
+		break;
+	case AV_HEAD_CUT:
+		printf("%s: the trail begins at seq %llu, not at its first "
+		    "record: %llu records before it were cut off (if the file "
+		    "was rotated, verify the files joined in order)\n", name,
+		    (unsigned long long)v.seq, (unsigned long long)v.seq);
+		rc = EX_TAMPERED;
+		break;
+	case AV_WIPED:
+		printf("%s: empty, but the key file says %llu records were "
+		    "written: the trail was wiped\n", name,
+		    (unsigned long long)v.seq);
+		rc = EX_TAMPERED;
 		break;
 	case AV_UNSEALED:
 		printf("%s: no tampering found in %zu lines, %zu seals verified; "
@@ -245,9 +339,14 @@ verify(const char *path, const char *keyarg, const char *statepath)
 		rc = EX_TAMPERED;
 		break;
 	case AV_BAD_SEAL:
-		printf("%s: the seal at line %zu does not verify: a line after the "
-		    "seal before it (line %zu) was changed, or the key is wrong\n",
-		    name, v.line, v.last_seal);
+		if (v.last_seal > 0)
+			printf("%s: the seal at line %zu does not verify: a line "
+			    "after the seal before it (line %zu) was changed, or "
+			    "the key is wrong\n", name, v.line, v.last_seal);
+		else
+			printf("%s: the seal at line %zu does not verify: the "
+			    "key is wrong, or a line before it was changed\n",
+			    name, v.line);
 		rc = EX_TAMPERED;
 		break;
 	case AV_SEAL_EPOCH:
@@ -257,10 +356,15 @@ verify(const char *path, const char *keyarg, const char *statepath)
 		rc = EX_TAMPERED;
 		break;
 	case AV_TRUNCATED:
-		printf("%s: sealed records are missing at the end: the key is at "
-		    "epoch %llu, the last seal here (line %zu) leaves it at %llu\n",
-		    name, (unsigned long long)v.seq, v.last_seal,
-		    (unsigned long long)v.next_epoch);
+		if (v.last_seal > 0)
+			printf("%s: sealed records are missing at the end: the "
+			    "key is at epoch %llu, the last seal here (line %zu) "
+			    "leaves it at %llu\n", name, (unsigned long long)v.seq,
+			    v.last_seal, (unsigned long long)v.next_epoch);
+		else
+			printf("%s: sealed records are missing at the end: the "
+			    "key is at epoch %llu, and no seal here vouches for "
+			    "any line\n", name, (unsigned long long)v.seq);
 		rc = EX_TAMPERED;
 		break;
 	default:
@@ -385,14 +489,17 @@ tail(const char *path, int follow, int json)
 }
 
 int
-audit_cmd(int argc, char **argv, int json, int follow, const char *state)
+audit_cmd(int argc, char **argv, int json, int follow, const char *state,
+    const char *tag)
 {
+	if (tag != NULL && (argc < 1 || strcmp(argv[0], "verify") != 0))
+		return -1;
 	if (argc == 2 && strcmp(argv[0], "keygen") == 0 && !json && !follow &&
 	    state == NULL)
 		return keygen(argv[1]);
 	if ((argc == 2 || argc == 3) && strcmp(argv[0], "verify") == 0 &&
 	    !json && !follow)
-		return verify(argv[1], argc == 3 ? argv[2] : NULL, state);
+		return verify(argv[1], argc == 3 ? argv[2] : NULL, state, tag);
 	if (argc == 2 && strcmp(argv[0], "tail") == 0 && state == NULL)
 		return tail(argv[1], follow, json);
 	return -1;

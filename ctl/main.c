@@ -14,6 +14,7 @@
 #include "ctl/listing.h"
 #include "ctl/print.h"
 #include "wire/agent.h"
+#include "wire/args.h"
 #include "ipc/limits.h"
 #include "ipc/text.h"
 #include "rules/rules.h"
@@ -38,7 +39,7 @@ usage(FILE *f)
 	    "       keyward-ctl [-a socket] policy show\n"
 	    "       keyward-ctl [--json] [-a socket] connections\n"
 	    "       keyward-ctl audit keygen KEYFILE\n"
-	    "       keyward-ctl audit verify [--state KEYFILE] TRAIL [VERIFYKEY]\n"
+	    "       keyward-ctl audit verify [--state KEYFILE] [--tag TAG] TRAIL [VERIFYKEY]\n"
 	    "       keyward-ctl audit tail [-f] [--json] TRAIL\n", f);
 }
 
@@ -115,10 +116,14 @@ not_answered(const char *sock, enum ext_answer a, const char *what,
 {
 	switch (a) {
 	case EXT_REFUSED:
-		fprintf(stderr, "keyward-ctl: the agent refused %s (through a "
-		    "forwarded agent, or %s)\n", what,
+		/* The refusal carries no reason: name each the agent has,
+		 * and where it says which. */
+		fprintf(stderr, "keyward-ctl: the agent refused %s: the "
+		    "connection is forwarded, or the socket is a named one "
+		    "not declared \"manage\" (keyward(5)), or %s; the agent's "
+		    "log says which\n", what,
 		    strcmp(ext, POLICY_EXTENSION) == 0 ?
-		    "rules that do not parse" : "out of memory");
+		    "the rules do not parse" : "it is out of memory");
 		return EX_NONE_OR_REFUSED;
 	case EXT_UNSUPPORTED:
 		unsupported(sock, ext);
@@ -147,8 +152,10 @@ list(const char *sock, int json)
 		break;
 	case EXT_REFUSED:
 		free(reply);
-		fputs("keyward-ctl: the agent refused: constraints are not shown "
-		    "through a forwarded agent\n", stderr);
+		fputs("keyward-ctl: the agent refused to show constraints: "
+		    "the connection is forwarded, or the socket is a named "
+		    "one not declared \"manage\" (keyward(5)); the agent's "
+		    "log says which\n", stderr);
 		return EX_NONE_OR_REFUSED;
 	case EXT_UNSUPPORTED:
 		free(reply);
@@ -356,10 +363,11 @@ main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "follow", no_argument, NULL, 'f' },
 		{ "state", required_argument, NULL, 's' },
+		{ "tag", required_argument, NULL, 'g' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum { CMD_LIST, CMD_CONNS, CMD_SHOW, CMD_LOAD } cmd;
-	const char *sock = NULL, *state = NULL;
+	const char *sock = NULL, *state = NULL, *tag = NULL;
 	char **args;
 	int json = 0, follow = 0, ch, nargs;
 
@@ -371,6 +379,14 @@ main(int argc, char **argv)
 			break;
 		case 's':
 			state = optarg;
+			break;
+		case 'g':
+			if (audit_tag_ok(optarg) != 0) {
+				fputs("keyward-ctl: --tag: letters, digits, dot, "
+				    "dash, underscore, at most 32\n", stderr);
+				return EX_BAD;
+			}
+			tag = optarg;
 			break;
 		case 'a':
 			sock = optarg;
@@ -389,12 +405,12 @@ main(int argc, char **argv)
 	args = argv + optind;
 	nargs = argc - optind;
 	if (nargs >= 1 && strcmp(args[0], "audit") == 0) {
-		int rc = audit_cmd(nargs - 1, args + 1, json, follow, state);
+		int rc = audit_cmd(nargs - 1, args + 1, json, follow, state, tag);
 		if (rc < 0)
 			usage(stderr);
 		return rc < 0 ? EX_BAD : rc;
 	}
-	if (follow || state != NULL) {
+	if (follow || state != NULL || tag != NULL) {
 		usage(stderr);
 		return EX_BAD;
 	}

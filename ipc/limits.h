@@ -118,6 +118,8 @@
 #define MONITOR_FD_RESERVE         10            /* §11.8: maxfds = NOFILE - this */
 #define MONITOR_LISTEN_BACKLOG     128           /* listen(2) backlog of the agent socket */
 #define MONITOR_PARENT_CHECK_MS    10000         /* command mode parent poll (§11.6) */
+#define MONITOR_READY_MS           60000         /* the starter waits this long for a
+                                                  * started agent to serve (keyward(1)) */
 #define LOG_LINE_MAX               1024          /* one relayed log line */
 #define KEYHOLDER_WORKERS          2             /* signing threads (2 cores) */
 #define CONFIRM_TIMEOUT_DEFAULT    60            /* seconds a prompt may stay open */
@@ -234,6 +236,9 @@
 
 /* Confirm prompts (spec §6.3). */
 #define PROMPT_MAX_TEXT            2048
+#define PROMPT_LINE_MAX            76            /* bytes of a caller's line: the
+                                                  * default askpass (x11-ssh-askpass,
+                                                  * 7 px a character) stays ~600 px */
 #define PROMPT_MAX_OUTPUT          1024          /* bytes read from askpass */
 #define PROMPT_MAX_CONCURRENT      16
 #define PROMPT_MAX_PER_HOP         2             /* prompts (confirm and PIN)

@@ -19,6 +19,7 @@
 static const char *prog = "keyward";
 static int level = LOG_LVL_INFO;
 static int to_syslog;
+static int errors_too;          /* log_errors_to_stderr() */
 
 void
 log_init(const char *progname, int lvl, int use_syslog)
@@ -28,6 +29,12 @@ log_init(const char *progname, int lvl, int use_syslog)
 	to_syslog = use_syslog;
 	if (to_syslog)
 		openlog(progname, LOG_PID | LOG_NDELAY, LOG_AUTH);
+}
+
+void
+log_errors_to_stderr(int on)
+{
+	errors_too = on;
 }
 
 const char *
@@ -51,9 +58,11 @@ emit(int lvl, const char *line)
 	if (to_syslog) {
 		syslog(lvl == LOG_LVL_ERROR ? LOG_ERR :
 		    lvl == LOG_LVL_INFO ? LOG_INFO : LOG_DEBUG, "%s", line);
-		return;
-	}
-	n = snprintf(buf, sizeof(buf), "%s\n", line);
+		if (!errors_too || lvl != LOG_LVL_ERROR)
+			return;
+		n = snprintf(buf, sizeof(buf), "%s: %s\n", prog, line);
+	} else
+		n = snprintf(buf, sizeof(buf), "%s\n", line);
 	if (n > 0)
 		(void)!write(STDERR_FILENO, buf,
 		    (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);

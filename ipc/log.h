@@ -13,6 +13,9 @@ enum log_level { LOG_LVL_ERROR = 0, LOG_LVL_INFO = 1, LOG_LVL_DEBUG = 2 };
 
 void log_init(const char *progname, int level, int use_syslog);
 int log_level(void);
+/* While on, a syslogging process writes its error lines to stderr too:
+ * the daemon's start-up, whose stderr is then the starter's pipe. */
+void log_errors_to_stderr(int on);
 /* The program name lines start with (log_init's progname). */
 const char *log_ident(void);
 void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

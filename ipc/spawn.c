@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifndef KEYWARD_LIBEXECDIR
@@ -33,8 +34,10 @@ helper_path(const char *name, char *out, size_t n)
 				return 0;
 		}
 	}
-	if ((size_t)snprintf(out, n, "%s/%s", KEYWARD_LIBEXECDIR, name) >= n)
+	if ((size_t)snprintf(out, n, "%s/%s", KEYWARD_LIBEXECDIR, name) >= n) {
+		errno = ENAMETOOLONG;
 		return -1;
+	}
 	return access(out, X_OK);
 }
 
@@ -42,7 +45,7 @@ helper_path(const char *name, char *out, size_t n)
  * Each is first copied above every target number, so placing one can
  * never overwrite another that is still to be placed. */
 static void
-place_fds(const struct spawn *s)
+place_fds(const struct spawn *s, int keep)
 {
 	int tmp[SPAWN_MAX_FDS];
 
@@ -56,7 +59,24 @@ place_fds(const struct spawn *s)
 		else if (dup2(tmp[i], 3 + i) != 3 + i)
 			_exit(127);
 	}
-	close_range(3 + (unsigned)s->nfds, ~0U, 0);
+	/* keep (the exec status pipe, or -1) lies above every target */
+	if (keep < 0)
+		close_range(3 + (unsigned)s->nfds, ~0U, 0);
+	else {
+		close_range(3 + (unsigned)s->nfds, (unsigned)keep - 1, 0);
+		close_range((unsigned)keep + 1, ~0U, 0);
+	}
+}
+
+/* In the child: tell the parent why, through the status pipe, and end. */
+static void
+child_fail(int st)
+{
+	int e = errno;
+
+	if (st >= 0)
+		(void)!write(st, &e, sizeof(e));
+	_exit(127);
 }
 
 pid_t
@@ -64,33 +84,64 @@ spawn(const struct spawn *s)
 {
 	char path[PATH_MAX];
 	pid_t parent = getpid(), pid;
+	int st[2], w = -1, e;
+	ssize_t r;
 
 	if (s->nfds < 0 || s->nfds > SPAWN_MAX_FDS ||
-	    (s->exec == NULL) == (s->run == NULL) ||
-	    (s->exec != NULL && helper_path(s->exec, path, sizeof(path)) != 0)) {
+	    (s->exec == NULL) == (s->run == NULL)) {
 		errno = EINVAL;
 		return -1;
 	}
-	if ((pid = fork()) != 0)
+	/* errno says why the helper cannot be run (ENOENT, EACCES, ...) */
+	if (s->exec != NULL && helper_path(s->exec, path, sizeof(path)) != 0)
+		return -1;
+	/* A helper that cannot be run is known here, with its errno, not
+	 * later as a child that exited 127: the child writes the errno of
+	 * what failed to this pipe, whose end an exec closes. */
+	if (s->exec != NULL && pipe2(st, O_CLOEXEC) != 0)
+		return -1;
+	if ((pid = fork()) != 0) {
+		if (s->exec == NULL)
+			return pid;
+		e = errno;
+		close(st[1]);
+		if (pid > 0) {
+			do {
+				r = read(st[0], &e, sizeof(e));
+			} while (r < 0 && errno == EINTR);
+			if (r == (ssize_t)sizeof(e)) {
+				(void)waitpid(pid, NULL, 0);
+				pid = -1;
+			}
+		}
+		close(st[0]);
+		errno = e;
 		return pid;
+	}
 	/* The child. */
+	if (s->exec != NULL) {
+		close(st[0]);
+		if ((w = fcntl(st[1], F_DUPFD_CLOEXEC, 3 + SPAWN_MAX_FDS)) < 0)
+			_exit(127);
+		close(st[1]);
+	}
 	if (!s->outlives_parent &&
 	    (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent))
 		_exit(127);
 	if (s->own_group)
 		setpgid(0, 0);
 	if (s->stdin_fd > 0 && dup2(s->stdin_fd, STDIN_FILENO) != STDIN_FILENO)
-		_exit(127);
+		child_fail(w);
 	if (s->stdout_fd >= 0 && s->stdout_fd != STDOUT_FILENO &&
 	    dup2(s->stdout_fd, STDOUT_FILENO) != STDOUT_FILENO)
-		_exit(127);
+		child_fail(w);
 	if (s->stderr_fd >= 0 && s->stderr_fd != STDERR_FILENO &&
 	    dup2(s->stderr_fd, STDERR_FILENO) != STDERR_FILENO)
-		_exit(127);
-	place_fds(s);
+		child_fail(w);
+	place_fds(s, w);
 	if (s->exec != NULL) {
 		execv(path, s->argv);
-		_exit(127);
+		child_fail(w);
 	}
 	s->run(s->arg);
 	_exit(0);

@@ -51,6 +51,48 @@ host_tag(char *out, size_t n)
 	return 0;
 }
 
+int
+children_check_helpers(int with_auditor)
+{
+	static const char *const need[] = { "keyward-policy",
+	    "keyward-keyholder", "keyward-prompter", "keyward-broker",
+	    "keyward-auditor" };
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+		if (!with_auditor && strcmp(need[i], "keyward-auditor") == 0)
+			continue;
+		if (helper_path(need[i], path, sizeof(path)) != 0) {
+			fprintf(stderr, "keyward: cannot run %s (looked for it "
+			    "beside keyward and in %s): %s\n", need[i],
+			    KEYWARD_LIBEXECDIR, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int
+children_check_args(const struct policy_args *a)
+{
+	struct args_buf b;
+	struct policy_args back;
+	char **argv;
+	int argc;
+
+	/* The list policy will decode, decoded here by the same code: a
+	 * value it would refuse stops keyward now, not a started agent. */
+	argv = args_policy_encode(a, &b);
+	for (argc = 0; argv[argc] != NULL; argc++)
+		;
+	if (args_policy_decode(argc, argv, &back) != 0) {
+		fprintf(stderr, "keyward: an option value keyward-policy would "
+		    "refuse (a pattern list with a control character?)\n");
+		return -1;
+	}
+	return 0;
+}
+
 static pid_t
 start(const char *name, char *const argv[], int log_w, int fd3, int fd4, int fd5)
 {

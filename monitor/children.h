@@ -27,6 +27,13 @@ struct children {
  * monitor has no libcrypto to hash the host name itself). */
 int host_tag(char *out, size_t n);
 
+/* Before the fork, before any socket, each 0 or -1 with the reason on
+ * stderr (keyward(1) EXIT STATUS: 255): every helper the agent must
+ * start (policy's too, and the auditor when with_auditor) can be run;
+ * the argument list a gives policy is one policy takes. */
+int children_check_helpers(int with_auditor);
+int children_check_args(const struct policy_args *a);
+
 /* Start policy, keyholder and keyward-peer (which may fail: the agent
  * then serves every caller as unavailable). relay_log: give them a pipe as stderr.
  * audit_fd (AUDIT_FD: the trail, else -1) becomes policy's fd 5. */

@@ -230,8 +230,11 @@ monitor_loop(void)
 		if (M.command_parent > 0 && now - last_check >= MONITOR_PARENT_CHECK_MS) {
 			last_check = now;
 			if (getppid() != M.command_parent) {
+				/* a normal end: the children's that follows
+				 * is no error (child_died) */
 				log_info("command has exited; shutting down");
 				M.exit_status = 2;
+				M.quit = 1;
 				break;
 			}
 		}

@@ -18,10 +18,11 @@ main(int argc, char **argv)
 	setup_signals_block();
 	if ((r = setup_options(argc, argv)) >= 0 ||
 	    (r = setup_socket(path, sizeof(path), &made_dir)) >= 0 ||
-	    (r = setup_detach(path)) >= 0)
+	    (r = setup_detach(path, made_dir)) >= 0)
 		return r;
 	setup_signals();
 	setup_children(path, made_dir);
+	setup_ready(path);
 
 	sandbox_harden();
 	sandbox_landlock("monitor", NULL, NULL);        /* it needs no file at all */

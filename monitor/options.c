@@ -190,6 +190,12 @@ options_parse(int argc, char **argv, struct options *o)
 					fprintf(stderr, "keyward: websafe-allow already set\n");
 					return 255;
 				}
+				if (args_pattern_list_ok(optarg + 14) != 0) {
+					fprintf(stderr, "keyward: Invalid value for -O "
+					    "websafe-allow: a control character in "
+					    "the pattern list\n");
+					return 255;
+				}
 				o->websafe_allow = optarg + 14;
 			} else if (strchr(optarg, '=') != NULL && known_option(optarg,
 			    (size_t)(strchr(optarg, '=') - optarg))) {
@@ -206,6 +212,11 @@ options_parse(int argc, char **argv, struct options *o)
 		case 'P':
 			if (o->allowed_providers != NULL) {
 				fprintf(stderr, "keyward: -P option already specified\n");
+				return 255;
+			}
+			if (args_pattern_list_ok(optarg) != 0) {
+				fprintf(stderr, "keyward: Invalid -P: a control "
+				    "character in the pattern list\n");
 				return 255;
 			}
 			o->allowed_providers = optarg;

@@ -26,6 +26,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* The signals the monitor acts on, read from its signalfd; SIGINT too
@@ -36,6 +37,7 @@ static sigset_t acted_on, before;
 static struct policy_args pargs;
 static int audit_fd = -1;      /* the trail, for policy's auditor */
 static int read_rules(void);
+static void fill_pargs(void);
 static char *rules_text;        /* -O policy=FILE, checked, for policy */
 static size_t rules_len;
 /* The socket and -T directory as absolute paths, for the reapers and the
@@ -171,6 +173,25 @@ daemonise(void)
 	}
 }
 
+/* policy's argument list (trail_open() set its audit fields) */
+static void
+fill_pargs(void)
+{
+	pargs.debug = M.opt.fg == FG_DEBUG;
+	pargs.fp_hash = M.opt.fp_hash;
+	pargs.default_lifetime = M.opt.default_lifetime;
+	pargs.confirm_timeout = M.opt.confirm_timeout;
+	pargs.touch_timeout = M.opt.touch_timeout;
+	pargs.audit_sync = M.opt.audit_sync;
+	pargs.providers = M.opt.allowed_providers != NULL ?
+	    M.opt.allowed_providers : PROVIDERS_DEFAULT;
+	pargs.allow_remote_providers = M.opt.allow_remote_pkcs11;
+	pargs.allow_remote_manage = M.opt.allow_remote_manage;
+	pargs.restrict_websafe = !M.opt.no_restrict_websafe;
+	pargs.websafe_allow = M.opt.websafe_allow != NULL ?
+	    M.opt.websafe_allow : WEBSAFE_DEFAULT;
+}
+
 int
 setup_options(int argc, char **argv)
 {
@@ -190,6 +211,9 @@ setup_options(int argc, char **argv)
 	if (getegid() != getgid() && setgid(getgid()) != 0)
 		fatal("cannot drop set-group-id privileges");
 	log_init("keyward", M.opt.fg == FG_DEBUG ? LOG_LVL_DEBUG : LOG_LVL_INFO, 0);
+	/* The helpers first: even the socket's default name needs one. */
+	if (children_check_helpers(M.opt.audit != NULL) != 0)
+		return 255;
 
 	if (M.opt.cleanup_only || !M.opt.no_cleanup) {
 		if (host_tag(tag, sizeof(tag)) != 0 ||
@@ -214,6 +238,12 @@ setup_options(int argc, char **argv)
 		return 255; /* an invalid -O, as keyward(1) EXIT STATUS says */
 	/* A policy file that cannot be read or parsed is an invalid -O. */
 	if (read_rules() != 0)
+		return 255;
+	/* Every value, and every helper, checked now: nothing refused
+	 * after the fork can leave a started agent (or printed variables)
+	 * behind. */
+	fill_pargs();
+	if (children_check_args(&pargs) != 0)
 		return 255;
 	signal(SIGPIPE, SIG_IGN);
 	if (getrlimit(RLIMIT_NOFILE, &nofile) != 0 || nofile.rlim_cur < MONITOR_MIN_NOFILE)
@@ -314,29 +344,78 @@ setup_socket(char *path, size_t n, const char **made_dir)
 	return -1;
 }
 
+/* The starter, after the fork: wait until the agent serves, its start-up
+ * errors copied to our stderr. 0 once it is ready; else the socket it
+ * may have left is removed and -1. */
+static int
+wait_ready(int fd, pid_t pid, const char *path, const char *made_dir)
+{
+	uint64_t end = mono_ms() + MONITOR_READY_MS, now;
+	char buf[1024], *nul;
+	ssize_t r;
+
+	for (;;) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		if ((now = mono_ms()) >= end) {
+			fprintf(stderr, "keyward: the agent did not start within "
+			    "%d s; stopped\n", MONITOR_READY_MS / 1000);
+			kill(pid, SIGTERM);
+			break;
+		}
+		if (poll(&pfd, 1, (int)(end - now)) < 0 && errno != EINTR)
+			break;
+		if ((r = read(fd, buf, sizeof(buf))) < 0 && (errno == EINTR ||
+		    errno == EAGAIN))
+			continue;
+		if (r <= 0)
+			break;          /* it has ended before it served */
+		nul = memchr(buf, '\0', (size_t)r);
+		(void)!write(STDERR_FILENO, buf, nul != NULL ?
+		    (size_t)(nul - buf) : (size_t)r);
+		if (nul != NULL) {
+			close(fd);
+			return 0;
+		}
+	}
+	close(fd);
+	(void)waitpid(pid, NULL, WNOHANG);
+	/* What the reapers would have removed, had it got so far. */
+	unlink(path);
+	for (size_t i = 0; i < M.named.n; i++)
+		unlink(M.named.s[i].path);
+	if (made_dir != NULL)
+		rmdir(made_dir);
+	return -1;
+}
+
 int
-setup_detach(const char *path)
+setup_detach(const char *path, const char *made_dir)
 {
 	char pidstr[32];
+	int ready[2];
 	pid_t pid;
 
-	if (M.opt.fg != FG_NONE) {
-		if (!M.activated)
-			print_env(path, getpid(), 0);
+	if (M.opt.fg != FG_NONE)
 		return -1;
-	}
 	fflush(stdout);
 	/* The parent is recorded before the fork: read after it, a parent
 	 * that had already exited (a command that cannot run) would read as
 	 * init's pid and never be missed. */
 	if (M.opt.command != NULL)
 		M.command_parent = getpid();
+	if (pipe2(ready, O_CLOEXEC) != 0)
+		fatal("pipe: %m");
 	if ((pid = fork()) < 0)
 		fatal("fork: %m");
 	if (pid > 0) {
+		close(ready[1]);
 		close(M.listen_fd);
 		for (size_t i = 0; i < M.named.n; i++)
 			close(M.named.s[i].fd);
+		/* Nothing printed, no command run, until the agent serves:
+		 * whatever stops it on its way says so here, exit 255. */
+		if (wait_ready(ready[0], pid, path, made_dir) != 0)
+			return 255;
 		if (M.opt.command == NULL) {
 			print_env(path, pid, 1);
 			return 0;
@@ -352,13 +431,41 @@ setup_detach(const char *path)
 		perror(M.opt.command[0]);
 		return 1;
 	}
+	close(ready[0]);
 	/* listen() again: a client's SO_PEERCRED then names this process,
 	 * not the parent that bound the socket and is gone (keyward-ctl
 	 * tells a locked keyward by its name). */
 	(void)listen(M.listen_fd, MONITOR_LISTEN_BACKLOG);
 	daemonise();
+	/* Until setup_ready(), stderr is the starter's pipe: an error on
+	 * the way goes to syslog and to the starter, which prints it. */
+	if (dup2(ready[1], STDERR_FILENO) != STDERR_FILENO)
+		fatal("dup2: %m");
+	close(ready[1]);
 	log_init("keyward", LOG_LVL_INFO, 1);
+	log_errors_to_stderr(1);
 	return -1;
+}
+
+void
+setup_ready(const char *path)
+{
+	int fd;
+
+	if (M.opt.fg != FG_NONE) {
+		/* the same point for every way of starting: the children
+		 * are up before anything is printed */
+		if (!M.activated)
+			print_env(path, getpid(), 0);
+		return;
+	}
+	/* a NUL is no part of any log line: the starter's sign to go on */
+	(void)!write(STDERR_FILENO, "", 1);
+	log_errors_to_stderr(0);
+	if ((fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0 ||
+	    dup2(fd, STDERR_FILENO) != STDERR_FILENO)
+		fatal("/dev/null: %m");
+	close(fd);
 }
 
 void
@@ -415,19 +522,6 @@ setup_children(const char *path, const char *made_dir)
 		    named, M.named.n);
 		path = abs_path;
 	}
-	pargs.debug = M.opt.fg == FG_DEBUG;
-	pargs.fp_hash = M.opt.fp_hash;
-	pargs.default_lifetime = M.opt.default_lifetime;
-	pargs.confirm_timeout = M.opt.confirm_timeout;
-	pargs.touch_timeout = M.opt.touch_timeout;
-	pargs.audit_sync = M.opt.audit_sync;
-	pargs.providers = M.opt.allowed_providers != NULL ?
-	    M.opt.allowed_providers : PROVIDERS_DEFAULT;
-	pargs.allow_remote_providers = M.opt.allow_remote_pkcs11;
-	pargs.allow_remote_manage = M.opt.allow_remote_manage;
-	pargs.restrict_websafe = !M.opt.no_restrict_websafe;
-	pargs.websafe_allow = M.opt.websafe_allow != NULL ?
-	    M.opt.websafe_allow : WEBSAFE_DEFAULT;
 	children_start(&M.kids, M.opt.fg == FG_NONE, &pargs, audit_fd);
 	if (audit_fd >= 0)
 		close(audit_fd);        /* only the auditor keeps it */

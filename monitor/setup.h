@@ -15,12 +15,16 @@ void setup_signals_block(void);
 int setup_options(int argc, char **argv);
 /* The listening socket at path (made_dir: the -T directory, if made). */
 int setup_socket(char *path, size_t n, const char **made_dir);
-/* Print the environment; fork into the background or run the command. */
-int setup_detach(const char *path);
+/* Fork into the background or to run the command; the starter waits
+ * (bounded) for setup_ready() before it prints or runs anything. */
+int setup_detach(const char *path, const char *made_dir);
 /* The blocked signals, now read from a signalfd (SIGINT ignored when
  * daemonised). */
 void setup_signals(void);
 /* The reapers, policy (with the prompter and auditor) and keyholder. */
 void setup_children(const char *path, const char *made_dir);
+/* The agent serves: the environment printed (-D, -d), or the waiting
+ * starter told to print it or run the command; stderr then /dev/null. */
+void setup_ready(const char *path);
 
 #endif

@@ -144,6 +144,12 @@ from_systemd(struct named_sockets *ns, int nfds, int *main_fd)
 		*main_fd = 3;           /* one socket: the main one, named or not */
 		return 0;
 	}
+	if (env == NULL && nfds == 1) {
+		/* one socket, the main one: the declared ones were not passed */
+		return say(ns, &ns->s[0], "systemd did not pass it (a socket "
+		    "unit with FileDescriptorName=%s, listed in the service's "
+		    "Sockets=)", ns->s[0].name);
+	}
 	if (env == NULL || strlen(env) >= sizeof(names)) {
 		fprintf(stderr, "keyward: socket activation: %d sockets, and "
 		    "LISTEN_FDNAMES %s (FileDescriptorName=main for the main "

@@ -78,6 +78,15 @@ trail_open(struct policy_args *a, int *fdp)
 		return 0;
 	}
 	a->audit = AUDIT_FD;
+	/* Standard error is the agent's own only in the foreground: a
+	 * daemon's is /dev/null, and a dup taken before the fork would
+	 * write records into the starting terminal after its prompt. */
+	if (strcmp(M.opt.audit, "-") == 0 && M.opt.fg == FG_NONE) {
+		fprintf(stderr, "keyward: -O audit=- needs -d or -D (in the "
+		    "background standard error is /dev/null): give a file or "
+		    "syslog\n");
+		return -1;
+	}
 	if (strcmp(M.opt.audit, "-") == 0)
 		*fdp = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
 	else

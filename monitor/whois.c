@@ -200,8 +200,11 @@ whois_input(void)
 		if (it == NULL)
 			continue;       /* its client went, or its time was up */
 		tell_policy(it->conn, M.rbuf, (size_t)n);
-		log_debug("connection %u: caller %s", it->conn,
-		    peer_status_name(rep.status));
+		/* named as the peer read it (the log escapes it) */
+		log_debug("connection %u: caller %s%s%.*s", it->conn,
+		    peer_status_name(rep.status), rep.exe.len > 0 ? ": " : "",
+		    (int)(rep.exe.len < 512 ? rep.exe.len : 512),
+		    (const char *)rep.exe.p);
 	}
 	whois_pump();
 }

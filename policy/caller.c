@@ -98,10 +98,12 @@ caller_describe(const struct caller *c, uint32_t pid, char *out, size_t n)
 	else
 		text_term_str(t, sizeof(t), c->exe);
 	o = (size_t)snprintf(out, n, "%s (pid %u)", t, (unsigned)pid);
+	/* Plain ASCII between the names: the default askpass
+	 * (x11-ssh-askpass) is no UTF-8 reader, and shows an arrow as "a". */
 	for (size_t i = 0; i < c->nanc && o < n; i++) {
 		text_term_str(t, sizeof(t), anc_name(&c->anc[i]));
 		o += (size_t)snprintf(out + o, n - o, "%s%s", i == 0 ? ", from " :
-		    " \u2190 ", t);
+		    " <- ", t);
 	}
 }
 

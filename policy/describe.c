@@ -32,6 +32,21 @@ describe_path(const struct policy *P, const struct identity *id,
 	}
 }
 
+/* s cut to max bytes, "..." its end, at a character's start (s is
+ * terminal-safe UTF-8 already). */
+static void
+cut_line(char *s, size_t max)
+{
+	size_t k;
+
+	if (strlen(s) <= max)
+		return;
+	k = max - 3;
+	while (k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80)
+		k--;
+	memcpy(s + k, "...", 4);
+}
+
 size_t
 describe_request(const struct policy *P, const struct identity *id,
     const struct conn *c, const struct purpose *pu, char *out, size_t n)
@@ -46,10 +61,16 @@ describe_request(const struct policy *P, const struct identity *id,
 	if (pu->kind == PURPOSE_LOGIN)
 		unverified = purpose_unverified(pu, c != NULL ? b : NULL);
 	describe_path(P, id, b, path, sizeof(path));
-	if (o < n && b->n == 0)
-		o += (size_t)snprintf(out + o, n - o, "\nNo session-bind%s: keyward "
-		    "cannot tell where this request comes from.", b->attempted ?
-		    " (the connection's session-bind failed)" : "");
+	/* Local tools (ssh-keygen -Y sign, git) never bind: said plainly,
+	 * with the one other sender that does not (an ssh before 8.9
+	 * forwarding the agent). A bind that FAILED is another matter:
+	 * policy takes it as forwarded from an unknown host. */
+	if (o < n && b->n == 0 && !b->attempted)
+		o += (size_t)snprintf(out + o, n - o, "\nNo session-bind: usual "
+		    "for local tools (ssh-keygen, git), or an old ssh.");
+	else if (o < n && b->failed)
+		o += (size_t)snprintf(out + o, n - o, "\nWARNING: a session-bind "
+		    "FAILED; taken as forwarded from an unknown host.");
 	if (o < n && pu->kind == PURPOSE_LOGIN) {
 		text_term(text, sizeof(text), pu->ua.user.p, pu->ua.user.len);
 		if (unverified == NULL)
@@ -79,10 +100,12 @@ describe_request(const struct policy *P, const struct identity *id,
 			scope_append(P->rules, c->sock, who, sizeof(who));
 		} else
 			snprintf(who, sizeof(who), "(gone)");
+		/* One short line: the askpass dialog is as wide as its
+		 * longest line (the log and the audit keep the whole). */
+		cut_line(who, PROMPT_LINE_MAX - 16);
 		if (conn_forwarded(c))
-			o += (size_t)snprintf(out + o, n - o, "\nRelayed by %s, for "
-			    "a program on the forwarded host that keyward cannot "
-			    "name.", who);
+			o += (size_t)snprintf(out + o, n - o, "\nRelayed by %s,\n"
+			    "for a program on the forwarded host, unnamed.", who);
 		else
 			o += (size_t)snprintf(out + o, n - o, "\nRequested by %s.",
 			    who);

@@ -169,7 +169,7 @@ rule(struct parser *P, struct rule *r)
 		if (i == sizeof(clauses) / sizeof(clauses[0])) {
 			lex_shown(s, sizeof(s), t->s);
 			return lex_fail(P, t->col, "unknown clause \"%s\" (key, "
-			    "caller, ancestor, origin or purpose)", s);
+			    "caller, ancestor, origin, purpose or socket)", s);
 		}
 		if (seen & clauses[i].bit)
 			return lex_fail(P, t->col, "\"%s\" given twice",

@@ -46,16 +46,19 @@ number(const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
-/* A pattern list: not empty, printable, no spaces. */
+int
+args_pattern_list_ok(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < ' ' || *s == 0x7f)
+			return -1;
+	return 0;
+}
+
 static int
 pattern_list(const char *s)
 {
-	if (*s == '\0')
-		return -1;
-	for (; *s != '\0'; s++)
-		if (*s <= ' ' || *s == 0x7f)
-			return -1;
-	return 0;
+	return args_pattern_list_ok(s);
 }
 
 int

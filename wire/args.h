@@ -114,6 +114,11 @@ struct args_buf {
 /* -O audit-tag: 1 to AUDIT_TAG_MAX of [A-Za-z0-9._-]: 0, or -1. */
 int audit_tag_ok(const char *s);
 
+/* A pattern list (-P, -O websafe-allow): no control character; a space
+ * is a path's own ("/opt/my lib/x"), and an empty list, as ssh-agent
+ * takes it, matches nothing. 0, or -1. */
+int args_pattern_list_ok(const char *s);
+
 /* LOGLEVEL: 1 debug, 0 info, -1 neither. */
 int args_level(const char *s);
 

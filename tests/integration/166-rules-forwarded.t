@@ -184,7 +184,7 @@ refused p-login "remember=: hostile's verified login to prod as $ME after the us
 asked 1 "... asked, not remembered"
 if is_keyward; then
 	contains "$(last_prompt)" "Relayed by ssh -A -F" "the prompt says the user's ssh relays it"
-	contains "$(last_prompt)" "for a program on the forwarded host that keyward cannot name" "... for a program it cannot name"
+	contains "$(last_prompt)" "for a program on the forwarded host, unnamed." "... for a program it cannot name"
 	contains "$(last_prompt)" "forwarded agent" "and that it comes through a forwarded agent"
 else
 	skip_n 3 "not keyward: prompt"

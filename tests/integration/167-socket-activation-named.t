@@ -12,7 +12,7 @@
 # several sockets without names are fatal (255) with a message.
 . "$(dirname "$0")/lib.sh"
 
-NTESTS=17
+NTESTS=19
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward: named sockets"
 	done_testing
@@ -88,6 +88,19 @@ is $? 255 "a declared socket systemd did not pass: fatal (255)"
 contains "$(cat "$T/agent.log")" "$T/rules:2:8: socket ci: systemd did not pass it (a socket unit line FileDescriptorName=ci)" \
 	"and the log names it, at its place in the rules file" || diag_file "$T/agent.log"
 rm -f "$MAIN" "$DEPLOY"
+# keyward.socket alone, no names at all (the drop-in forgotten)
+LAST_CMD="systemd-socket-activate -l $MAIN $AGENT -D -O policy=$T/rules" RUN_SHOWN=0
+(umask 0177; exec systemd-socket-activate -l "$MAIN" "$AGENT" -D -O "policy=$T/rules") \
+	>"$T/sa.out" 2>"$T/agent.log" &
+SA_PID=$!
+AGENT_PIDS+=("$SA_PID")
+wait_for_socket "$MAIN" 10
+SSH_AUTH_SOCK=$MAIN ssh-add -l >/dev/null 2>&1
+wait "$SA_PID"
+is $? 255 "the main socket alone, sockets declared: fatal (255)"
+contains "$(cat "$T/agent.log")" "$T/rules:1:8: socket deploy: systemd did not pass it" \
+	"and the log names the first declared socket not passed" || diag_file "$T/agent.log"
+rm -f "$MAIN"
 activate main:deploy:ci:web "$MAIN" "$DEPLOY" "$CI" "$RUN/web.sock"
 SSH_AUTH_SOCK=$MAIN ssh-add -l >/dev/null 2>&1
 wait "$SA_PID"

@@ -10,7 +10,7 @@
 # sockets is refused with why, and the agent refuses it too.
 . "$(dirname "$0")/lib.sh"
 
-NTESTS=53
+NTESTS=57
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward: named sockets"
 	done_testing
@@ -89,6 +89,14 @@ eval "$OUT" >/dev/null
 AGENT_PIDS+=("$SSH_AGENT_PID")
 SSH_AUTH_SOCK=$S/stale.sock run ssh-add -l
 is "$RC" 1 "the stale path is keyward's now (it answers: no identities)"
+# keyward-ctl on a named socket not declared "manage": refused, and
+# the reason it gives includes that one
+SSH_AUTH_SOCK=$S/stale.sock run "$CTL"
+contains "$ERR" 'the socket is a named one not declared "manage"' \
+	"keyward-ctl (list) on a socket without manage: the message names that reason"
+SSH_AUTH_SOCK=$S/stale.sock run "$CTL" policy show
+contains "$ERR" 'the socket is a named one not declared "manage"' \
+	"keyward-ctl policy show on a socket without manage: the message names that reason"
 
 # the peer-uid check holds on a named socket as on the main one
 if id nobody >/dev/null 2>&1; then
@@ -113,6 +121,9 @@ run "$CTL" policy load "$T/more.rules"
 ok $((RC == 0)) "policy load adding a socket: refused"
 contains "$ERR" "declares other sockets than the agent listens on: sockets are made when keyward starts" \
 	"keyward-ctl says why"
+: >"$T/empty.rules"
+run "$CTL" policy load "$T/empty.rules"
+ok $((RC == 0)) "policy load of an empty file with sockets declared: refused (keyward-ctl(1))"
 printf 'socket deploy-web %s\n' "$S/stale.sock" >"$T/less.rules"
 run "$CTL" policy load "$T/less.rules"
 ok $((RC == 0)) "policy load removing a socket: refused"
@@ -176,4 +187,10 @@ for f in ex5 ex1; do
 	run "$KEYWARD_BUILD/tests/rules_check" "$T/$f.rules"
 	is "$RC:$ERR" "0:" "the $f example is read"
 done
+# and keyward starts with keyward(5)'s, on any machine (no /run/user/UID
+# assumed: a machine without logind has none)
+run "$AGENT" -s -a "$S/ex.sock" -O "policy=$T/ex5.rules"
+is "$RC" 0 "keyward starts with keyward(5)'s SOCKETS example"
+PID=$(printf '%s\n' "$OUT" | sed -n 's/^SSH_AGENT_PID=\([0-9]*\);.*/\1/p')
+[ -n "$PID" ] && { AGENT_PIDS+=("$PID"); kill "$PID"; wait_gone "$PID" 10; }
 done_testing

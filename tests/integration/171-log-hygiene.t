@@ -1,7 +1,8 @@
 #!/bin/bash
 # Log hygiene: a normal session -- start, add, sign, add and sign with a
 # confirm key (askpass says yes), lock, unlock, list, stop -- as root and
-# as an ordinary user (nobody), daemonised (-s) and in the foreground (-D),
+# as an ordinary user (nobody), daemonised (-s), in the foreground (-D)
+# and running a command (whose normal end is no error either),
 # writes nothing at warning level or above to syslog, and nothing at all
 # to the starting shell's stderr. keyward(1) LOGGING says what goes where.
 #
@@ -12,7 +13,7 @@
 # caught too). The same session runs against /usr/bin/ssh-agent.
 . "$(dirname "$0")/lib.sh"
 
-NTESTS=28
+NTESTS=42
 [ "$(id -u)" = 0 ] || { skip_n $NTESTS "needs root (mount namespace, setpriv)"; done_testing; }
 command -v unshare >/dev/null && command -v setpriv >/dev/null && command -v python3 >/dev/null ||
 	bail "unshare, setpriv and python3 are needed (util-linux, python3)"
@@ -61,8 +62,19 @@ cd "$D" || exit 1
 export HOME=$D/home SSH_ASKPASS=$D/askpass.sh SSH_ASKPASS_REQUIRE=force
 not() { ! "$@"; }
 step() { local n=$1; shift; "$@" </dev/null >/dev/null 2>&1; echo "$n $?" >>"$D/steps"; }
+if [ "$MODE" = cmd ]; then
+	# command mode: this script again, as the agent's command; its end
+	# ends the agent (within keyward(1)'s 10 s parent check)
+	"$AGENT" -a "$D/agent.sock" "$0" "$AGENT" in-cmd "$D" 2>"$D/start.err"
+	echo "stop $?" >>"$D/steps"
+	for i in $(seq 150); do [ -e "$D/agent.sock" ] || break; sleep 0.1; done
+	echo "socket-gone $([ -e "$D/agent.sock" ] && echo 1 || echo 0)" >>"$D/steps"
+	exit 0
+fi
 if [ "$MODE" = -s ]; then
 	eval "$("$AGENT" -s -a "$D/agent.sock" 2>"$D/start.err")" >/dev/null
+elif [ "$MODE" = in-cmd ]; then
+	: # SSH_AUTH_SOCK and SSH_AGENT_PID are the agent's
 else
 	"$AGENT" -D -a "$D/agent.sock" >/dev/null 2>"$D/fg.err" &
 	SSH_AGENT_PID=$! SSH_AUTH_SOCK=$D/agent.sock
@@ -83,6 +95,8 @@ step unlock ssh-add -X
 step list ssh-add -l
 if [ "$MODE" = -s ]; then
 	step stop "$AGENT" -k
+elif [ "$MODE" = in-cmd ]; then
+	exit 0
 else
 	kill "$SSH_AGENT_PID"; wait "$SSH_AGENT_PID"
 	echo "stop $([ $? = 2 ] && echo 0 || echo 1)" >>"$D/steps"
@@ -127,7 +141,7 @@ session() {
 	# <PRI>: severity = PRI & 7; 0-4 is emergency to warning
 	bad=$(awk 'match($0, /^<[0-9]+>/) { p = substr($0, 2, RLENGTH - 2) % 8; if (p <= 4) print }' "$T/syslog")
 	is "$bad" "" "$who $mode: nothing at warning level or above in syslog"
-	if [ "$mode" = -s ]; then
+	if [ "$mode" != -D ]; then
 		is "$(cat "$d/start.err")" "" "$who $mode: nothing on the starting shell's stderr"
 	else
 		unlike "$(cat "$d/fg.err")" 'libcap-ng|error|failed|warning' \
@@ -135,7 +149,7 @@ session() {
 	fi
 	if ! is_keyward; then
 		skip "$(basename "$AGENT") logs nothing at info level"
-	elif [ "$mode" = -s ]; then
+	elif [ "$mode" != -D ]; then
 		grep -q '^<38>.*keyward.*listening on' "$T/syslog"
 		ok $? "$who $mode: keyward's info lines do reach this syslog (LOG_AUTH|LOG_INFO)"
 	else
@@ -152,9 +166,9 @@ session() {
 }
 
 for who in root user; do
-	for mode in -s -D; do
+	for mode in -s -D cmd; do
 		session "$who" "$mode"
 	done
 done
-# 4 sessions x 7 checks
+# 6 sessions x 7 checks
 done_testing

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-dest.sh"
 
-NTESTS=25
+NTESTS=26
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
@@ -55,8 +55,9 @@ rm -f "$T/askpass.prompt"
 echo "data" >"$T/data"
 run ssh-keygen -Y sign -f "$T/keys/local.pub" -n file "$T/data"
 ok $RC "a local ssh-keygen -Y sign with a confirm key is confirmed and signs"
-contains "$(prompt)" "No session-bind: keyward cannot tell where this request comes from." \
-	"the prompt says it cannot tell where an unbound request comes from"
+contains "$(prompt)" "No session-bind: usual for local tools (ssh-keygen, git), or an old ssh." \
+	"the prompt says plainly what an unbound request is (local tools, or an old ssh)"
+unlike "$(prompt)" "cannot tell where" "and does not alarm about a local ssh-keygen"
 unlike "$(prompt)" "local program" "and does not claim a local program asks"
 contains "$(prompt)" 'An SSHSIG signature (namespace "file")' "the prompt names the SSHSIG namespace"
 

@@ -178,7 +178,7 @@ contains "$OUT" " $(dest_fp kP) " "on perseus (ssh -A) the forwarded agent works
 fwd "$CTL"
 is "$RC" 1 "on perseus keyward-ctl is refused: exit 1"
 is "$OUT" "" "and prints nothing on stdout"
-is "$ERR" "keyward-ctl: the agent refused: constraints are not shown through a forwarded agent" \
+is "$ERR" "keyward-ctl: the agent refused to show constraints: the connection is forwarded, or the socket is a named one not declared \"manage\" (keyward(5)); the agent's log says which" \
 	"and says the forwarded agent refused"
 fwd "$CTL" --json
 is "$RC:$OUT" "1:" "--json on perseus: exit 1, nothing on stdout"
@@ -248,7 +248,7 @@ is "$RC:$OUT" "0:usage: keyward-ctl [--json] [-a socket]
        keyward-ctl [-a socket] policy show
        keyward-ctl [--json] [-a socket] connections
        keyward-ctl audit keygen KEYFILE
-       keyward-ctl audit verify [--state KEYFILE] TRAIL [VERIFYKEY]
+       keyward-ctl audit verify [--state KEYFILE] [--tag TAG] TRAIL [VERIFYKEY]
        keyward-ctl audit tail [-f] [--json] TRAIL" "--help: the usage lines, exit 0"
 for item in '.B \-\-json' '.BI \-a " socket"' '.B \-\-help'; do
 	grep -qxF -- "$item" "$REPO/doc/keyward-ctl.1"
@@ -337,7 +337,7 @@ is "$RC:$OUT" "1:" "reply SSH_AGENT_FAILURE: exit 1"
 contains "$ERR" "does not support constraints@keyward.dev" "and 'does not support'"
 fake "$(frame 1c)"
 is "$RC:$OUT" "1:" "reply SSH_AGENT_EXTENSION_FAILURE: exit 1"
-contains "$ERR" "through a forwarded agent" "and the forwarded agent's refusal"
+contains "$ERR" "the connection is forwarded" "and the forwarded agent's refusal"
 fake "$(frame "1d${ext}00000000")"
 is "$RC:$OUT" "1:The agent has no identities." "an empty well-formed list: exit 1"
 fake ""

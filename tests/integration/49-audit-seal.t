@@ -12,7 +12,7 @@
 # another agent holds, or no trail, is refused at start. (keyward only.)
 . "$(dirname "$0")/lib.sh"
 
-NTESTS=39
+NTESTS=51
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
@@ -27,6 +27,8 @@ run "$CTL" audit keygen "$K"
 ok $RC "keyward-ctl audit keygen"
 VKEY=$OUT
 like "$VKEY" '^keyward-audit-verify-key-1:[0-9a-f]{64}$' "prints the verification key"
+unlike "$ERR" "line above" "keygen names the key line by its prefix, not by its place"
+contains "$ERR" "the line beginning keyward-audit-verify-key-1: is its verification key" "keygen says which line is the key"
 is "$(stat -c %a "$K")" 600 "the key file is 0600"
 run "$CTL" audit keygen "$K"
 ok "$([ "$RC" != 0 ] && echo 0 || echo 1)" "keygen does not overwrite a key"
@@ -71,6 +73,25 @@ is "$RC" 0 "verify: intact"
 like "$OUT" "intact: [0-9]+ lines, 2 seals verified" "two seals verified"
 verify "$A"
 is "$RC" 3 "without the key: the chain is whole, the seals unchecked"
+contains "$OUT" "the trail begins at seq 0 (its first record)" "it says where the trail begins"
+# the head cut off: with the key, records are missing
+tail -n +3 "$A" >"$T/t.head"
+verify "$T/t.head" "$VKEY"
+is "$RC" 1 "the first two lines cut off: tampered"
+contains "$OUT" "the trail begins at seq 2, not at its first record: 2 records before it were cut off" "it says where it begins and what is gone"
+verify "$T/t.head"
+is "$RC" 3 "without the key: not proven"
+contains "$OUT" "the trail begins at seq 2: the records before it are not in this file" "but it says where it begins"
+# wiped: the key file counts the records written
+: >"$T/t.empty"
+verify --state "$K" "$T/t.empty" "$VKEY"
+is "$RC" 1 "an empty trail whose key file has sealed records: tampered"
+like "$OUT" "empty, but the key file says [0-9]+ records were written: the trail was wiped" "it says wiped"
+# cut before the first seal, checked against the key file
+head -n 5 "$A" >"$T/t.noseal"
+verify --state "$K" "$T/t.noseal" "$VKEY"
+is "$RC" 1 "cut before any seal, with the key file: tampered"
+unlike "$OUT" "line 0" "and no message names a line 0"
 
 # The same run, tampered.
 L=$(wc -l <"$A")
@@ -109,6 +130,7 @@ like "$OUT" "seal at line $L is out of its order" "an old seal replayed as the l
 verify "$A" "keyward-audit-verify-key-1:$(printf '%064d' 0)"
 is "$RC" 1 "a wrong key: fails"
 like "$OUT" "seal at line $SEAL1 does not verify" "at the first seal"
+unlike "$OUT" "line 0" "without naming a line 0"
 
 # A second run continues the chain; a killed run leaves an unsealed tail.
 start_agent -O audit="$A" -O audit-key="$K"

@@ -15,7 +15,7 @@
 # a tmpfs (root only; the machine's /dev is not touched). (keyward only.)
 . "$(dirname "$0")/lib.sh"
 
-NTESTS=45
+NTESTS=51
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
@@ -135,6 +135,14 @@ ok $? "rsyslogd started a third time"
 run ssh-add -T "$T/keys/k.pub"
 ok $RC "it signs again"
 
+# Other programs write to the same daemon: the file is shared, as
+# auth.log is (keyward-ctl audit verify picks keyward's lines out).
+logger -u "$SOCK" -t sshd -p authpriv.info "Accepted publickey for kw from 127.0.0.1"
+logger -u "$SOCK" -t CRON -p authpriv.info "pam_unix(cron:session): session opened"
+run ssh-add -T "$T/keys/k.pub"
+poll_until 10 grep -q 'CRON' "$OUTF"
+ok $? "other programs' lines are in the same file"
+
 # The agent exits: its last seal reaches rsyslog; the file verifies.
 stop_agent
 ok $? "agent stopped"
@@ -143,6 +151,15 @@ ok $? "the final seal arrived"
 run "$CTL" audit verify --state "$T/audit.key" "$OUTF" "$VKEY"
 ok $RC "keyward-ctl audit verify: the file rsyslog wrote is intact and sealed"
 contains "$OUT" "intact" "it says intact"
+contains "$OUT" "lines of other programs left out" "and that it left other programs' lines out"
+contains "$OUT" "the trail begins at seq 0 (its first record)" "and where the trail begins"
+run "$CTL" audit verify --tag kw-audit --state "$T/audit.key" "$OUTF" "$VKEY"
+ok $RC "with --tag kw-audit: intact too"
+# a line under keyward's tag that is not a record: tampering, at its line
+awk 'NR == 3 { print "auth info kw-audit[1]: {\"forged\":1}" } { print }' "$OUTF" >"$T/forged"
+run "$CTL" audit verify --tag kw-audit "$T/forged" "$VKEY"
+is "$RC" 1 "a forged line under keyward's tag: tampered"
+like "$OUT" "line 3 is not an audit record" "at its line in the file (3)"
 rsyslog_stop
 # One record changed in rsyslog's file: found.
 awk 'NR == 5 { sub(/"decision":"allow"/, "\"decision\":\"refuse\"") } { print }' \

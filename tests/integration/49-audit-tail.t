@@ -5,7 +5,7 @@
 # of terminal escapes comes out inert. (keyward only.)
 . "$(dirname "$0")/lib.sh"
 
-NTESTS=11
+NTESTS=14
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
@@ -37,6 +37,14 @@ following() { grep -q 'event=sign decision=allow' "$T/follow"; }
 poll_until 10 following
 ok $? "tail -f printed the signature as it was written"
 kill "$TAIL_PID"
+# moved away (logrotate's default): the trail is opened once, before the
+# sandboxes close, and goes on where it moved, as keyward(1) says
+mv "$A" "$A.1"
+run ssh-add -T "$T/keys/k.pub"
+ok $RC "a signature after the trail was moved"
+poll_until 5 test "$(grep -c '"event":"sign"' "$A.1")" = 2
+ok $? "its record is in the moved file"
+ok "$([ -e "$A" ] && echo 1 || echo 0)" "and no new file was made at the old name"
 stop_agent
 ok $? "agent stopped"
 done_testing

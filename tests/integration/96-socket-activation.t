@@ -23,6 +23,28 @@ grep -q '^Requires=keyward.socket$' "$SERVICE_UNIT"
 ok $? "keyward.service requires keyward.socket"
 is "$(sed -n 's/^KillMode=//p' "$SERVICE_UNIT")" mixed \
 	"keyward.service: KillMode=mixed (SIGTERM to keyward alone; it ends its helpers itself)"
+# hardening: each setting as doc/keyward.service gives it, and systemd's
+# own rating of the unit (9.6 UNSAFE without them)
+for kv in NoNewPrivileges=yes PrivateUsers=yes CapabilityBoundingSet= \
+	ProtectSystem=strict ProtectHome=read-only PrivateNetwork=yes PrivateIPC=yes \
+	PrivateMounts=yes RestrictAddressFamilies=AF_UNIX RestrictNamespaces=yes \
+	SystemCallArchitectures=native LockPersonality=yes MemoryDenyWriteExecute=yes \
+	RestrictRealtime=yes RestrictSUIDSGID=yes ProtectKernelTunables=yes \
+	ProtectKernelModules=yes ProtectKernelLogs=yes ProtectControlGroups=yes \
+	ProtectClock=yes ProtectHostname=yes ProtectProc=invisible UMask=0077; do
+	grep -qx "$kv" "$SERVICE_UNIT"
+	ok $? "keyward.service: $kv"
+done
+if command -v systemd-analyze >/dev/null; then
+	mkdir "$T/unit" && cp "$SERVICE_UNIT" "$T/unit/keyward.service"
+	exposure=$(cd "$T/unit" && systemd-analyze security --offline=true keyward.service 2>&1 |
+		sed -n 's/.*Overall exposure level for keyward.service: \([0-9.]*\).*/\1/p')
+	diag "systemd-analyze security: exposure $exposure"
+	ok "$(awk -v e="${exposure:-99}" 'BEGIN { print (e <= 2.0) ? 0 : 1 }')" \
+		"systemd-analyze security --offline rates keyward.service at most 2.0 (is ${exposure:-none})"
+else
+	skip "systemd-analyze is not installed (package systemd)"
+fi
 
 NTESTS=28
 if ! is_keyward; then
@@ -46,7 +68,10 @@ mkdir -m 0700 "$(dirname "$SOCK")"
 # supervisor execs keyward, so this is keyward's pid once it runs).
 activate() {
 	LAST_CMD="systemd-socket-activate -l $1 $AGENT ${ARGS[*]}" RUN_SHOWN=0
-	(umask 0177; exec systemd-socket-activate -l "$1" "$AGENT" "${ARGS[@]}") \
+	# what of keyward.service's hardening runs without systemd as pid
+	# 1: no new privileges, no capability (the rest: systemd-analyze)
+	(umask 0177; exec systemd-socket-activate -l "$1" setpriv --no-new-privs \
+		--bounding-set=-all --inh-caps=-all "$AGENT" "${ARGS[@]}") \
 		>"$T/sa.out" 2>"$T/agent.log" &
 	SA_PID=$!
 	AGENT_PIDS+=("$SA_PID")

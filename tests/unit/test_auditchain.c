@@ -353,6 +353,27 @@ tampering(void)
 
 	is_int(audit_verify((const uint8_t *)"", 0, key0, NULL, &v), AV_EMPTY,
 	    "an empty file");
+	{
+		struct audit_state none = { 0 }, some = { .epoch = 2, .seq = 23 };
+
+		is_int(audit_verify((const uint8_t *)"", 0, key0, &none, &v),
+		    AV_EMPTY, "an empty file, the key file unused: empty");
+		is_int(audit_verify((const uint8_t *)"", 0, key0, &some, &v),
+		    AV_WIPED, "an empty file, the key file past records: wiped");
+		is_int((int)v.seq, 23, "wiped: the records the key file counts");
+	}
+
+	/* the head cut off: with the key, tampering; without, where it begins */
+	make(&t);
+	free(t.line[0]);
+	free(t.line[1]);
+	memmove(t.line, t.line + 2, (t.n - 2) * sizeof(t.line[0]));
+	t.n -= 2;
+	is_int(check(&t, key0, NULL, &v), AV_HEAD_CUT, "head cut, with the key");
+	is_int((int)v.seq, 2, "head cut: it begins at seq 2");
+	is_int(check(&t, NULL, NULL, &v), AV_UNCHECKED, "head cut, no key: unchecked");
+	is_int((int)v.first_seq, 2, "which says it begins at seq 2");
+	drop(&t);
 }
 
 static void

@@ -52,7 +52,7 @@ main(void)
 	m.anc[1] = (struct peer_anc){ 12, S("/usr/bin/tmux"), S("tmux") };
 	ok(caller_set(&c, &m) == 0, "caller_set: ok with two ancestors");
 	caller_describe(&c, 4242, out, sizeof(out));
-	is_str(out, "ssh -A perseus (pid 4242), from bash \u2190 tmux",
+	is_str(out, "ssh -A perseus (pid 4242), from bash <- tmux",
 	    "described: command line, pid, ancestors by executable name");
 	json_is(&c, 4242, "{\"pid\":4242,\"uid\":1000,\"status\":\"ok\","
 	    "\"exe\":\"/usr/bin/ssh\",\"cmdline\":\"ssh -A perseus\",\"ancestors\":["
@@ -68,7 +68,7 @@ main(void)
 	caller_describe(&c, 7, out, sizeof(out));
 	ok(strchr(out, '\n') == NULL && strchr(out, '\x1b') == NULL,
 	    "described: no newline, no escape byte reaches a prompt");
-	ok(strstr(out, "from sudo \u2190 tmux") != NULL,
+	ok(strstr(out, "from sudo <- tmux") != NULL,
 	    "an ancestor without an exe is named by its argv[0]");
 	json_is(&c, 7, "{\"pid\":7,\"uid\":1000,\"status\":\"ok\","
 	    "\"exe\":\"/usr/bin/ssh\",\"cmdline\":\"evil\\u000a\\u001b[2JAllow? yes\\\"\","
