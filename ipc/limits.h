@@ -295,4 +295,13 @@
                                                   * this long, then the record
                                                   * counts as not written */
 
+/* The session watcher (session/main.c, wire/session.h). */
+#define SESSION_ID_MAX             64            /* a logind session id's bytes
+                                                  * (logind's are a few; more is
+                                                  * refused, not cut) */
+#define SESSION_BUS_TIMEOUT_MS     5000          /* a call to logind at start:
+                                                  * a bus without logind may try
+                                                  * to activate it; the agent
+                                                  * serves meanwhile */
+
 #endif

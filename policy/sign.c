@@ -314,6 +314,10 @@ h_sign(struct ctx *c)
 	}
 	p->key_id = id->key_id;
 	p->alg = sig_alg_for(id->kind, m.flags);
+	if ((rule = session_refuses(P, c->conn)) != NULL) {
+		refuse(P, p, rule, id, 1);      /* session.c */
+		return 0;
+	}
 	if (id->dest.n > 0) {
 		char user[AGENT_MAX_USER_PATTERN + 64];
 		size_t hop;
