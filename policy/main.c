@@ -162,7 +162,7 @@ main(int argc, char **argv)
 			if ((pfd[i].revents & POLLOUT) && chan_flush(chans[i]) != 0)
 				exit(0);
 		/* the session watcher's end is no reason to stop (session.c) */
-		if (pfd[5].revents & (POLLIN | POLLHUP | POLLERR))
+		if (pfd[5].revents & (POLLIN | POLLOUT | POLLHUP | POLLERR))
 			session_drain(&P);
 		if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))
 			drain(&P.kh, "keyholder", policy_from_keyholder, NULL);

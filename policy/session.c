@@ -16,8 +16,11 @@
  *
  * Every fact and what was done about it goes to the log and the trail.
  */
+#include "crypto/auditchain.h"
 #include "ipc/log.h"
+#include "ipc/text.h"
 #include "policy/audit.h"
+#include "policy/describe.h"
 #include "policy/dispatch.h"
 #include "policy/session.h"
 #include "wire/args.h"
@@ -52,6 +55,82 @@ session_refuses(const struct policy *P, const struct conn *c)
 	if (P->session.locked && forwarded(c))
 		return "the session is locked and the request is forwarded";
 	return NULL;
+}
+
+/* May origin (a forwarding host's key) have one more notice now? */
+static int
+notice_allowed(struct sessionstate *s, struct slice origin)
+{
+	uint8_t h[32];
+	uint64_t now = now_ms(), window = NOTICE_WINDOW_S * 1000ULL;
+	int free_slot = -1;
+
+	auditchain_hash(origin.p, origin.len, h);   /* SHA-256 of the host key */
+	for (int i = 0; i < NOTICE_HOSTS; i++) {
+		if (s->notice[i].used && now - s->notice[i].since_ms >= window)
+			s->notice[i].used = 0;  /* its window is over */
+		if (s->notice[i].used && memcmp(s->notice[i].host, h, 32) == 0) {
+			if (s->notice[i].n >= NOTICE_PER_HOST)
+				return 0;
+			s->notice[i].n++;
+			return 1;
+		}
+		if (!s->notice[i].used && free_slot < 0)
+			free_slot = i;
+	}
+	if (free_slot < 0)
+		return 0;
+	memcpy(s->notice[free_slot].host, h, 32);
+	s->notice[free_slot].since_ms = now;
+	s->notice[free_slot].n = 1;
+	s->notice[free_slot].used = 1;
+	return 1;
+}
+
+void
+session_notice_prepare(struct policy *P, struct pending *p)
+{
+	char body[PROMPT_MAX_TEXT], comment[256];
+	const struct identity *id;
+	struct conn *c;
+	size_t o;
+
+	if (P->session.ch.fd < 0 || p->origin.len == 0 || p->notice != NULL ||
+	    (c = conn_find(P, p->conn)) == NULL ||
+	    (id = identity_by_key(P, p->key_id)) == NULL)
+		return;
+	/* The confirm prompt's words (sign.c), client text terminal-safe. */
+	text_term_str(comment, sizeof(comment), id->comment);
+	o = (size_t)snprintf(body, sizeof(body), "Used key %s\n", comment);
+	if (o < sizeof(body))
+		describe_request(P, id, c, &p->purpose, body + o, sizeof(body) - o);
+	p->notice = str_dup(body);
+}
+
+void
+session_signed(struct policy *P, const struct pending *p)
+{
+	static const char summary[] = "keyward: key used by a forwarded connection";
+	struct slice origin = wb_slice_of(&p->origin);
+	struct wb w;
+
+	if (P->session.ch.fd < 0 || p->notice == NULL || origin.len == 0)
+		return;
+	if (!notice_allowed(&P->session, origin)) {
+		P->session.notices_dropped++;
+		log_debug("notice not raised: its forwarding host had %d in %d s",
+		    NOTICE_PER_HOST, NOTICE_WINDOW_S);
+		return;
+	}
+	wb_init(&w);
+	msg_begin(&w, MSG_NOTICE, 0, 0);
+	msg_notice_encode(&w, &(struct msg_notice){
+	    { (const uint8_t *)summary, sizeof(summary) - 1 },
+	    { (const uint8_t *)p->notice, strlen(p->notice) } });
+	/* Never waits, never ends policy: a watcher gone takes its notices. */
+	if (!w.err)
+		(void)chan_send(&P->session.ch, &w);
+	wb_free(&w);
 }
 
 const char *
@@ -154,6 +233,11 @@ fact(struct policy *P, const struct msg_session *m)
 void
 session_drain(struct policy *P)
 {
+	if (P->session.ch.fd >= 0 && chan_flush(&P->session.ch) != 0) {
+		chan_close(&P->session.ch);
+		P->session.ch.fd = -1;
+		return;
+	}
 	struct chan *c = &P->session.ch;
 	struct msg_session m;
 	struct msg_hdr h;

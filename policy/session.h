@@ -9,6 +9,8 @@
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 
+#include <stdint.h>
+
 struct policy;
 struct conn;
 
@@ -19,6 +21,10 @@ struct sessionstate {
 	int asleep;                     /* between suspend and resume */
 	int ended;                      /* it was removed (logout) */
 	char id[SESSION_ID_MAX + 1];
+	/* notices per forwarding host in the current window (NOTICE_*) */
+	struct { uint8_t host[32]; uint64_t since_ms; unsigned n; int used; }
+	    notice[NOTICE_HOSTS];
+	unsigned long notices_dropped;
 };
 
 /* Start keyward-session (before the sandbox); its channel in P. */
@@ -28,6 +34,13 @@ void session_drain(struct policy *P);
 /* A forwarded connection's request while the screen is locked: the
  * reason it is refused, or NULL to go on. */
 const char *session_refuses(const struct policy *P, const struct conn *c);
+/* Before the keyholder is asked (the purpose is then still known):
+ * the text of p's notice, if its connection is forwarded. Once the
+ * signature is made (session_signed): the notice, within
+ * NOTICE_PER_HOST per forwarding host and NOTICE_WINDOW_S. Never waits. */
+struct pending;
+void session_notice_prepare(struct policy *P, struct pending *p);
+void session_signed(struct policy *P, const struct pending *p);
 /* "unlocked", "locked", "none"...: for keyward-ctl and the log. */
 const char *session_state_name(const struct policy *P);
 

@@ -4,7 +4,10 @@
  * before policy's sandbox. It is the only keyward process that speaks
  * D-Bus (sd-bus, libsystemd): it follows logind for the agent's own
  * session and tells policy each fact as one MSG_SESSION (wire/session.h).
- * It holds no key, reads no client byte and answers nothing.
+ * It holds no key, reads no client byte and answers nothing. On the
+ * session bus ($DBUS_SESSION_BUS_ADDRESS) it raises the desktop notices
+ * policy asks for (MSG_NOTICE) through org.freedesktop.Notifications,
+ * without waiting for the answer: a notice never delays a signature.
  *
  * Which session (keyward(1), SESSION WATCH):
  *   1. $XDG_SESSION_ID, when set: the session the agent was started in;
@@ -47,9 +50,12 @@
 struct watcher {
 	struct chan pol;
 	sd_bus *sys;
+	sd_bus *user;                   /* the session bus, for notices */
 	char path[256];                 /* the session's object path */
 	char id[SESSION_ID_MAX + 1];
 	int locked;                     /* last told: -1 none yet */
+	int ended;                      /* removed: close the bus (not from
+	                                 * inside its own callback) */
 	int asleep;
 };
 
@@ -143,8 +149,7 @@ on_removed(sd_bus_message *m, void *u, sd_bus_error *e)
 	    strcmp(path, W.path) != 0)
 		return 0;
 	tell(SESSION_EV_GONE, W.id);
-	sd_bus_flush_close_unref(W.sys);
-	W.sys = NULL;
+	W.ended = 1;
 	return 0;
 }
 
@@ -293,6 +298,49 @@ start(pid_t agent)
 	return NULL;
 }
 
+/* One notice, sent without waiting for its answer (the reply, when it
+ * comes, is read and dropped by sd_bus_process). */
+static void
+notice(const uint8_t *p, size_t n)
+{
+	char summary[PROMPT_MAX_TEXT + 1], body[PROMPT_MAX_TEXT + 1];
+	struct msg_notice m;
+	struct msg_hdr h;
+	struct rd r;
+	int e;
+
+	rd_init(&r, p, n);
+	if (msg_hdr_decode(&r, &h) != 0 || h.type != MSG_NOTICE ||
+	    msg_notice_decode(&r, &m) != 0) {
+		log_error("a malformed message from policy; dropped");
+		return;
+	}
+	if (W.user == NULL)
+		return;
+	snprintf(summary, sizeof(summary), "%.*s", (int)m.summary.len,
+	    (const char *)m.summary.p);
+	snprintf(body, sizeof(body), "%.*s", (int)m.body.len,
+	    (const char *)m.body.p);
+	if ((e = sd_bus_call_method_async(W.user, NULL,
+	    "org.freedesktop.Notifications", "/org/freedesktop/Notifications",
+	    "org.freedesktop.Notifications", "Notify", NULL, NULL,
+	    "susssasa{sv}i", "keyward", (uint32_t)0, "", summary, body,
+	    0, 0, (int32_t)-1)) < 0)
+		log_info("cannot raise a notice: %s", strerror(-e));
+}
+
+/* Read and write on a bus; 0, or -1 when it is gone. */
+static int
+pump(sd_bus *b)
+{
+	int r;
+
+	while ((r = sd_bus_process(b, NULL)) > 0)
+		if (b == W.sys && W.ended)
+			break;
+	return r < 0 ? -1 : 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -310,10 +358,15 @@ main(int argc, char **argv)
 	signal(SIGINT, SIG_IGN);        /* ^C reaches the monitor; it decides */
 	chan_init(&W.pol, 3);
 	why = start((pid_t)a.agent_pid);
+	if (sd_bus_open_user(&W.user) < 0) {
+		W.user = NULL;
+		log_info("no session bus: no desktop notices");
+	}
 	sandbox_harden();
 	sandbox_landlock("session", NULL, NULL);
 	sandbox_limit_fds();
-	sandbox_session(W.pol.fd, W.sys != NULL ? sd_bus_get_fd(W.sys) : -1);
+	sandbox_session(W.pol.fd, W.sys != NULL ? sd_bus_get_fd(W.sys) : -1,
+	    W.user != NULL ? sd_bus_get_fd(W.user) : -1);
 	if (why != NULL)
 		tell(SESSION_EV_NONE, why);
 	else {
@@ -322,37 +375,40 @@ main(int argc, char **argv)
 			tell(SESSION_EV_LOCK, W.id);
 	}
 	for (;;) {
-		struct pollfd pfd[2] = { { W.pol.fd, chan_events(&W.pol), 0 },
-		    { -1, 0, 0 } };
-		uint64_t usec = UINT64_MAX;
+		struct pollfd pfd[3] = { { W.pol.fd, chan_events(&W.pol), 0 },
+		    { -1, 0, 0 }, { -1, 0, 0 } };
+		sd_bus **bus[2] = { &W.sys, &W.user };
 		int timeout = -1, r;
 
-		if (W.sys != NULL) {
+		for (int i = 0; i < 2; i++) {
+			uint64_t usec;
+			if (*bus[i] == NULL)
+				continue;
 			/* Everything already read is handled first. */
-			while ((r = sd_bus_process(W.sys, NULL)) > 0)
-				if (W.sys == NULL)
-					break;
-			if (W.sys != NULL && r < 0) {
-				log_info("the system bus went away (%s); the last "
-				    "session state stands", strerror(-r));
+			if (pump(*bus[i]) != 0 && !(i == 0 && W.ended)) {
+				log_info("the %s bus went away%s", i == 0 ? "system" :
+				    "session", i == 0 ? "; the last session state "
+				    "stands" : ": no more desktop notices");
+				*bus[i] = sd_bus_flush_close_unref(*bus[i]);
+			} else if (i == 0 && W.ended)
 				W.sys = sd_bus_flush_close_unref(W.sys);
-			}
-		}
-		if (W.sys != NULL) {
-			pfd[1].fd = sd_bus_get_fd(W.sys);
-			pfd[1].events = (short)sd_bus_get_events(W.sys);
-			if (sd_bus_get_timeout(W.sys, &usec) >= 0 &&
+			if (*bus[i] == NULL)
+				continue;
+			pfd[1 + i].fd = sd_bus_get_fd(*bus[i]);
+			pfd[1 + i].events = (short)sd_bus_get_events(*bus[i]);
+			if (sd_bus_get_timeout(*bus[i], &usec) >= 0 &&
 			    usec != UINT64_MAX)
 				timeout = 1000;  /* sd-bus's own deadline: look again */
 		}
-		if (poll(pfd, 2, timeout) < 0 && errno != EINTR)
+		if (poll(pfd, 3, timeout) < 0 && errno != EINTR)
 			fatal("poll: %m");
 		if ((pfd[0].revents & POLLOUT) && chan_flush(&W.pol) != 0)
 			exit(0);
 		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))
-			while ((r = chan_recv(&W.pol, buf, sizeof(buf), &n)) != 0)
+			while ((r = chan_recv(&W.pol, buf, sizeof(buf), &n)) != 0) {
 				if (r < 0)
 					exit(0);        /* policy is gone */
-				/* policy sends nothing: a datagram is dropped */
+				notice(buf, n);
+			}
 	}
 }

@@ -46,3 +46,21 @@ msg_session_decode(struct rd *r, struct msg_session *m)
 		return -1;
 	return 0;
 }
+
+void
+msg_notice_encode(struct wb *w, const struct msg_notice *m)
+{
+	wb_slice(w, m->summary);
+	wb_slice(w, m->body);
+}
+
+int
+msg_notice_decode(struct rd *r, struct msg_notice *m)
+{
+	if (rd_string(r, &m->summary) != 0 || rd_string(r, &m->body) != 0 ||
+	    rd_done(r) != 0 || m->summary.len > PROMPT_MAX_TEXT ||
+	    m->body.len > PROMPT_MAX_TEXT || slice_has_nul(m->summary) ||
+	    slice_has_nul(m->body))
+		return -1;
+	return 0;
+}

@@ -1,7 +1,8 @@
 /*
- * session.h - the message from the session watcher (keyward-session) to
- * policy (wire/msg.h for the header): what logind says of the agent's own
- * session. One message per fact; policy answers nothing.
+ * session.h - the messages between policy and the session watcher
+ * (keyward-session; wire/msg.h for the header): what logind says of the
+ * agent's own session, one MSG_SESSION per fact, and the desktop notices
+ * policy asks it to raise (MSG_NOTICE). Neither is answered.
  */
 #ifndef KEYWARD_WIRE_SESSION_H
 #define KEYWARD_WIRE_SESSION_H
@@ -13,6 +14,7 @@
 
 enum {
 	MSG_SESSION = 112,      /* msg_session_*: one fact about the session */
+	MSG_NOTICE,             /* msg_notice_*: policy -> watcher, a notice */
 };
 
 /* What happened. SESSION_EV_NONE: no system bus or no logind, or no
@@ -38,6 +40,17 @@ struct msg_session {
 
 void msg_session_encode(struct wb *w, const struct msg_session *m);
 int msg_session_decode(struct rd *r, struct msg_session *m);
+/* MSG_NOTICE: a desktop notification's summary and body (client text
+ * already made terminal-safe by policy, ipc/text.h); each at most
+ * PROMPT_MAX_TEXT bytes, no NUL. */
+struct msg_notice {
+	struct slice summary;
+	struct slice body;
+};
+
+void msg_notice_encode(struct wb *w, const struct msg_notice *m);
+int msg_notice_decode(struct rd *r, struct msg_notice *m);
+
 /* The event's name, "lock", "unlock"...; NULL for none. */
 const char *session_event_name(uint8_t event);
 

@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-dest.sh"
 
-NTESTS=36
+NTESTS=47
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
@@ -124,7 +124,79 @@ for ev in session-follow session-lock session-unlock session-suspend \
     session-forget session-end; do
 	contains "$A" "\"event\":\"$ev\"" "audit trail: $ev"
 done
-unlike "$(cat "$T/agent.log")" 'SIGSYS|filter|forbidden' "no filter stop"
+unlike "$(cat "$T/agent.log")" 'stopped by its filter|SIGSYS' "no filter stop"
+
+# Notices: a private session bus with dbusmock's notification_daemon.
+# Each signature for a forwarded connection raises one, with the words of
+# the confirm prompt (read back from the mock, compared whole); a server
+# asking FLOOD signatures at once gets NOTICE_PER_HOST.
+NOTICE_PER_HOST=3
+FLOOD=8
+busconf "$T/sessbus.conf" "$T/sessbus"
+sed -i 's|<type>system</type>|<type>session</type>|' "$T/sessbus.conf"
+dbus-daemon --config-file="$T/sessbus.conf" --nofork --print-address=3 \
+	3>"$T/sessbus.addr" 2>"$T/sessbus.err" &
+EXTRA_PIDS+=($!)
+poll_until 10 test -s "$T/sessbus.addr" || bail "session dbus-daemon did not start"
+SESSBUS=$(head -n1 "$T/sessbus.addr")
+DBUS_SESSION_BUS_ADDRESS=$SESSBUS "$PY" -m dbusmock --session -t notification_daemon \
+	>"$T/nmock.log" 2>&1 &
+EXTRA_PIDS+=($!)
+ncall() {
+	timeout 10 gdbus call --address "$SESSBUS" --dest org.freedesktop.Notifications \
+		--object-path /org/freedesktop/Notifications --method "$@"
+}
+poll_until 10 ncall org.freedesktop.DBus.Peer.Ping >/dev/null 2>&1 ||
+	bail "dbusmock notification_daemon did not start"
+# notices: the Notify calls the mock got, one body a record (NUL-ended)
+notices() {
+	DBUS_SESSION_BUS_ADDRESS=$SESSBUS "$PY" -c '
+import dbus, sys
+b = dbus.SessionBus()
+o = b.get_object("org.freedesktop.Notifications", "/org/freedesktop/Notifications")
+for t, m, a in o.GetCalls(dbus_interface="org.freedesktop.DBus.Mock"):
+    if m == "Notify":
+        sys.stdout.write("%s|%s|%s\0" % (a[0], a[3], a[4]))
+'
+}
+cat >"$T/askpass.sh" <<ASK
+#!/bin/sh
+printf '%s\0' "\$1" >>"$T/prompts"
+echo yes
+ASK
+chmod 755 "$T/askpass.sh"
+# the last lock left LockedHint true: a new agent reads it and starts
+# locked; unlocked here so forwarded requests are served
+lcall "$S1" org.freedesktop.login1.Session.SetLockedHint false >/dev/null
+stop_pid "$AGENT_FG_PID"
+DBUS_SYSTEM_BUS_ADDRESS=$SYSBUS DBUS_SESSION_BUS_ADDRESS=$SESSBUS XDG_SESSION_ID=c1 \
+	SSH_ASKPASS=$T/askpass.sh DISPLAY=:0 SSH_ASKPASS_REQUIRE=force \
+	AGENT_FG_FLAG=-d start_agent_fg "$T/agent.sock"
+logsays "following logind session c1"
+ok $? "agent with both buses follows c1"
+dest_key c
+dest_add_ok k
+dest_add_ok c -c
+dest_ssh -m sshsig -A -i k c hopA
+dest_row notice-forwarded-confirmed ALLOW ok
+poll_until 10 test -n "$(notices)"
+N=$(notices | tr '\0' '\n' | grep -c '^keyward|')
+is "$N" 1 "one signature for a forwarded connection: one notice"
+PROMPT=$(tr -d '\0' <"$T/prompts")
+BODY=$(notices | cut -d'|' -f3- | tr -d '\0')
+is "$BODY" "Used key c@kwtest
+${PROMPT#*$'\n'}" "the notice's body is the confirm prompt's words, word for word"
+like "$(notices | cut -d'|' -f2)" 'forwarded' "its summary says forwarded"
+dest_ssh -m sshsig k
+is "$(notices | tr '\0' '\n' | grep -c '^keyward|')" 1 "a local signature raises none"
+par="i=1; while [ \$i -le $FLOOD ]; do ssh-keygen -Y sign -f $(printf %q "$T/keys/k.pub") -n file $(printf %q "$T/par")\$i >/dev/null 2>&1 & i=\$((i + 1)); done; wait; ls $(printf %q "$T")/par*.sig | wc -l"
+for i in $(seq "$FLOOD"); do echo "data $i" >"$T/par$i"; done
+dest_ssh -A -c "$par" k hopA
+is "$(ls "$T"/par*.sig 2>/dev/null | wc -l)" "$FLOOD" "the flood's $FLOOD signatures were all made"
+sleep 1
+is "$(notices | tr '\0' '\n' | grep -c '^keyward|')" "$NOTICE_PER_HOST" \
+	"hopA got NOTICE_PER_HOST ($NOTICE_PER_HOST) notices in its window, not $((FLOOD + 1))"
+unlike "$(cat "$T/agent.log")" 'stopped by its filter|SIGSYS' "no filter stop with notices"
 
 # A session of another user is not followed, whatever $XDG_SESSION_ID says.
 lcall $LOGIND org.freedesktop.DBus.Mock.AddSession c9 seat0 54321 someone false >/dev/null
@@ -146,5 +218,5 @@ dest_row nobus-forwarded ALLOW ok
 dest_ssh -m sshsig k
 dest_row nobus-local ALLOW ok
 is "$(grep -c 'no session followed' "$T/agent.log")" 1 "said once"
-unlike "$(cat "$T/agent.log")" 'SIGSYS|filter|forbidden' "no filter stop without a bus"
+unlike "$(cat "$T/agent.log")" 'stopped by its filter|SIGSYS' "no filter stop without a bus"
 done_testing
