@@ -6,6 +6,10 @@
 # ssh -A server's ssh-keygen -Y sign is refused and a local one served;
 # unlocked, served again; PrepareForSleep(true) and the session's removal
 # forget the keys added without a token; each fact is in the audit trail.
+# On a private session bus with dbusmock's notification_daemon, a
+# forwarded signature raises one notice whose body is the confirm
+# prompt's words (read back with GetCalls, compared whole); a flood from
+# one forwarding host gets NOTICE_PER_HOST; local signatures none.
 # A session of another user is not followed. No bus at all: the agent
 # serves as today and says so once. No test sees a filter stop.
 . "$(dirname "$0")/lib.sh"

@@ -445,7 +445,7 @@ test_unique(void)
 		MSG_AUDIT,
 		MSG_TK_RESOLVE, MSG_TK_SIGN, MSG_TK_CANCEL, MSG_TK_P11_START,
 		MSG_TK_P11_SIGN, MSG_TK_P11_STOP,
-		MSG_SESSION,
+		MSG_SESSION, MSG_NOTICE,
 	};
 	static const uint8_t replies[] = {
 		MSG_R_STATUS, MSG_R_SIGNATURE, MSG_R_IDENTITIES, MSG_R_EXTENSIONS,
@@ -761,6 +761,37 @@ test_session(void)
 			    "MSG_SESSION %s with %zu bytes: %s",
 			    session_event_name((uint8_t)ev), len,
 			    len == cap ? "taken" : "refused");
+		}
+	}
+	/* MSG_NOTICE: two strings, each at most PROMPT_MAX_TEXT, no NUL */
+	{
+		static uint8_t nb[8 + 2 * (PROMPT_MAX_TEXT + 1)];
+		struct msg_notice nm;
+		const struct { size_t s, b; int nul, trail, ok; } nc[] = {
+			{ 3, 5, 0, 0, 1 }, { 0, 0, 0, 0, 1 },
+			{ PROMPT_MAX_TEXT, PROMPT_MAX_TEXT, 0, 0, 1 },
+			{ PROMPT_MAX_TEXT + 1, 1, 0, 0, 0 },
+			{ 1, PROMPT_MAX_TEXT + 1, 0, 0, 0 },
+			{ 4, 4, 1, 0, 0 }, { 4, 4, 0, 1, 0 },
+		};
+		for (size_t i = 0; i < sizeof(nc) / sizeof(nc[0]); i++) {
+			size_t o = 0;
+			for (int k = 0; k < 2; k++) {
+				size_t len = k == 0 ? nc[i].s : nc[i].b;
+				nb[o++] = 0; nb[o++] = 0;
+				nb[o++] = (uint8_t)(len >> 8); nb[o++] = (uint8_t)len;
+				memset(nb + o, 'n', len);
+				if (k == 1 && nc[i].nul && len > 0)
+					nb[o + len / 2] = 0;
+				o += len;
+			}
+			if (nc[i].trail)
+				nb[o++] = 'x';
+			rd_init(&r, nb, o);
+			ok((msg_notice_decode(&r, &nm) == 0) == nc[i].ok,
+			    "MSG_NOTICE %zu and %zu bytes%s%s: %s", nc[i].s, nc[i].b,
+			    nc[i].nul ? ", a NUL" : "", nc[i].trail ? ", a byte more" : "",
+			    nc[i].ok ? "taken" : "refused");
 		}
 	}
 	ok(session_event_name(SESSION_EV_GONE + 1) == NULL &&
