@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-dest.sh"
 
-NTESTS=47
+NTESTS=49
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
@@ -209,6 +209,24 @@ DBUS_SYSTEM_BUS_ADDRESS=$SYSBUS XDG_SESSION_ID=c9 AGENT_FG_FLAG=-d \
 	start_agent_fg "$T/agent.sock"
 logsays "no session followed (the session found is not the agent user's)"
 ok $? "another user's session (c9): not followed, said in the log"
+
+# Without $XDG_SESSION_ID: logind's GetSessionByPID of the agent. The
+# template has no such method: first none is found (and said), then the
+# mock gets one that names c1 only when asked for the monitor's pid
+# (a process named keyward, not keyward-policy or keyward-session).
+stop_pid "$AGENT_FG_PID"
+DBUS_SYSTEM_BUS_ADDRESS=$SYSBUS XDG_SESSION_ID= AGENT_FG_FLAG=-d \
+	start_agent_fg "$T/agent.sock"
+logsays "no session followed (logind knows no session of the agent or its user)"
+ok $? "no \$XDG_SESSION_ID, no GetSessionByPID: not followed, said in the log"
+lcall $LOGIND org.freedesktop.DBus.Mock.AddMethod org.freedesktop.login1.Manager \
+	GetSessionByPID u o \
+	"ret = dbus.ObjectPath('$S1') if open('/proc/%d/comm' % args[0]).read().strip() == 'keyward' else None" >/dev/null
+stop_pid "$AGENT_FG_PID"
+DBUS_SYSTEM_BUS_ADDRESS=$SYSBUS XDG_SESSION_ID= AGENT_FG_FLAG=-d \
+	start_agent_fg "$T/agent.sock"
+logsays "following logind session c1"
+ok $? "no \$XDG_SESSION_ID: GetSessionByPID of the agent finds c1"
 
 # No bus at all: the agent serves as today and says so once.
 stop_pid "$AGENT_FG_PID"
