@@ -327,4 +327,21 @@
                                                   * this long, then the record
                                                   * counts as not written */
 
+/* The session watcher (session/main.c, wire/session.h). */
+#define SESSION_ID_MAX             64            /* a logind session id's bytes
+                                                  * (logind's are a few; more is
+                                                  * refused, not cut) */
+#define NOTICE_PER_HOST            3             /* desktop notices of forwarded
+                                                  * signatures per forwarding host
+                                                  * in NOTICE_WINDOW_S: a server
+                                                  * cannot flood the desktop */
+#define NOTICE_WINDOW_S            60
+#define NOTICE_HOSTS               16            /* forwarding hosts counted at
+                                                  * once; with all taken and none
+                                                  * expired, a notice is dropped */
+#define SESSION_BUS_TIMEOUT_MS     5000          /* a call to logind at start:
+                                                  * a bus without logind may try
+                                                  * to activate it; the agent
+                                                  * serves meanwhile */
+
 #endif

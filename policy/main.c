@@ -106,13 +106,15 @@ start_helpers(void)
 		    a->audit_tag, a->audit_socket, a->audit_key }, &b), fd));
 		P.audit_on = 1;
 	}
+	session_start(&P, start_helper);
 }
 
 int
 main(int argc, char **argv)
 {
-	struct pollfd pfd[5];
-	struct chan *chans[5] = { &P.mon, &P.kh, &P.pr, &P.au, &P.tk };
+	struct pollfd pfd[6];
+	struct chan *chans[6] = { &P.mon, &P.kh, &P.pr, &P.au, &P.tk,
+	    &P.session.ch };
 
 	if (argc == 2 && strcmp(argv[1], "--host-tag") == 0)
 		return host_tag_print();
@@ -138,20 +140,20 @@ main(int argc, char **argv)
 	sandbox_harden();
 	sandbox_landlock("policy", NULL, NULL);
 	sandbox_limit_fds();
-	sandbox_policy((int[]){ P.mon.fd, P.kh.fd, P.pr.fd, P.tk.fd, P.au.fd },
-	    P.audit_on ? 5 : 4);
+	sandbox_policy((int[]){ P.mon.fd, P.kh.fd, P.pr.fd, P.tk.fd,
+	    P.session.ch.fd, P.au.fd }, P.audit_on ? 6 : 5);
 	for (;;) {
 		int timeout = policy_timers(&P);
 		int due = P.audit_on ? audit_repeats_due(&P) : -1;
 		if (due >= 0 && (timeout < 0 || due < timeout))
 			timeout = due;  /* a refusal window closes (audit_repeats.c) */
-		for (int i = 0; i < 5; i++)
+		for (int i = 0; i < 6; i++)
 			pfd[i] = (struct pollfd){ chans[i]->fd, chan_events(chans[i]), 0 };
 		/* Back-pressure and barriers: the monitor's next request waits
 		 * in its queue until policy may judge it (dispatch.c). */
 		if (!policy_may_read_monitor(&P))
 			pfd[0].events &= (short)~POLLIN;
-		if (poll(pfd, 5, timeout) < 0) {
+		if (poll(pfd, 6, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			fatal("poll: %m");
@@ -159,6 +161,9 @@ main(int argc, char **argv)
 		for (int i = 0; i < 5; i++)
 			if ((pfd[i].revents & POLLOUT) && chan_flush(chans[i]) != 0)
 				exit(0);
+		/* the session watcher's end is no reason to stop (session.c) */
+		if (pfd[5].revents & (POLLIN | POLLOUT | POLLHUP | POLLERR))
+			session_drain(&P);
 		if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))
 			drain(&P.kh, "keyholder", policy_from_keyholder, NULL);
 		if (pfd[2].revents & (POLLIN | POLLHUP | POLLERR))

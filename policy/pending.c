@@ -73,6 +73,7 @@ pending_free(struct policy *P, struct pending *p)
 	identity_free(p->add);
 	ruling_free(&p->rule);
 	free(p->prompt);
+	free(p->notice);
 	wb_free(&p->origin);
 	wb_free(&p->keep.certs);
 	free(p);

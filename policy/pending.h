@@ -99,6 +99,8 @@ struct pending {
 	                         * arrival (purpose.h; it points into data) */
 	struct ruling rule;     /* sign: what the rules said (ruling.h) */
 	char *prompt;           /* P_CONFIRM(_WAIT), P_PIN: the question */
+	char *notice;           /* a forwarded signature's desktop notice,
+	                         * raised once it is made (session.c) */
 	struct wb origin;       /* sign: the host key of the host its client
 	                         * was forwarded from; empty: none (sign.c) */
 };

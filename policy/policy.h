@@ -19,6 +19,7 @@
 #include "policy/caller.h"
 #include "policy/identity.h"
 #include "policy/pending.h"
+#include "policy/session.h"
 
 #include <stdint.h>
 #include <sys/types.h>
@@ -75,6 +76,7 @@ struct policy {
 	 * (dispatch.c). */
 	uint32_t barrier;
 	struct lockstate lock;
+	struct sessionstate session;    /* keyward-session's facts (session.c) */
 	uint32_t next_req;
 	uint64_t next_key_id;
 	uint64_t next_expiry_ms;

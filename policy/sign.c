@@ -137,6 +137,7 @@ kh_sign(struct policy *P, struct pending *p)
 	msg_begin(&P->out, MSG_KH_SIGN, p->id, p->conn);
 	msg_kh_sign_encode(&P->out, &m);
 	send_to(&P->kh, &P->out, "keyholder");
+	session_notice_prepare(P, p);   /* while the purpose is known */
 	purpose_free(&p->purpose);      /* it points into the data */
 	wb_free(&p->data);      /* the keyholder has it; nothing here needs it */
 }
@@ -307,6 +308,10 @@ h_sign(struct ctx *c)
 	}
 	p->key_id = id->key_id;
 	p->alg = sig_alg_for(id->kind, m.flags);
+	if ((rule = session_refuses(P, c->conn)) != NULL) {
+		refuse(P, p, rule, id, 1);      /* session.c */
+		return 0;
+	}
 	if (id->dest.n > 0) {
 		char user[AGENT_MAX_USER_PATTERN + 64];
 		size_t hop;
@@ -401,6 +406,7 @@ sign_signed(struct policy *P, struct pending *p, struct slice sig)
 	} else {
 		msg_signature_write(&P->out, p->req, p->conn, sig);
 		send_to(&P->mon, &P->out, "monitor");
+		session_signed(P, p);   /* a notice (session.c) */
 	}
 	pending_free(P, p);
 }

@@ -1,7 +1,7 @@
 /*
  * seccomp/policy.c - policy reads and writes datagrams on the channels it
- * was given, five: monitor, keyholder, prompter, broker and auditor (four
- * without an audit trail: policy/main.c:main()), logs to stderr and
+ * was given, six: monitor, keyholder, prompter, broker, session watcher
+ * and auditor (five without an audit trail: policy/main.c:main()), logs to stderr and
  * computes. No file, no socket, no exec, no fork, no other fd.
  */
 #include "seccomp/sandbox.h"

@@ -92,5 +92,6 @@ void sandbox_sk(int chan_fd, const int *token_fds, size_t n);
 void sandbox_pkcs11(int chan_fd);
 void sandbox_peer(int chan_fd, int exe_fd);
 void sandbox_peer_exe(int fd);
+void sandbox_session(int chan_fd, int bus_fd, int user_fd);
 
 #endif

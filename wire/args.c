@@ -320,3 +320,24 @@ args_auditor_decode(int argc, char *const *argv, struct auditor_args *a)
 	a->audit_key = strcmp(argv[7], "-") != 0 ? argv[7] : NULL;
 	return 0;
 }
+
+char **
+args_session_encode(const struct session_args *a, struct args_buf *b)
+{
+	snprintf(b->num[0], sizeof(b->num[0]), "%ld", a->agent_pid);
+	b->argv[0] = "keyward-session";
+	b->argv[1] = a->debug ? "debug" : "info";
+	b->argv[2] = b->num[0];
+	b->argv[3] = NULL;
+	return b->argv;
+}
+
+int
+args_session_decode(int argc, char *const *argv, struct session_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (argc != 3 || (a->debug = word(argv[1], "debug", "info")) < 0 ||
+	    number(argv[2], 1, 0x7fffffffL, &a->agent_pid) != 0)
+		return -1;
+	return 0;
+}

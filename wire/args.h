@@ -16,6 +16,7 @@
  *   keyward-prompter  LOGLEVEL CONFIRM
  *   keyward-auditor   LOGLEVEL AUDIT SYNC AUDIT_FACILITY AUDIT_TAG
  *                     AUDIT_SOCKET AUDIT_KEY
+ *   keyward-session   LOGLEVEL AGENT_PID
  *
  * LOGLEVEL debug|info; HASH a fingerprint hash name (spec §4.5);
  * LIFETIME -1 (none) or seconds; CONFIRM seconds; AUDIT none|fd|syslog
@@ -31,6 +32,8 @@
  * AUDIT_KEY "-" or the absolute path of the audit key file (-O audit-key).
  * keyward-policy starts the last three with what they need of its own
  * list: the auditor's AUDIT is fd (the trail is its fd 4) or syslog.
+ * AGENT_PID: the agent's (the monitor's) pid, whose logind session the
+ * session watcher follows when $XDG_SESSION_ID is not set.
  */
 #ifndef KEYWARD_ARGS_H
 #define KEYWARD_ARGS_H
@@ -105,6 +108,11 @@ struct auditor_args {
 	const char *audit_key;          /* or NULL */
 };
 
+struct session_args {
+	int debug;
+	long agent_pid;
+};
+
 /* Where an encoded list lives: argv points into num[] and the struct. */
 struct args_buf {
 	char num[4][ARGS_NUM_LEN];
@@ -138,5 +146,7 @@ char **args_prompter_encode(const struct prompter_args *a, struct args_buf *b);
 int args_prompter_decode(int argc, char *const *argv, struct prompter_args *a);
 char **args_auditor_encode(const struct auditor_args *a, struct args_buf *b);
 int args_auditor_decode(int argc, char *const *argv, struct auditor_args *a);
+char **args_session_encode(const struct session_args *a, struct args_buf *b);
+int args_session_decode(int argc, char *const *argv, struct session_args *a);
 
 #endif

@@ -27,6 +27,7 @@
 #include "wire/listing.h"
 #include "ipc/limits.h"
 #include "wire/auditor.h"
+#include "wire/session.h"
 #include "wire/broker.h"
 #include "wire/keyholder.h"
 #include "wire/monitor.h"
@@ -56,6 +57,28 @@ rt_open(struct rd *r, struct wb *w)
 	if (msg_open_decode(r, &m))
 		return -1;
 	msg_open_encode(w, &m);
+	return 0;
+}
+
+static int
+rt_session(struct rd *r, struct wb *w)
+{
+	struct msg_session m;
+
+	if (msg_session_decode(r, &m))
+		return -1;
+	msg_session_encode(w, &m);
+	return 0;
+}
+
+static int
+rt_notice(struct rd *r, struct wb *w)
+{
+	struct msg_notice m;
+
+	if (msg_notice_decode(r, &m))
+		return -1;
+	msg_notice_encode(w, &m);
 	return 0;
 }
 
@@ -477,6 +500,9 @@ static const struct {
 	uint8_t type;
 	roundtrip_fn fn;
 } decoders[] = {
+	/* session watcher -> policy */
+	{ MSG_SESSION, rt_session },
+	{ MSG_NOTICE, rt_notice },
 	/* monitor <-> policy */
 	{ MSG_OPEN, rt_open },
 	{ MSG_CLOSE, rt_empty },
@@ -545,7 +571,7 @@ decoder_for(uint8_t type)
 }
 
 static const roundtrip_fn all[] = {
-	rt_empty, rt_open, rt_sign, rt_add, rt_bind, rt_blob, rt_status,
+	rt_empty, rt_session, rt_notice, rt_open, rt_sign, rt_add, rt_bind, rt_blob, rt_status,
 	rt_identities, rt_kh_add, rt_kh_sign, rt_kh_delete, rt_listing, rt_conns,
 	rt_ext_name, rt_fp_hash, rt_kh_sk_material, rt_sk_material,
 	rt_p11_add, rt_tk_sign, rt_tk_fail, rt_policy_args, rt_ext_answer,

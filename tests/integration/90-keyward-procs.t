@@ -2,7 +2,7 @@
 # keyward's process set (keyward only; every test skips for another agent):
 # the monitor ($SSH_AGENT_PID, binary keyward) and its children
 # keyward-policy, keyward-keyholder and keyward-peer, and policy's children
-# keyward-broker, keyward-prompter and keyward-auditor (each a program of
+# keyward-broker, keyward-prompter, keyward-auditor and keyward-session (each a program of
 # its own, exec'd by policy), are each sandboxed (seccomp filter,
 # no_new_privs, no capabilities); the monitor maps no
 # libcrypto; keyward-policy links no signing or private-key code and
@@ -13,7 +13,7 @@
 # unavailable.
 . "$(dirname "$0")/lib.sh"
 
-NTESTS=91
+NTESTS=99
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
@@ -33,7 +33,7 @@ exe_of() { # PID: basename of the executable (falls back to argv[0])
 find_procs() {
 	local c n
 	MONITOR=${SSH_AGENT_PID:-} POLICY="" KEYHOLDER="" PEER="" REAPER=""
-	BROKER="" PROMPTER="" AUDITOR=""
+	BROKER="" PROMPTER="" AUDITOR="" SESSION=""
 	for c in $(children "$MONITOR"); do
 		n=$(exe_of "$c")
 		case $n in
@@ -49,6 +49,7 @@ find_procs() {
 		keyward-broker) [ -z "$BROKER" ] && BROKER=$c ;;
 		keyward-prompter) [ -z "$PROMPTER" ] && PROMPTER=$c ;;
 		keyward-auditor) [ -z "$AUDITOR" ] && AUDITOR=$c ;;
+		keyward-session) [ -z "$SESSION" ] && SESSION=$c ;;
 		esac
 	done
 	ALL="$MONITOR $(descendants "$MONITOR" | tr '\n' ' ')"
@@ -111,9 +112,10 @@ like "$PEER" '^[0-9]+$' "a keyward-peer child of the monitor exists"
 like "$BROKER" '^[0-9]+$' "a keyward-broker child of policy exists"
 like "$PROMPTER" '^[0-9]+$' "a keyward-prompter child of policy exists"
 like "$AUDITOR" '^[0-9]+$' "a keyward-auditor child of policy exists"
-is "$(children "${POLICY:-0}" | wc -l)" 3 "policy has exactly those three children"
+like "$SESSION" '^[0-9]+$' "a keyward-session child of policy exists (it waits, with no bus)"
+is "$(children "${POLICY:-0}" | wc -l)" 4 "policy has exactly those four children"
 
-for role in MONITOR POLICY KEYHOLDER PEER BROKER PROMPTER AUDITOR; do
+for role in MONITOR POLICY KEYHOLDER PEER BROKER PROMPTER AUDITOR SESSION; do
 	pid=${!role}
 	is "$(status_field "${pid:-0}" Seccomp)" 2 "$role ($pid): Seccomp: 2 (filter mode)"
 	is "$(status_field "${pid:-0}" NoNewPrivs)" 1 "$role ($pid): NoNewPrivs: 1"
@@ -125,7 +127,7 @@ done
 # any further helper (e.g. the reapers) must be just as locked down
 others="" bad=""
 for p in $ALL; do
-	case " $MONITOR $POLICY $KEYHOLDER $PEER $BROKER $PROMPTER $AUDITOR " in *" $p "*) continue ;; esac
+	case " $MONITOR $POLICY $KEYHOLDER $PEER $BROKER $PROMPTER $AUDITOR $SESSION " in *" $p "*) continue ;; esac
 	others="$others $p"
 	[ "$(status_field "$p" Seccomp)" = 2 ] && [ "$(status_field "$p" NoNewPrivs)" = 1 ] || bad="$bad $p"
 	for cap in CapEff CapPrm CapInh CapBnd CapAmb; do

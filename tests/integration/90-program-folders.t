@@ -14,8 +14,8 @@
 . "$(dirname "$0")/lib.sh"
 
 PROGS="keyward keyward-policy keyward-keyholder keyward-ctl keyward-sk keyward-pkcs11 keyward-peer
-	keyward-broker keyward-prompter keyward-auditor"
-NTESTS=$((2 * 10 + 6))
+	keyward-broker keyward-prompter keyward-auditor keyward-session"
+NTESTS=$((2 * 11 + 6))
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing

@@ -12,6 +12,7 @@
 #include "wire/monitor.h"
 #include "wire/msg.h"
 #include "wire/prompter.h"
+#include "wire/session.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/wire.h"
 
@@ -450,6 +451,7 @@ test_unique(void)
 		MSG_AUDIT,
 		MSG_TK_RESOLVE, MSG_TK_SIGN, MSG_TK_CANCEL, MSG_TK_P11_START,
 		MSG_TK_P11_SIGN, MSG_TK_P11_STOP,
+		MSG_SESSION, MSG_NOTICE,
 	};
 	static const uint8_t replies[] = {
 		MSG_R_STATUS, MSG_R_SIGNATURE, MSG_R_IDENTITIES, MSG_R_EXTENSIONS,
@@ -739,10 +741,100 @@ test_rules(void)
 	}
 }
 
+/* MSG_SESSION (session watcher -> policy): what the decoder takes and
+ * refuses, byte for byte. */
+static void
+test_session(void)
+{
+	const struct {
+		const char *name;
+		const uint8_t *p;
+		size_t n;
+		int ok;
+	} cases[] = {
+#define B(...) (const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ })
+		{ "follow c1", B(SESSION_EV_FOLLOW, 0, 0, 0, 2, 'c', '1'), 1 },
+		{ "lock, empty id", B(SESSION_EV_LOCK, 0, 0, 0, 0), 1 },
+		{ "end (the last event)", B(SESSION_EV_GONE, 0, 0, 0, 1, '7'), 1 },
+		{ "event past the last", B(SESSION_EV_GONE + 1, 0, 0, 0, 0), 0 },
+		{ "event 255", B(255, 0, 0, 0, 0), 0 },
+		{ "no string", B(SESSION_EV_LOCK), 0 },
+		{ "string cut short", B(SESSION_EV_LOCK, 0, 0, 0, 3, 'a'), 0 },
+		{ "trailing byte", B(SESSION_EV_LOCK, 0, 0, 0, 1, 'a', 0), 0 },
+		{ "control byte in the id", B(SESSION_EV_LOCK, 0, 0, 0, 2, 'a', 0x1b), 0 },
+		{ "NUL in the id", B(SESSION_EV_LOCK, 0, 0, 0, 2, 'a', 0), 0 },
+		{ "8-bit byte in the id", B(SESSION_EV_FOLLOW, 0, 0, 0, 1, 0xc3), 0 },
+		{ "empty", NULL, 0, 0 },
+#undef B
+	};
+	uint8_t big[5 + SESSION_REASON_MAX + 1];
+	struct msg_session m;
+	struct rd r;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		rd_init(&r, cases[i].p, cases[i].n);
+		ok((msg_session_decode(&r, &m) == 0) == cases[i].ok,
+		    "MSG_SESSION %s: %s", cases[i].name,
+		    cases[i].ok ? "taken" : "refused");
+	}
+	/* the id's cap and the reason's */
+	for (int ev = SESSION_EV_NONE; ev <= SESSION_EV_FOLLOW; ev++) {
+		size_t cap = ev == SESSION_EV_NONE ? SESSION_REASON_MAX :
+		    SESSION_ID_MAX;
+		for (size_t len = cap; len <= cap + 1; len++) {
+			big[0] = (uint8_t)ev;
+			big[1] = big[2] = 0;
+			big[3] = (uint8_t)(len >> 8);
+			big[4] = (uint8_t)len;
+			memset(big + 5, 'x', len);
+			rd_init(&r, big, 5 + len);
+			ok((msg_session_decode(&r, &m) == 0) == (len == cap),
+			    "MSG_SESSION %s with %zu bytes: %s",
+			    session_event_name((uint8_t)ev), len,
+			    len == cap ? "taken" : "refused");
+		}
+	}
+	/* MSG_NOTICE: two strings, each at most PROMPT_MAX_TEXT, no NUL */
+	{
+		static uint8_t nb[8 + 2 * (PROMPT_MAX_TEXT + 1)];
+		struct msg_notice nm;
+		const struct { size_t s, b; int nul, trail, ok; } nc[] = {
+			{ 3, 5, 0, 0, 1 }, { 0, 0, 0, 0, 1 },
+			{ PROMPT_MAX_TEXT, PROMPT_MAX_TEXT, 0, 0, 1 },
+			{ PROMPT_MAX_TEXT + 1, 1, 0, 0, 0 },
+			{ 1, PROMPT_MAX_TEXT + 1, 0, 0, 0 },
+			{ 4, 4, 1, 0, 0 }, { 4, 4, 0, 1, 0 },
+		};
+		for (size_t i = 0; i < sizeof(nc) / sizeof(nc[0]); i++) {
+			size_t o = 0;
+			for (int k = 0; k < 2; k++) {
+				size_t len = k == 0 ? nc[i].s : nc[i].b;
+				nb[o++] = 0; nb[o++] = 0;
+				nb[o++] = (uint8_t)(len >> 8); nb[o++] = (uint8_t)len;
+				memset(nb + o, 'n', len);
+				if (k == 1 && nc[i].nul && len > 0)
+					nb[o + len / 2] = 0;
+				o += len;
+			}
+			if (nc[i].trail)
+				nb[o++] = 'x';
+			rd_init(&r, nb, o);
+			ok((msg_notice_decode(&r, &nm) == 0) == nc[i].ok,
+			    "MSG_NOTICE %zu and %zu bytes%s%s: %s", nc[i].s, nc[i].b,
+			    nc[i].nul ? ", a NUL" : "", nc[i].trail ? ", a byte more" : "",
+			    nc[i].ok ? "taken" : "refused");
+		}
+	}
+	ok(session_event_name(SESSION_EV_GONE + 1) == NULL &&
+	    strcmp(session_event_name(SESSION_EV_SLEEP), "suspend") == 0,
+	    "session_event_name: names, and none past the last");
+}
+
 int
 main(void)
 {
 	set_inputs();
+	test_session();
 	test_header();
 	test_roundtrips();
 	test_typed();

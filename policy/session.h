@@ -1,0 +1,47 @@
+/*
+ * session.h - what policy knows of the user's session (session.c): the
+ * facts the session watcher (keyward-session) reports, and what they
+ * change (keyward(1), SESSION WATCH).
+ */
+#ifndef KEYWARD_POLICY_SESSION_H
+#define KEYWARD_POLICY_SESSION_H
+
+#include "ipc/chan.h"
+#include "ipc/limits.h"
+
+#include <stdint.h>
+
+struct policy;
+struct conn;
+
+struct sessionstate {
+	struct chan ch;                 /* to keyward-session; fd -1: none */
+	int followed;                   /* a session is followed */
+	int locked;                     /* its screen is locked */
+	int asleep;                     /* between suspend and resume */
+	int ended;                      /* it was removed (logout) */
+	char id[SESSION_ID_MAX + 1];
+	/* notices per forwarding host in the current window (NOTICE_*) */
+	struct { uint8_t host[32]; uint64_t since_ms; unsigned n; int used; }
+	    notice[NOTICE_HOSTS];
+	unsigned long notices_dropped;
+};
+
+/* Start keyward-session (before the sandbox); its channel in P. */
+void session_start(struct policy *P, int (*start)(char **, int));
+/* Datagrams from the watcher; its end is no reason to stop serving. */
+void session_drain(struct policy *P);
+/* A forwarded connection's request while the screen is locked: the
+ * reason it is refused, or NULL to go on. */
+const char *session_refuses(const struct policy *P, const struct conn *c);
+/* Before the keyholder is asked (the purpose is then still known):
+ * the text of p's notice, if its connection is forwarded. Once the
+ * signature is made (session_signed): the notice, within
+ * NOTICE_PER_HOST per forwarding host and NOTICE_WINDOW_S. Never waits. */
+struct pending;
+void session_notice_prepare(struct policy *P, struct pending *p);
+void session_signed(struct policy *P, const struct pending *p);
+/* "unlocked", "locked", "none"...: for keyward-ctl and the log. */
+const char *session_state_name(const struct policy *P);
+
+#endif

@@ -1,0 +1,244 @@
+#!/bin/bash
+# The session watcher against a real dbus-daemon: a private system-style
+# bus started here, python3-dbusmock's logind template on it, and the
+# agent pointed at it with DBUS_SYSTEM_BUS_ADDRESS (keyward(1), SESSION
+# WATCH). With the screen locked (Session.Lock, LockedHint) a real
+# ssh -A server's ssh-keygen -Y sign is refused and a local one served;
+# unlocked, served again; PrepareForSleep(true) and the session's removal
+# forget the keys added without a token; each fact is in the audit trail.
+# On a private session bus with dbusmock's notification_daemon, a
+# forwarded signature raises one notice whose body is the confirm
+# prompt's words (read back with GetCalls, compared whole); a flood from
+# one forwarding host gets NOTICE_PER_HOST; local signatures none.
+# A session of another user is not followed. No bus at all: the agent
+# serves as today and says so once. No test sees a filter stop.
+. "$(dirname "$0")/lib.sh"
+. "$LIBDIR/lib-dest.sh"
+
+NTESTS=49
+if ! is_keyward; then
+	skip_n $NTESTS "not keyward"
+	done_testing
+fi
+PY=/usr/bin/python3
+if ! command -v dbus-daemon >/dev/null || ! command -v gdbus >/dev/null ||
+    ! "$PY" -c 'import dbusmock' 2>/dev/null; then
+	bail "dbus-daemon, gdbus or python3-dbusmock missing (make deps)"
+fi
+
+LOGIND=/org/freedesktop/login1
+# busconf FILE SOCKET: a system-type bus on SOCKET that lets the mock own
+# org.freedesktop.login1 and anyone call it
+busconf() {
+	cat >"$1" <<CONF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=$2</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+CONF
+}
+busconf "$T/sysbus.conf" "$T/sysbus"
+dbus-daemon --config-file="$T/sysbus.conf" --nofork --print-address=3 \
+	3>"$T/sysbus.addr" 2>"$T/sysbus.err" &
+EXTRA_PIDS+=($!)
+poll_until 10 test -s "$T/sysbus.addr" || bail "dbus-daemon did not start"
+SYSBUS=$(head -n1 "$T/sysbus.addr")
+DBUS_SYSTEM_BUS_ADDRESS=$SYSBUS "$PY" -m dbusmock --system -t logind \
+	>"$T/mock.log" 2>&1 &
+EXTRA_PIDS+=($!)
+lcall() { # OBJECT METHOD ARGS...: a call to the mock logind
+	local obj=$1 m=$2; shift 2
+	timeout 10 gdbus call --address "$SYSBUS" --dest org.freedesktop.login1 \
+		--object-path "$obj" --method "$m" "$@"
+}
+poll_until 10 lcall $LOGIND org.freedesktop.DBus.Peer.Ping >/dev/null 2>&1 ||
+	bail "dbusmock logind did not start"
+lcall $LOGIND org.freedesktop.DBus.Mock.AddSession c1 seat0 "$(id -u)" "$(id -un)" true >/dev/null
+ok $? "mock logind: session c1 of $(id -un)"
+S1=$LOGIND/session/c1
+emit() { # SIGNAL SIG ARGS: a Manager signal from the mock
+	lcall $LOGIND org.freedesktop.DBus.Mock.EmitSignal \
+		org.freedesktop.login1.Manager "$1" "$2" "$3" >/dev/null
+}
+logsays() { poll_until 10 grep -qF -- "$1" "$T/agent.log"; }
+
+dest_hosts hopA
+dest_key k
+DBUS_SYSTEM_BUS_ADDRESS=$SYSBUS XDG_SESSION_ID=c1 AGENT_FG_FLAG=-d \
+	start_agent_fg "$T/agent.sock" -O audit="$T/audit.log"
+ok $? "agent started" || bail "agent did not start"
+logsays "following logind session c1"
+ok $? "the agent follows session c1 (\$XDG_SESSION_ID)"
+dest_add_ok k
+
+dest_ssh -m sshsig -A k hopA
+dest_row unlocked-forwarded ALLOW ok
+
+lcall "$S1" org.freedesktop.login1.Session.Lock >/dev/null
+logsays "session c1 locked"
+ok $? "Session.Lock: the agent saw the screen locked"
+dest_ssh -m sshsig -A k hopA
+dest_row locked-forwarded DENY refused
+contains "$(cat "$T/agent.log")" "the session is locked and the request is forwarded" \
+	"the refusal says why"
+dest_ssh -m sshsig k
+dest_row locked-local ALLOW ok
+dest_ssh k hopA
+dest_row locked-local-login ALLOW ok
+
+lcall "$S1" org.freedesktop.login1.Session.SetLockedHint false >/dev/null
+logsays "session c1 unlocked"
+ok $? "LockedHint false: unlocked"
+dest_ssh -m sshsig -A k hopA
+dest_row unlocked-again-forwarded ALLOW ok
+lcall "$S1" org.freedesktop.login1.Session.SetLockedHint true >/dev/null
+poll_until 10 test "$(grep -c 'session c1 locked' "$T/agent.log")" = 2
+ok $? "LockedHint true: locked again"
+dest_ssh -m sshsig -A k hopA
+dest_row hint-locked-forwarded DENY refused
+lcall "$S1" org.freedesktop.login1.Session.Unlock >/dev/null
+poll_until 10 test "$(grep -c 'session c1 unlocked' "$T/agent.log")" = 2
+ok $? "Session.Unlock: unlocked"
+
+emit PrepareForSleep b "[<true>]"
+logsays "suspend: 1 key added without a token forgotten"
+ok $? "PrepareForSleep(true): the key is forgotten"
+agent_empty
+ok $? "ssh-add -l: no identities after the suspend"
+emit PrepareForSleep b "[<false>]"
+logsays "session c1 resumed"
+ok $? "PrepareForSleep(false): resumed"
+dest_add_ok k
+emit SessionRemoved so "[<'c1'>, <objectpath '$S1'>]"
+logsays "session ended: 1 key added without a token forgotten"
+ok $? "SessionRemoved(c1): the key is forgotten"
+agent_empty
+ok $? "ssh-add -l: no identities after the logout"
+
+A=$(cat "$T/audit.log")
+for ev in session-follow session-lock session-unlock session-suspend \
+    session-forget session-end; do
+	contains "$A" "\"event\":\"$ev\"" "audit trail: $ev"
+done
+unlike "$(cat "$T/agent.log")" 'stopped by its filter|SIGSYS' "no filter stop"
+
+# Notices: a private session bus with dbusmock's notification_daemon.
+# Each signature for a forwarded connection raises one, with the words of
+# the confirm prompt (read back from the mock, compared whole); a server
+# asking FLOOD signatures at once gets NOTICE_PER_HOST.
+NOTICE_PER_HOST=3
+FLOOD=8
+busconf "$T/sessbus.conf" "$T/sessbus"
+sed -i 's|<type>system</type>|<type>session</type>|' "$T/sessbus.conf"
+dbus-daemon --config-file="$T/sessbus.conf" --nofork --print-address=3 \
+	3>"$T/sessbus.addr" 2>"$T/sessbus.err" &
+EXTRA_PIDS+=($!)
+poll_until 10 test -s "$T/sessbus.addr" || bail "session dbus-daemon did not start"
+SESSBUS=$(head -n1 "$T/sessbus.addr")
+DBUS_SESSION_BUS_ADDRESS=$SESSBUS "$PY" -m dbusmock --session -t notification_daemon \
+	>"$T/nmock.log" 2>&1 &
+EXTRA_PIDS+=($!)
+ncall() {
+	timeout 10 gdbus call --address "$SESSBUS" --dest org.freedesktop.Notifications \
+		--object-path /org/freedesktop/Notifications --method "$@"
+}
+poll_until 10 ncall org.freedesktop.DBus.Peer.Ping >/dev/null 2>&1 ||
+	bail "dbusmock notification_daemon did not start"
+# notices: the Notify calls the mock got, one body a record (NUL-ended)
+notices() {
+	DBUS_SESSION_BUS_ADDRESS=$SESSBUS "$PY" -c '
+import dbus, sys
+b = dbus.SessionBus()
+o = b.get_object("org.freedesktop.Notifications", "/org/freedesktop/Notifications")
+for t, m, a in o.GetCalls(dbus_interface="org.freedesktop.DBus.Mock"):
+    if m == "Notify":
+        sys.stdout.write("%s|%s|%s\0" % (a[0], a[3], a[4]))
+'
+}
+cat >"$T/askpass.sh" <<ASK
+#!/bin/sh
+printf '%s\0' "\$1" >>"$T/prompts"
+echo yes
+ASK
+chmod 755 "$T/askpass.sh"
+# the last lock left LockedHint true: a new agent reads it and starts
+# locked; unlocked here so forwarded requests are served
+lcall "$S1" org.freedesktop.login1.Session.SetLockedHint false >/dev/null
+stop_pid "$AGENT_FG_PID"
+DBUS_SYSTEM_BUS_ADDRESS=$SYSBUS DBUS_SESSION_BUS_ADDRESS=$SESSBUS XDG_SESSION_ID=c1 \
+	SSH_ASKPASS=$T/askpass.sh DISPLAY=:0 SSH_ASKPASS_REQUIRE=force \
+	AGENT_FG_FLAG=-d start_agent_fg "$T/agent.sock"
+logsays "following logind session c1"
+ok $? "agent with both buses follows c1"
+dest_key c
+dest_add_ok k
+dest_add_ok c -c
+dest_ssh -m sshsig -A -i k c hopA
+dest_row notice-forwarded-confirmed ALLOW ok
+poll_until 10 test -n "$(notices)"
+N=$(notices | tr '\0' '\n' | grep -c '^keyward|')
+is "$N" 1 "one signature for a forwarded connection: one notice"
+PROMPT=$(tr -d '\0' <"$T/prompts")
+BODY=$(notices | cut -d'|' -f3- | tr -d '\0')
+is "$BODY" "Used key c@kwtest
+${PROMPT#*$'\n'}" "the notice's body is the confirm prompt's words, word for word"
+like "$(notices | cut -d'|' -f2)" 'forwarded' "its summary says forwarded"
+dest_ssh -m sshsig k
+is "$(notices | tr '\0' '\n' | grep -c '^keyward|')" 1 "a local signature raises none"
+par="i=1; while [ \$i -le $FLOOD ]; do ssh-keygen -Y sign -f $(printf %q "$T/keys/k.pub") -n file $(printf %q "$T/par")\$i >/dev/null 2>&1 & i=\$((i + 1)); done; wait; ls $(printf %q "$T")/par*.sig | wc -l"
+for i in $(seq "$FLOOD"); do echo "data $i" >"$T/par$i"; done
+dest_ssh -A -c "$par" k hopA
+is "$(ls "$T"/par*.sig 2>/dev/null | wc -l)" "$FLOOD" "the flood's $FLOOD signatures were all made"
+sleep 1
+is "$(notices | tr '\0' '\n' | grep -c '^keyward|')" "$NOTICE_PER_HOST" \
+	"hopA got NOTICE_PER_HOST ($NOTICE_PER_HOST) notices in its window, not $((FLOOD + 1))"
+unlike "$(cat "$T/agent.log")" 'stopped by its filter|SIGSYS' "no filter stop with notices"
+
+# A session of another user is not followed, whatever $XDG_SESSION_ID says.
+lcall $LOGIND org.freedesktop.DBus.Mock.AddSession c9 seat0 54321 someone false >/dev/null
+stop_pid "$AGENT_FG_PID"
+DBUS_SYSTEM_BUS_ADDRESS=$SYSBUS XDG_SESSION_ID=c9 AGENT_FG_FLAG=-d \
+	start_agent_fg "$T/agent.sock"
+logsays "no session followed (the session found is not the agent user's)"
+ok $? "another user's session (c9): not followed, said in the log"
+
+# Without $XDG_SESSION_ID: logind's GetSessionByPID of the agent. The
+# template has no such method: first none is found (and said), then the
+# mock gets one that names c1 only when asked for the monitor's pid
+# (a process named keyward, not keyward-policy or keyward-session).
+stop_pid "$AGENT_FG_PID"
+DBUS_SYSTEM_BUS_ADDRESS=$SYSBUS XDG_SESSION_ID= AGENT_FG_FLAG=-d \
+	start_agent_fg "$T/agent.sock"
+logsays "no session followed (logind knows no session of the agent or its user)"
+ok $? "no \$XDG_SESSION_ID, no GetSessionByPID: not followed, said in the log"
+lcall $LOGIND org.freedesktop.DBus.Mock.AddMethod org.freedesktop.login1.Manager \
+	GetSessionByPID u o \
+	"ret = dbus.ObjectPath('$S1') if open('/proc/%d/comm' % args[0]).read().strip() == 'keyward' else None" >/dev/null
+stop_pid "$AGENT_FG_PID"
+DBUS_SYSTEM_BUS_ADDRESS=$SYSBUS XDG_SESSION_ID= AGENT_FG_FLAG=-d \
+	start_agent_fg "$T/agent.sock"
+logsays "following logind session c1"
+ok $? "no \$XDG_SESSION_ID: GetSessionByPID of the agent finds c1"
+
+# No bus at all: the agent serves as today and says so once.
+stop_pid "$AGENT_FG_PID"
+DBUS_SYSTEM_BUS_ADDRESS=unix:path=$T/no-such-bus XDG_SESSION_ID=c1 \
+	AGENT_FG_FLAG=-d start_agent_fg "$T/agent.sock"
+logsays "no session followed (no system bus)"
+ok $? "no system bus: said in the log"
+dest_add_ok k
+dest_ssh -m sshsig -A k hopA
+dest_row nobus-forwarded ALLOW ok
+dest_ssh -m sshsig k
+dest_row nobus-local ALLOW ok
+is "$(grep -c 'no session followed' "$T/agent.log")" 1 "said once"
+unlike "$(cat "$T/agent.log")" 'stopped by its filter|SIGSYS' "no filter stop without a bus"
+done_testing

@@ -1,0 +1,57 @@
+/*
+ * session.h - the messages between policy and the session watcher
+ * (keyward-session; wire/msg.h for the header): what logind says of the
+ * agent's own session, one MSG_SESSION per fact, and the desktop notices
+ * policy asks it to raise (MSG_NOTICE). Neither is answered.
+ */
+#ifndef KEYWARD_WIRE_SESSION_H
+#define KEYWARD_WIRE_SESSION_H
+
+#include "ipc/buf.h"
+#include "wire/msg.h"
+
+#include <stdint.h>
+
+enum {
+	MSG_SESSION = 112,      /* msg_session_*: one fact about the session */
+	MSG_NOTICE,             /* msg_notice_*: policy -> watcher, a notice */
+};
+
+/* What happened. SESSION_EV_NONE: no system bus or no logind, or no
+ * session of ours; the watcher then exits and nothing changes. */
+enum session_event {
+	SESSION_EV_NONE = 0,    /* nothing to follow (detail: why, in words) */
+	SESSION_EV_FOLLOW,      /* following session detail, unlocked */
+	SESSION_EV_LOCK,        /* the screen locked (Lock, LockedHint true) */
+	SESSION_EV_UNLOCK,      /* unlocked (Unlock, LockedHint false) */
+	SESSION_EV_SLEEP,       /* PrepareForSleep(true): about to suspend */
+	SESSION_EV_WAKE,        /* PrepareForSleep(false): resumed */
+	SESSION_EV_GONE,        /* the session was removed (logout) */
+	SESSION_EV_MAX = SESSION_EV_GONE
+};
+
+struct msg_session {
+	uint8_t event;          /* enum session_event */
+	struct slice detail;    /* session id, or NONE's reason: printable
+	                         * ASCII, at most SESSION_ID_MAX (NONE: 255) */
+};
+
+#define SESSION_REASON_MAX 255
+
+void msg_session_encode(struct wb *w, const struct msg_session *m);
+int msg_session_decode(struct rd *r, struct msg_session *m);
+/* MSG_NOTICE: a desktop notification's summary and body (client text
+ * already made terminal-safe by policy, ipc/text.h); each at most
+ * PROMPT_MAX_TEXT bytes, no NUL. */
+struct msg_notice {
+	struct slice summary;
+	struct slice body;
+};
+
+void msg_notice_encode(struct wb *w, const struct msg_notice *m);
+int msg_notice_decode(struct rd *r, struct msg_notice *m);
+
+/* The event's name, "lock", "unlock"...; NULL for none. */
+const char *session_event_name(uint8_t event);
+
+#endif
