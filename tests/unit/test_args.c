@@ -66,8 +66,8 @@ policy_refusals(void)
 	} rows[] = {
 		{ 1, "verbose" }, { 2, "" }, { 3, "-2" }, { 3, "10x" },
 		{ 3, "99999999999" }, { 4, "0" }, { 4, "86401" },
-		{ 5, "file" }, { 6, "yes" }, { 7, "" }, { 7, "/usr/lib/a b" },
-		{ 8, "yes" }, { 9, "on" }, { 10, "" }, { 10, "ssh:* x" },
+		{ 5, "file" }, { 6, "yes" },
+		{ 8, "yes" }, { 9, "on" },
 		{ 11, "0" }, { 11, "" }, { 11, "86401" }, { 12, "yes" }, { 12, "" },
 		{ 13, "" }, { 13, "-8" }, { 13, "9" }, { 13, "192" },
 		{ 14, "" }, { 14, "a b" }, { 14, "tag:" }, { 14, "x[1]" },
@@ -87,6 +87,18 @@ policy_refusals(void)
 		v[rows[i].at] = (char *)rows[i].bad;
 		ok(args_policy_decode(17, v, &b) != 0, "refused: arg %d = \"%s\"",
 		    rows[i].at, rows[i].bad);
+	}
+	/* what ssh-agent takes: an empty list, a path with a blank */
+	for (size_t i = 0; i < 4; i++) {
+		static const struct { int at; const char *v; } takes[] = {
+			{ 7, "" }, { 7, "/usr/lib/a b" }, { 10, "" },
+			{ 10, "ssh:* x" },
+		};
+		char *v[18];
+		memcpy(v, good, sizeof(v));
+		v[takes[i].at] = (char *)takes[i].v;
+		ok(args_policy_decode(17, v, &b) == 0, "taken: arg %d = \"%s\"",
+		    takes[i].at, takes[i].v);
 	}
 	ok(args_policy_decode(16, good, &b) != 0, "refused: one argument short");
 	good[17] = "extra";
