@@ -4,7 +4,9 @@
  *
  *   bind-failed     after a failed session-bind LIST hides destination-
  *                   constrained keys and keyward refuses
- *                   constraints@keyward.dev
+ *                   constraints@keyward.dev; a later good bind is
+ *                   refused (it would become the anchor) and so is a
+ *                   LOCK
  */
 #include "tests/hostile/lib.h"
 
@@ -91,6 +93,35 @@ attack_bind_failed(void)
 	t = cl_call(&c, &w, bound_ms(10000));
 	tap_ok(t == MSG_FAILURE, "bind-failed: ... and refuses to sign with it "
 	    "(answer %d)", t);
+
+	/* The server's own bind next (its "ssh perseus", forwarding 0): were
+	 * it taken, it would become the connection's first binding and the
+	 * connection would read as the user's local login to perseus. */
+	if (is_keyward()) {
+		wb_reset(&w);
+		msg_bind(&w, host, 0, 0);
+		t = cl_call(&c, &w, bound_ms(10000));
+		tap_ok(t == MSG_EXT_FAILURE || t == MSG_FAILURE,
+		    "bind-failed: a good session-bind after the refused one is "
+		    "refused too (answer %d)", t);
+		wb_reset(&w);
+		msg_simple(&w, MSG_REQ_IDENTITIES);
+		t = cl_call(&c, &w, bound_ms(10000));
+		n = t == MSG_IDENTITIES ? list_has(c.msg, dk, &found) : -1;
+		tap_ok(n >= 0 && !found, "bind-failed: ... the constrained key "
+		    "stays hidden (%d listed)", n);
+		/* management, as on any forwarded connection */
+		wb_reset(&w);
+		m = msg_begin(&w, MSG_LOCK);
+		wb_cstring(&w, "hostile");
+		msg_end(&w, m);
+		t = cl_call(&c, &w, bound_ms(10000));
+		tap_ok(t == MSG_FAILURE, "bind-failed: ... and a LOCK on the "
+		    "connection is refused (answer %d)", t);
+	} else {
+		tap_keyward_only("ssh-agent takes a later bind as the anchor and "
+		    "serves a LOCK there");
+	}
 
 	if (is_keyward()) {
 		wb_reset(&w);
