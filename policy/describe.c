@@ -96,13 +96,15 @@ describe_request(const struct policy *P, const struct identity *id,
 		    "\nThe request comes through a forwarded agent." : "");
 	if (o < n) {
 		if (c != NULL) {
+			/* One short line: the askpass dialog is as wide as
+			 * its longest line (the log and the audit keep the
+			 * whole); the socket, a fact the user chose, is
+			 * never the part cut. */
 			caller_describe(&c->caller, c->pid, who, sizeof(who));
+			cut_line(who, PROMPT_LINE_MAX - 16);
 			scope_append(P->rules, c->sock, who, sizeof(who));
 		} else
 			snprintf(who, sizeof(who), "(gone)");
-		/* One short line: the askpass dialog is as wide as its
-		 * longest line (the log and the audit keep the whole). */
-		cut_line(who, PROMPT_LINE_MAX - 16);
 		if (conn_forwarded(c))
 			o += (size_t)snprintf(out + o, n - o, "\nRelayed by %s,\n"
 			    "for a program on the forwarded host, unnamed.", who);
