@@ -4,6 +4,7 @@
  * helper's answer becomes. The keyholder makes them (keyholder/privkey.c).
  */
 #include "crypto/crypto.h"
+#include "crypto/composite.h"
 #include "keys/fphash.h"
 
 #include <openssl/bn.h>
@@ -98,6 +99,13 @@ sig_verify(const struct pubkey *k, struct slice blob, struct slice data,
 	}
 	if (rd_string(&rd, &sig) != 0 || rd_done(&rd) != 0)
 		return -1;
+	if (alg == SIG_MLDSA44_ED25519) {
+		/* Both halves must verify (crypto/composite.h). */
+		if ((rc = composite_verify(k->mldsa_pk.p, sig.p, sig.len,
+		    data)) == 0 && alg_out != NULL)
+			*alg_out = alg;
+		return rc;
+	}
 	if ((pkey = pkey_public(k, NULL)) == NULL)
 		return -1;
 	if (alg == SIG_ED25519) {

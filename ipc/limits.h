@@ -18,6 +18,9 @@
 #define AGENT_MAX_LIFETIME         (0xffffffffU) /* uint32 seconds on the wire */
 #define AGENT_MAX_DEST_RULES       1024          /* destination constraints a key (§6.8) */
 #define AGENT_MAX_USER_PATTERN     256           /* user pattern bytes (§6.6) */
+/* Certificates in one associated-certs constraint of a PKCS#11 add
+ * (§6.7): OpenSSH's agent refuses the 1025th, and so does keyward. */
+#define AGENT_MAX_ASSOC_CERTS      1024
 /* Not limits of the reference: they bound the work of wmatch (quadratic
  * in its two lengths) when a host certificate meets a CA hop. A DNS name
  * has at most 253 bytes. */
@@ -29,12 +32,36 @@
 #define WMATCH_MAX_STACK_PATTERN   1024
 /* FIDO keys (§4.4, §4.7). Not limits of the reference: they keep what the
  * keyholder seals and opens in its 256 KiB secure heap (SHIELD_HEAP_SIZE)
- * to a few KiB a key, as for the other types. A CTAP credential id (the
+ * to a few KiB a key, as for the other types. They bound keys the agent
+ * holds (an ADD), never a public key: a host key in a session-bind or a
+ * destination constraint is read with any application OpenSSH reads. A CTAP credential id (the
  * key handle) has at most 1023 bytes; an application is "ssh:" and a
  * short name in practice. */
 #define AGENT_MAX_SK_APPLICATION   1024          /* application string bytes */
 #define AGENT_MAX_SK_KEY_HANDLE    4096          /* key handle bytes */
 #define AGENT_MAX_SK_RESERVED      1024          /* reserved string bytes */
+
+/* ML-DSA-44 (FIPS 204 table 2; crypto/mldsa44.h). Fixed by the standard,
+ * not chosen: a public key is rho and t1 (32 + 4 * 320 bytes), an expanded
+ * private key rho, K, tr, s1, s2, t0 (32 + 32 + 64 + 8 * 96 + 4 * 416), a
+ * signature c~, z and the hint (32 + 4 * 576 + 80 + 4). Keys are kept as
+ * their 32-byte seed xi and expanded only to sign. */
+#define MLDSA44_SEED_LEN           32
+#define MLDSA44_RND_LEN            32            /* the signer's randomness */
+#define MLDSA44_PK_LEN             1312
+#define MLDSA44_SK_LEN             2560
+#define MLDSA44_SIG_LEN            2420
+#define MLDSA44_CTX_MAX            255           /* context: one length byte */
+/* Signing rejects a candidate about three times in four; FIPS 204
+ * appendix C allows a bound and asks at least 814 rounds for ML-DSA-44,
+ * which fail with probability below 2^-256. */
+#define MLDSA44_SIGN_MAX_ROUNDS    814
+/* ssh-mldsa44-ed25519@openssh.com (OpenSSH 10.5; crypto/composite.h): the
+ * public key is the ML-DSA-44 key then the Ed25519 key, the private key
+ * the two 32-byte seeds, the signature ML-DSA-44's then Ed25519's. */
+#define MLDSA44_ED25519_PK_LEN     (MLDSA44_PK_LEN + 32)
+#define MLDSA44_ED25519_SK_LEN     (MLDSA44_SEED_LEN + 32)
+#define MLDSA44_ED25519_SIG_LEN    (MLDSA44_SIG_LEN + 64)
 
 /* A fingerprint with its NUL: at the longest "SHA512:" and 86 base64
  * characters (spec §4.5, keys/fphash.h). */

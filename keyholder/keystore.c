@@ -8,6 +8,7 @@
 #include "ipc/log.h"
 #include "wire/keyholder.h"
 #include "keys/sshkey.h"
+#include "crypto/composite.h"
 
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
@@ -202,6 +203,20 @@ ks_rsa_bits(struct keystore *ks, uint64_t id)
 	return s != NULL ? s->rsa_bits : 0;
 }
 
+/* ssh-mldsa44-ed25519: both halves from the seeds (crypto/composite.h). */
+static int
+sign_mldsa(const struct privkey *k, int alg, struct slice data, struct wb *out)
+{
+	uint8_t sig[MLDSA44_ED25519_SIG_LEN];
+
+	if (alg != SIG_MLDSA44_ED25519 ||
+	    composite_sign(k->mldsa_sk.p, data, sig) != 0)
+		return -1;
+	wb_cstring(out, sig_alg_name(SIG_MLDSA44_ED25519));
+	wb_string(out, sig, sizeof(sig));
+	return out->err ? -1 : 0;
+}
+
 int
 ks_sign(const struct sealed *key, int alg, struct slice data, struct wb *sig)
 {
@@ -214,8 +229,11 @@ ks_sign(const struct sealed *key, int alg, struct slice data, struct wb *sig)
 	if ((plain = shield_open(key)) == NULL)
 		return -1;
 	rd_init(&r, plain, key->len);
-	if (key_parse_private(&r, &k, NULL) == 0 &&
-	    (pkey = pkey_private_trusted(&k)) != NULL)
+	if (key_parse_private(&r, &k, NULL) != 0)
+		rc = -1;
+	else if (k.pub.kind == KEY_MLDSA44_ED25519)
+		rc = sign_mldsa(&k, alg, data, sig);
+	else if ((pkey = pkey_private_trusted(&k)) != NULL)
 		rc = sig_make(pkey, (enum sig_alg)alg, data, sig);
 	EVP_PKEY_free(pkey);            /* OpenSSL clears its private copy */
 	shield_release(plain, key->len);

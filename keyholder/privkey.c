@@ -7,6 +7,7 @@
  * keyward-policy with nm).
  */
 #include "keyholder/privkey.h"
+#include "crypto/composite.h"
 
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
@@ -282,6 +283,28 @@ out:
 	return pkey;
 }
 
+/* ssh-mldsa44-ed25519: checked, the two seeds must make the public key
+ * (an ML-DSA-44 key generation and an Ed25519 one). The EVP_PKEY is the
+ * Ed25519 half, which shows the key is usable; signing takes the seeds
+ * themselves (composite_sign, keyholder/keystore.c), never this. */
+static EVP_PKEY *
+mldsa_private(const struct privkey *k, int checked, const char **why)
+{
+	uint8_t pk[MLDSA44_ED25519_PK_LEN];
+	EVP_PKEY *pkey;
+
+	if (checked && (composite_public(k->mldsa_sk.p, pk) != 0 ||
+	    k->pub.mldsa_pk.len != sizeof(pk) ||
+	    memcmp(pk, k->pub.mldsa_pk.p, sizeof(pk)) != 0)) {
+		*why = "ML-DSA-44/Ed25519 private key does not match its public key";
+		return NULL;
+	}
+	if ((pkey = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, NULL,
+	    k->mldsa_sk.p + MLDSA44_SEED_LEN, 32)) == NULL)
+		*why = "bad ML-DSA-44/Ed25519 private key";
+	return pkey;
+}
+
 static EVP_PKEY *
 build_private(const struct privkey *k, int checked, const char **why)
 {
@@ -319,6 +342,8 @@ build_private(const struct privkey *k, int checked, const char **why)
 		 * key handle, which no EVP_PKEY can be made of. */
 		*why = "a FIDO key has no private key to build";
 		goto out;
+	case KEY_MLDSA44_ED25519:
+		return mldsa_private(k, checked, why);
 	case KEY_NONE:
 		break;
 	}
@@ -366,8 +391,10 @@ sig_make(EVP_PKEY *pkey, enum sig_alg alg, struct slice data, struct wb *out)
 	size_t len = 0, mark;
 	int rc = -1, rl, sl;
 
-	/* FIDO signatures come from an authenticator, never from here. */
+	/* FIDO signatures come from an authenticator, never from here;
+	 * ML-DSA-44/Ed25519 ones from the seeds (composite_sign). */
 	if (ctx == NULL || alg == SIG_SK_ECDSA_P256 || alg == SIG_SK_ED25519 ||
+	    alg == SIG_MLDSA44_ED25519 ||
 	    EVP_DigestSignInit(ctx, NULL, sig_alg_md(alg), NULL, pkey) != 1 ||
 	    EVP_DigestSign(ctx, NULL, &len, data.p, data.len) != 1 ||
 	    (sig = malloc(len)) == NULL ||

@@ -35,6 +35,9 @@ static const struct kinfo kinds[] = {
 	{ KEY_SK_ED25519, "sk-ssh-ed25519@openssh.com",
 	  "sk-ssh-ed25519-cert-v01@openssh.com", NULL, 0,
 	  KEY_ED25519, SK_ALG_ED25519 },
+	{ KEY_MLDSA44_ED25519, "ssh-mldsa44-ed25519@openssh.com",
+	  "ssh-mldsa44-ed25519-cert-v01@openssh.com", NULL, 0,
+	  KEY_MLDSA44_ED25519, -1 },
 };
 
 /* Types a client may send that keyward refuses on purpose, with the reason
@@ -45,7 +48,7 @@ static const struct {
 	{ "ssh-dss", "DSA keys are not supported (removed from OpenSSH in 10.1)" },
 	{ "ssh-xmss", "XMSS keys are not supported (removed from OpenSSH in 10.1)" },
 	{ "webauthn-sk-", "webauthn-sk-* names a signature algorithm, not a key type" },
-	{ "ssh-mldsa", "ML-DSA keys are not supported by keyward" },
+	{ "ssh-mldsa", "of the ML-DSA keys keyward has ssh-mldsa44-ed25519@openssh.com only" },
 };
 
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
@@ -168,14 +171,15 @@ key_rsa_check_public(struct pubkey *k, const char **why)
 }
 
 /* A FIDO key's application: text (one trailing NUL dropped, as OpenSSH
- * reads it with sshbuf_get_cstring and hashes its strlen). */
+ * reads it with sshbuf_get_cstring and hashes its strlen). OpenSSH caps
+ * its length nowhere, and a server may offer such a host key: a public key
+ * is read whatever its length (the frame bounds it); only a key the agent
+ * holds is capped (sshkey_private.c). */
 int
 key_parse_sk_app(struct rd *r, struct slice *app, const char **why)
 {
 	if (rd_text(r, app) != 0)
 		return key_fail(why, "FIDO application missing or not text");
-	if (app->len > AGENT_MAX_SK_APPLICATION)
-		return key_fail(why, "FIDO application is longer than 1024 bytes");
 	return 0;
 }
 
@@ -213,6 +217,11 @@ key_parse_pub_fields(struct rd *r, enum key_kind kind, struct pubkey *k,
 		if (key_parse_pub_fields(r, ki->base, k, why) != 0)
 			return -1;
 		return key_parse_sk_app(r, &k->sk_app, why);
+	case KEY_MLDSA44_ED25519:
+		if (rd_string(r, &k->mldsa_pk) != 0 ||
+		    k->mldsa_pk.len != MLDSA44_ED25519_PK_LEN)
+			return key_fail(why, "bad ML-DSA-44/Ed25519 public key length");
+		return 0;
 	case KEY_NONE:
 		break;
 	}
@@ -323,6 +332,9 @@ key_write_pub_fields(struct wb *w, enum key_kind kind, const struct pubkey *k)
 		key_write_pub_fields(w, key_kind_base(kind), k);
 		wb_slice(w, k->sk_app);
 		break;
+	case KEY_MLDSA44_ED25519:
+		wb_slice(w, k->mldsa_pk);
+		break;
 	case KEY_NONE:
 		w->err = 1;
 		break;
@@ -354,6 +366,8 @@ static const struct {
 	{ SIG_RSA_SHA512, "rsa-sha2-512", KEY_RSA },
 	{ SIG_SK_ECDSA_P256, "sk-ecdsa-sha2-nistp256@openssh.com", KEY_SK_ECDSA_P256 },
 	{ SIG_SK_ED25519, "sk-ssh-ed25519@openssh.com", KEY_SK_ED25519 },
+	{ SIG_MLDSA44_ED25519, "ssh-mldsa44-ed25519@openssh.com",
+	  KEY_MLDSA44_ED25519 },
 };
 
 #define NSIGALGS (sizeof(sig_algs) / sizeof(sig_algs[0]))
@@ -407,6 +421,8 @@ sig_alg_for(enum key_kind kind, uint32_t flags)
 		return SIG_SK_ECDSA_P256;
 	case KEY_SK_ED25519:
 		return SIG_SK_ED25519;
+	case KEY_MLDSA44_ED25519:
+		return SIG_MLDSA44_ED25519;
 	case KEY_NONE:
 		break;
 	}

@@ -19,6 +19,7 @@ enum key_kind {
 	KEY_RSA,
 	KEY_SK_ECDSA_P256,              /* FIDO: sk-ecdsa-sha2-nistp256@openssh.com */
 	KEY_SK_ED25519,                 /* FIDO: sk-ssh-ed25519@openssh.com */
+	KEY_MLDSA44_ED25519,            /* ssh-mldsa44-ed25519@openssh.com */
 };
 
 /* FIDO (sk-) keys, spec §4.7: the algorithm numbers of the middleware API
@@ -55,6 +56,7 @@ struct pubkey {
 	struct slice rsa_e, rsa_n;      /* magnitudes, leading zeros cut */
 	unsigned rsa_bits;
 	struct slice sk_app;            /* FIDO application (text, no NUL) */
+	struct slice mldsa_pk;          /* ML-DSA-44 || Ed25519 public keys */
 	struct key_cert cert;
 };
 
@@ -67,6 +69,7 @@ struct privkey {
 	 * which is as secret as one (sealed like one by the keyholder). */
 	uint8_t sk_flags;
 	struct slice sk_key_handle, sk_reserved;
+	struct slice mldsa_sk;          /* ML-DSA-44 seed || Ed25519 seed */
 };
 
 /* Names for a kind: the plain key type, its certificate type, the curve. */
@@ -108,6 +111,7 @@ enum sig_alg {
 	SIG_RSA_SHA512,
 	SIG_SK_ECDSA_P256,      /* made by an authenticator (keys/sksig.h) */
 	SIG_SK_ED25519,
+	SIG_MLDSA44_ED25519,
 };
 const char *sig_alg_name(enum sig_alg alg);
 enum sig_alg sig_alg_from_name(struct slice name);

@@ -29,6 +29,9 @@ parse_sk_private(struct rd *r, struct privkey *k, const char **why)
 		return key_fail(why, "FIDO key handle is longer than 4096 bytes");
 	if (k->sk_reserved.len > AGENT_MAX_SK_RESERVED)
 		return key_fail(why, "FIDO reserved field is longer than 1024 bytes");
+	if (k->pub.sk_app.len > AGENT_MAX_SK_APPLICATION)
+		return key_fail(why, "FIDO application is longer than 1024 bytes "
+		    "(keyward's cap for a key it holds)");
 	return 0;
 }
 
@@ -116,6 +119,17 @@ key_parse_private(struct rd *r, struct privkey *k, const char **why)
 		    key_parse_pub_fields(r, kind, pub, why) != 0)
 			return -1;
 		return parse_sk_private(r, k, why);
+	case KEY_MLDSA44_ED25519:
+		/* As OpenSSH 10.5 sends it: the public key (not repeated
+		 * after a certificate), then the two seeds. That the seeds
+		 * make the public key is checked by the keyholder
+		 * (keyholder/privkey.c), which can compute. */
+		if (!is_cert && key_parse_pub_fields(r, kind, pub, why) != 0)
+			return -1;
+		if (rd_string(r, &k->mldsa_sk) != 0 ||
+		    k->mldsa_sk.len != MLDSA44_ED25519_SK_LEN)
+			return key_fail(why, "bad ML-DSA-44/Ed25519 private key length");
+		return 0;
 	case KEY_NONE:
 		break;
 	}
@@ -153,6 +167,10 @@ key_write_private_plain(struct wb *w, const struct privkey *k)
 		wb_u8(w, k->sk_flags);
 		wb_slice(w, k->sk_key_handle);
 		wb_slice(w, k->sk_reserved);
+		break;
+	case KEY_MLDSA44_ED25519:
+		wb_slice(w, p->mldsa_pk);
+		wb_slice(w, k->mldsa_sk);
 		break;
 	case KEY_NONE:
 		w->err = 1;

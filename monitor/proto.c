@@ -6,6 +6,7 @@
  * refused at the edge and policy receives only well-typed requests.
  */
 #include "monitor/proto.h"
+#include "keys/assoc.h"
 #include "keys/dest.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
@@ -55,8 +56,10 @@ req_sign(struct req_ctx *c)
 	return FORWARD;
 }
 
+/* smartcard: a PKCS#11 add (26), the one request that may carry
+ * associated certificates (§6.7). */
 static int
-parse_constraints(struct rd *r, struct constraints *cs)
+parse_constraints(struct rd *r, struct constraints *cs, int smartcard)
 {
 	struct slice name;
 	uint8_t type;
@@ -100,6 +103,20 @@ parse_constraints(struct rd *r, struct constraints *cs)
 				cs->has_provider = 1;
 				break;
 			}
+			if (smartcard && slice_eq_str(name, ASSOC_EXTENSION_NAME)) {
+				const char *why = NULL;
+				if (cs->has_certs ||
+				    rd_bool(r, &cs->certs_only) != 0 ||
+				    rd_string(r, &cs->certs) != 0 ||
+				    assoc_parse(cs->certs, NULL, NULL, &why) < 0) {
+					log_info("refused PKCS#11 add: associated "
+					    "certificates: %s", why ? why :
+					    "duplicate or truncated");
+					return -1;
+				}
+				cs->has_certs = 1;
+				break;
+			}
 			/* Never accept a key while ignoring a restriction on it. */
 			log_info("refused add: constraint extension \"%.*s\" is not "
 			    "supported", (int)(name.len > 64 ? 64 : name.len),
@@ -132,7 +149,8 @@ req_add(struct req_ctx *c)
 	}
 	m.key.p = start;
 	m.key.len = (size_t)(c->r.p - start);
-	if (rd_text(&c->r, &m.comment) != 0 || parse_constraints(&c->r, &m.c) != 0)
+	if (rd_text(&c->r, &m.comment) != 0 ||
+	    parse_constraints(&c->r, &m.c, 0) != 0)
 		return REFUSE;
 	wb_init(&pub);
 	key_write_public(&pub, &k.pub);
@@ -172,7 +190,7 @@ req_smartcard_add(struct req_ctx *c, int constrained)
 		memset(&m.c, 0, sizeof(m.c));
 		if (rd_done(&c->r) != 0)
 			return REFUSE;
-	} else if (parse_constraints(&c->r, &m.c) != 0)
+	} else if (parse_constraints(&c->r, &m.c, 1) != 0)
 		return REFUSE;
 	msg_begin(c->ipc, MSG_P11_ADD, c->req, c->conn);
 	msg_p11_add_encode(c->ipc, &m);

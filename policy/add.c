@@ -129,6 +129,12 @@ h_add(struct ctx *c)
 		refuse_add(c, why ? why : "malformed public key", NULL);
 		return 0;
 	}
+	if (m.c.has_certs) {
+		/* the monitor never forwards one: a PKCS#11 add's alone (§6.7) */
+		refuse_add(c, "associated certificates on an add that is not a "
+		    "PKCS#11 one", NULL);
+		return 0;
+	}
 	if (m.c.has_provider && !key_is_sk(pub.kind)) {
 		refuse_add(c, "an sk-provider constraint on a key that is not a "
 		    "FIDO key", NULL);

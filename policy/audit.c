@@ -14,6 +14,7 @@
 #include "policy/audit.h"
 #include "policy/audit_int.h"
 #include "policy/describe.h"
+#include "policy/origin.h"
 #include "policy/ruling.h"
 #include "rules/scope.h"
 
@@ -76,6 +77,9 @@ path(const struct policy *P, struct wb *w, const struct audit_rec *r)
 	wb_u8(w, ']');
 	audit_key(w, "bind_attempted");
 	wb_bytes(w, b->attempted ? "true" : "false", b->attempted ? 4 : 5);
+	/* a refused bind: the origin is unknown for the connection's life */
+	audit_key(w, "bind_failed");
+	wb_bytes(w, b->failed ? "true" : "false", b->failed ? 4 : 5);
 }
 
 /* What the data is (policy/describe.c), and for a login its user and
@@ -197,7 +201,7 @@ audit_sign(struct policy *P, const struct audit_rec *r,
 		audit_num(&w, "peer_pid", r->conn->pid);
 		/* A forwarded request's program on the socket is the user's
 		 * ssh relaying it: named as the relay, never as who asked. */
-		forwarded = bindings_forwarded(&r->conn->bind);
+		forwarded = conn_forwarded(r->conn);
 		audit_key(&w, "origin");
 		text_json_str(&w, forwarded ? "forwarded" : "local");
 		audit_key(&w, forwarded ? "relay" : "peer");

@@ -7,6 +7,7 @@
 #include "ipc/text.h"
 #include "policy/audit.h"
 #include "policy/audit_int.h"
+#include "policy/origin.h"
 #include "rules/scope.h"
 
 #include <openssl/evp.h>
@@ -48,15 +49,24 @@ struct repeat {
 
 static struct repeat repeats[AUDIT_COALESCE_SLOTS];
 
+/* The origin a refusal is counted under: its share key (origin.h), so a
+ * server can neither spread its refusals over hosts it names in later
+ * binds nor over connections whose binds it made fail. */
 static void
 origin_of(const struct policy *P, const struct conn *c, char *out, size_t n)
 {
-	const struct bindings *b = &c->bind;
+	struct origin o;
 
-	if (b->n > 0)
-		audit_fp(P, (struct slice){ b->b[0].key, b->b[0].keylen }, out, n);
+	conn_origin(c, &o);
+	if (o.kind == ORIGIN_LOCAL && c->bind.n > 0)
+		audit_fp(P, (struct slice){ c->bind.b[0].key,
+		    c->bind.b[0].keylen }, out, n);
+	else if (o.kind == ORIGIN_LOCAL)
+		snprintf(out, n, "%s", "");
+	else if (o.host.len > 0)
+		audit_fp(P, o.host, out, n);
 	else
-		snprintf(out, n, "%s", b->attempted ? "bind-attempted" : "");
+		snprintf(out, n, "relay %u", (unsigned)o.relay);
 }
 
 /* The count of a closed window, as one record. */

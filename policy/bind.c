@@ -18,6 +18,9 @@ bind_add(struct bindings *b, struct slice hostkey, struct slice sid,
 	struct wb canon;
 	const char *bad = NULL;
 
+	if (b->failed)
+		return "an earlier session-bind on this connection was refused, "
+		    "so no later one is taken";
 	wb_init(&canon);
 	if (key_canonical(hostkey, &k, &canon, NULL) != 0 ||            /* 2 */
 	    (k.is_cert && cert_verify(&k) != 0))
@@ -58,6 +61,25 @@ bind_add(struct bindings *b, struct slice hostkey, struct slice sid,
 	b->b[b->n].forwarding = forwarding;
 	b->n++;
 	return NULL;
+}
+
+const char *
+bind_session(struct bindings *b, struct slice hostkey, struct slice sid,
+    struct slice sig, int forwarding)
+{
+	const char *why;
+
+	b->attempted = 1;                                               /* 1 */
+	if ((why = bind_add(b, hostkey, sid, sig, forwarding)) != NULL)
+		b->failed = 1;
+	return why;
+}
+
+void
+bind_refused(struct bindings *b)
+{
+	b->attempted = 1;
+	b->failed = 1;
 }
 
 void

@@ -91,13 +91,15 @@ h_bind(struct ctx *c)
 	struct msg_bind m;
 	const char *why;
 
-	b->attempted = 1;               /* before parsing (§7.2 step 1) */
-	if (msg_bind_decode(&c->r, &m) != 0)
+	if (msg_bind_decode(&c->r, &m) != 0) {
+		bind_refused(b);        /* attempted even so (§7.2 step 1) */
 		why = "malformed session-bind";
-	else
-		why = bind_add(b, m.hostkey, m.session_id, m.signature, m.forwarding);
+	} else
+		why = bind_session(b, m.hostkey, m.session_id, m.signature,
+		    m.forwarding);
 	if (why != NULL) {
-		log_info("connection %u: session-bind refused: %s", c->h.conn, why);
+		log_info("connection %u: session-bind refused: %s; the connection "
+		    "now counts as forwarded from an unknown host", c->h.conn, why);
 		audit_simple(c->P, "bind", "refuse", why, c->conn, NULL);
 		ctx_reply(c, ST_EXT_FAIL);
 		return 0;
@@ -112,7 +114,7 @@ h_bind(struct ctx *c)
 int
 h_bind_bad(struct ctx *c)
 {
-	c->conn->bind.attempted = 1;
+	bind_refused(&c->conn->bind);
 	(void)msg_empty_decode(&c->r);  /* refused whatever it carries */
 	log_info("connection %u: malformed session-bind refused", c->h.conn);
 	audit_simple(c->P, "bind", "refuse", "malformed session-bind", c->conn, NULL);

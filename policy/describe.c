@@ -7,6 +7,7 @@
 #include "ipc/text.h"
 #include "policy/describe.h"
 #include "policy/policy.h"
+#include "policy/origin.h"
 #include "policy/ruling.h"
 #include "rules/scope.h"
 
@@ -78,7 +79,7 @@ describe_request(const struct policy *P, const struct identity *id,
 			scope_append(P->rules, c->sock, who, sizeof(who));
 		} else
 			snprintf(who, sizeof(who), "(gone)");
-		if (bindings_forwarded(b))
+		if (conn_forwarded(c))
 			o += (size_t)snprintf(out + o, n - o, "\nRelayed by %s, for "
 			    "a program on the forwarded host that keyward cannot "
 			    "name.", who);

@@ -11,6 +11,7 @@
 #include "ipc/log.h"
 #include "policy/audit.h"
 #include "policy/dispatch.h"
+#include "policy/origin.h"
 #include "policy/ruling.h"
 #include "policy/token.h"
 #include "rules/scope.h"
@@ -224,7 +225,7 @@ policy_from_monitor(struct policy *P, const uint8_t *p, size_t n)
 	}
 	/* Before the lock: a forwarded unlock is no guess at all. */
 	/* (every F_MANAGE row has its management row, for its name) */
-	if ((f & F_MANAGE) && c.conn != NULL && bindings_forwarded(&c.conn->bind) &&
+	if ((f & F_MANAGE) && c.conn != NULL && conn_forwarded(c.conn) &&
 	    !P->args.allow_remote_manage) {
 		const char *what = management[management_row(c.h.type)].name;
 

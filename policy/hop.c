@@ -146,7 +146,7 @@ path_permitted(const struct dest_set *I, const struct bindings *C,
 	v->hop = 0;
 	if (I->n == 0)                                          /* 1 */
 		return 1;
-	if (C->attempted && n == 0) {                           /* 2 */
+	if (C->failed || (C->attempted && n == 0)) {            /* 2 */
 		v->rule = "a session-bind on this connection failed, so "
 		    "destination-constrained keys are not usable on it";
 		return 0;
@@ -196,7 +196,9 @@ sign_permitted(const struct dest_set *I, const struct bindings *b,
 
 	*hop = b->n ? b->n - 1 : 0;
 	snprintf(user, ulen, "(unknown)");
-	if (b->n == 0)                                                  /* 3.1 */
+	if (b->failed)                                                  /* 3.1 */
+		return "a session-bind on this connection failed";
+	if (b->n == 0)
 		return b->attempted ? "a session-bind on this connection failed" :
 		    "the key is destination-constrained and this connection is "
 		    "not bound to any host (local use is refused)";

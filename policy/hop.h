@@ -49,6 +49,9 @@ struct bindings {
 	struct binding b[AGENT_MAX_BINDINGS];
 	size_t n;
 	int attempted;          /* a session-bind was seen, good or bad */
+	int failed;             /* one was refused: the connection's origin is
+	                         * unknown for good and no later binding is
+	                         * taken (policy/origin.h) */
 };
 
 /* The verdict of path_permitted, for the log: which hop failed and why. */
@@ -82,10 +85,19 @@ const char *sign_permitted(const struct dest_set *I, const struct bindings *C,
  * is bound to? NULL if so, else why not. */
 const char *login_bound(const struct bindings *b, const struct purpose *pu);
 
-/* §7.2 steps 2-7 (the caller sets attempted first): verify and append a
- * session-bind. NULL on success (a duplicate adds nothing), else why. */
+/* §7.2 steps 2-7 (the caller sets attempted first, and failed when this
+ * refuses): verify and append a session-bind. NULL on success (a
+ * duplicate adds nothing), else why. After a refusal every later bind is
+ * refused too: the first binding is the anchor of every decision, and a
+ * server that made the user's own bind fail must not supply its own. */
 const char *bind_add(struct bindings *C, struct slice hostkey,
     struct slice session_id, struct slice signature, int forwarding);
+/* One session-bind as a connection takes it: attempted, then bind_add;
+ * a refusal marks the connection failed for good (origin.h). */
+const char *bind_session(struct bindings *C, struct slice hostkey,
+    struct slice session_id, struct slice signature, int forwarding);
+/* A session-bind that did not even decode: refused, failed for good. */
+void bind_refused(struct bindings *C);
 void bindings_free(struct bindings *C);
 
 /* destset.c: build a dest_set from a constraint_list (checked again by

@@ -112,12 +112,14 @@ static int
 list_news(struct policy *P, struct conn *cn)
 {
 	int news = !cn->hid.told || cn->hid.gen != P->ids.gen ||
-	    cn->hid.nbind != cn->bind.n || cn->hid.attempted != cn->bind.attempted;
+	    cn->hid.nbind != cn->bind.n || cn->hid.attempted != cn->bind.attempted ||
+	    cn->hid.failed != cn->bind.failed;
 
 	cn->hid.told = 1;
 	cn->hid.gen = P->ids.gen;
 	cn->hid.nbind = cn->bind.n;
 	cn->hid.attempted = cn->bind.attempted;
+	cn->hid.failed = cn->bind.failed;
 	return news;
 }
 

@@ -1,11 +1,10 @@
 /*
- * origin.c - where a connection's requests come from (origin.h). A shim
- * of the fwd branch until main's lands: main's version (which also reads
- * the bindings' "failed" mark) replaces this file whole.
+ * origin.c - where a connection's requests come from (origin.h).
  */
 #include "policy/origin.h"
 #include "policy/policy.h"
 
+#include <stdio.h>
 #include <string.h>
 
 void
@@ -13,12 +12,14 @@ origin_of_bindings(const struct bindings *b, uint32_t relay, struct origin *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->relay = relay;
-	if (b->attempted && b->n == 0)
+	if (b->failed || (b->attempted && b->n == 0))
 		o->kind = ORIGIN_UNKNOWN;
 	else if (b->n > 1 || (b->n == 1 && b->b[0].forwarding))
 		o->kind = ORIGIN_FORWARDED;
 	else
 		o->kind = ORIGIN_LOCAL;
+	/* The host a refused bind followed is still named for the shares:
+	 * the user's ssh bound it. */
 	if (b->n > 0 && b->b[0].forwarding)
 		o->host = (struct slice){ b->b[0].key, b->b[0].keylen };
 }
@@ -41,4 +42,19 @@ conn_forwarded(const struct conn *c)
 
 	conn_origin(c, &o);
 	return o.kind != ORIGIN_LOCAL;
+}
+
+void
+origin_share_key(const struct origin *o, struct wb *out)
+{
+	char relay[32];
+
+	if (o->kind == ORIGIN_LOCAL)
+		return;
+	if (o->host.len > 0) {
+		wb_bytes(out, o->host.p, o->host.len);
+		return;
+	}
+	snprintf(relay, sizeof(relay), "relay %u", (unsigned)o->relay);
+	wb_bytes(out, relay, strlen(relay));
 }

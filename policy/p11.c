@@ -15,11 +15,16 @@
  *   gone:   the helper ended (MSG_R_P11_GONE) --> its keys dropped, logged
  *
  * The PIN passes through policy once, to the broker, and is wiped.
+ * Certificates sent with the add (associated-certs, doc/protocol.md §6.7)
+ * are grafted onto the listed key each certifies: an identity of their
+ * own that its token signs for, listed before that key, which is left out
+ * when the client asked for certificates only.
  */
 #include "crypto/crypto.h"
 #include "ipc/log.h"
 #include "wire/pkcs11.h"
 #include "ipc/text.h"
+#include "keys/assoc.h"
 #include "policy/audit.h"
 #include "policy/describe.h"
 #include "policy/dispatch.h"
@@ -72,6 +77,22 @@ p11_drop(struct policy *P, const char *provider, const char *why,
 	return n;
 }
 
+/* assoc_parse's callback in an add: a certificate must verify before it
+ * is kept (a plain key in the list is skipped at the graft, as OpenSSH's
+ * agent skips it). */
+static int
+p11_cert_verifies(void *ctx, struct slice blob, const struct pubkey *k)
+{
+	const char **why = ctx;
+
+	(void)blob;
+	if (k->is_cert && cert_verify(k) != 0) {
+		*why = "an associated certificate's signature does not verify";
+		return -1;
+	}
+	return 0;
+}
+
 int
 h_p11_add(struct ctx *c)
 {
@@ -101,6 +122,14 @@ h_p11_add(struct ctx *c)
 		return 0;
 	}
 	dest_set_free(&check);
+	why = NULL;
+	if (m.c.has_certs &&
+	    assoc_parse(m.c.certs, p11_cert_verifies, &why, &why) < 0) {
+		log_info("refused PKCS#11 add: %s", why);
+		audit_simple(P, "add", "refuse", why, c->conn, NULL);
+		ctx_reply(c, ST_FAIL);
+		return 0;
+	}
 	p = pending_new(P, P_RESOLVE, c->h.conn, c->h.req);
 	p->p11 = P11_ADDING;
 	P->barrier = p->id;
@@ -111,6 +140,9 @@ h_p11_add(struct ctx *c)
 	p->keep.has_dest = m.c.has_dest;
 	if (m.c.has_dest)
 		wb_bytes(&p->data, m.c.dest.p, m.c.dest.len);
+	p->keep.certs_only = m.c.has_certs && m.c.certs_only;
+	if (m.c.has_certs)
+		wb_bytes(&p->keep.certs, m.c.certs.p, m.c.certs.len);
 	wb_bytes(&p->pin, m.pin.p, m.pin.len);
 	token_resolve(P, p, m.provider);
 	return 0;
@@ -195,43 +227,57 @@ p11_resolved(struct policy *P, struct pending *p, struct slice path)
 	wipe(P->out.p, P->out.len);
 }
 
-/* One listed key as an identity with the add's constraints; NULL (and
- * a log line) when it cannot be one. */
-static struct identity *
-p11_identity(struct policy *P, struct pending *p, const struct p11_key *k,
-    uint32_t index)
+/* A listed key fit to be an identity: its parse and canonical blob in
+ * *plain; -1 (and a log line) when it cannot be one. */
+static int
+p11_token_key(const struct p11_key *k, uint32_t index, struct pubkey *pub,
+    struct wb *plain)
 {
-	struct identity *id;
-	struct pubkey pub;
-	struct wb blob;
 	const char *why = NULL;
 
-	wb_init(&blob);
-	if (key_canonical(k->blob, &pub, &blob, &why) != 0 || pub.is_cert ||
-	    key_is_sk(pub.kind)) {
+	wb_init(plain);
+	if (key_canonical(k->blob, pub, plain, &why) != 0 || pub->is_cert ||
+	    key_is_sk(pub->kind)) {
 		log_info("PKCS#11 key %u skipped: %s", index, why != NULL ? why :
 		    "not a plain key");
-		wb_free(&blob);
-		return NULL;
+		wb_free(plain);
+		return -1;
 	}
 	if ((k->flags & P11_KEY_ALWAYS_AUTH) != 0) {
 		/* it would need the PIN kept for every signature */
 		log_info("PKCS#11 key %u skipped: it asks for the PIN at every "
 		    "signature (CKA_ALWAYS_AUTHENTICATE)", index);
-		wb_free(&blob);
-		return NULL;
+		wb_free(plain);
+		return -1;
 	}
+	return 0;
+}
+
+/* Token key index as an identity with the add's constraints: blob (the
+ * identity takes its buffer) is the plain key's or a certificate of it
+ * (pub parsed from it); plain, the plain key's, names its fingerprint,
+ * as add.c names a certificate's. */
+static struct identity *
+p11_identity(struct policy *P, struct pending *p, const struct p11_key *k,
+    uint32_t index, struct wb *blob, const struct pubkey *pub,
+    struct slice plain)
+{
+	struct identity *id;
+	const char *why = NULL;
+
 	if ((id = calloc(1, sizeof(*id))) == NULL)
 		fatal("out of memory");
-	id->blob = blob.p;
-	id->blob_len = blob.len;
-	if (fingerprint(wb_slice_of(&blob), P->fp_hash, id->fp, sizeof(id->fp)) != 0)
+	if (fingerprint(plain, P->fp_hash, id->fp, sizeof(id->fp)) != 0)
 		fatal("cannot fingerprint a parsed key");
+	id->blob = blob->p;
+	id->blob_len = blob->len;
+	wb_init(blob);
 	id->comment = k->label.len > 0 ? slice_strdup(k->label) :
 	    str_dup(p->p11_provider);
 	if (id->comment == NULL)
 		fatal("out of memory");
-	id->kind = pub.kind;
+	id->kind = pub->kind;
+	id->is_cert = pub->is_cert;
 	id->p11 = 1;
 	id->p11_key = index;
 	id->provider = str_dup(p->p11_provider);
@@ -248,6 +294,60 @@ p11_identity(struct policy *P, struct pending *p, const struct p11_key *k,
 	else if (P->default_lifetime > 0)
 		id->expiry_ms = now_ms() + (uint64_t)P->default_lifetime * 1000;
 	return id;
+}
+
+/* Into the table, unless it is held already (as ssh-agent) or there is no
+ * room; 1 if it went in. */
+static int
+p11_keep(struct policy *P, struct pending *p, struct identity *id,
+    uint32_t index)
+{
+	if (idt_find(&P->ids, (struct slice){ id->blob, id->blob_len })) {
+		identity_free(id);
+		return 0;
+	}
+	if (!idt_room(&P->ids, NULL, id->cost)) {
+		log_info("PKCS#11 key %u %s skipped: the agent holds as many "
+		    "keys as it may", index, id->fp);
+		identity_free(id);
+		return 0;
+	}
+	if (idt_insert(&P->ids, id) != 0)
+		fatal("out of memory");
+	log_info("added PKCS#11 %s%s %s \"%s\"%s", key_kind_name(id->kind),
+	    id->is_cert ? " certificate" : "", id->fp, id->comment,
+	    id->dest.n ? " with destination constraints" : "");
+	audit_simple(P, "add", "allow", NULL, conn_find(P, p->conn), id);
+	return 1;
+}
+
+struct graft {
+	struct policy *P;
+	struct pending *p;
+	const struct p11_key *k;
+	uint32_t index;
+	struct slice plain;     /* the listed key's canonical blob */
+	size_t added;
+};
+
+/* assoc_parse's callback at the listing: a certificate of the listed key
+ * becomes an identity its token signs for. */
+static int
+p11_graft(void *ctx, struct slice blob, const struct pubkey *k)
+{
+	struct graft *g = ctx;
+	struct wb w;
+
+	(void)blob;
+	if (!assoc_certifies(k, g->plain))
+		return 0;
+	wb_init(&w);
+	key_write_public(&w, k);        /* a certificate: the blob as sent */
+	if (w.err)
+		fatal("cannot encode a parsed certificate");
+	g->added += p11_keep(g->P, g->p, p11_identity(g->P, g->p, g->k,
+	    g->index, &w, k, g->plain), g->index);
+	return 0;
 }
 
 /* The helper's listing after its login (reply NULL: the broker's why). */
@@ -280,26 +380,29 @@ p11_listed(struct policy *P, struct pending *p, struct slice reply, int fail)
 		return;
 	}
 	for (uint32_t i = 0; i < keys->n; i++) {
-		struct identity *id = p11_identity(P, p, &keys->key[i], i);
-		if (id == NULL)
+		struct pubkey pub;
+		struct wb plain;
+		struct graft g = { P, p, &keys->key[i], i, { NULL, 0 }, 0 };
+		const char *bad = NULL;
+		if (p11_token_key(&keys->key[i], i, &pub, &plain) != 0)
 			continue;
-		if (idt_find(&P->ids, (struct slice){ id->blob, id->blob_len })) {
-			identity_free(id);      /* held already: as ssh-agent */
+		/* its certificates first, in the order sent, then the key
+		 * itself unless only certificates were asked for; the list
+		 * was checked whole at the add */
+		g.plain = wb_slice_of(&plain);
+		if (p->keep.certs.len > 0 &&
+		    assoc_parse(wb_slice_of(&p->keep.certs), p11_graft, &g,
+		    &bad) < 0)
+			fatal("associated certificates checked at the add no "
+			    "longer parse");
+		added += g.added;
+		if (p->keep.certs_only) {
+			wb_free(&plain);
 			continue;
 		}
-		if (!idt_room(&P->ids, NULL, id->cost)) {
-			log_info("PKCS#11 key %u %s skipped: the agent holds as many "
-			    "keys as it may", i, id->fp);
-			identity_free(id);
-			continue;
-		}
-		if (idt_insert(&P->ids, id) != 0)
-			fatal("out of memory");
-		log_info("added PKCS#11 %s %s \"%s\"%s", key_kind_name(id->kind),
-		    id->fp, id->comment, id->dest.n ? " with destination "
-		    "constraints" : "");
-		audit_simple(P, "add", "allow", NULL, conn_find(P, p->conn), id);
-		added++;
+		struct slice ps = wb_slice_of(&plain);
+		added += p11_keep(P, p, p11_identity(P, p, &keys->key[i], i,
+		    &plain, &pub, ps), i);
 	}
 	free(keys);
 	keys_expiry_changed(P);
@@ -308,7 +411,8 @@ p11_listed(struct policy *P, struct pending *p, struct slice reply, int fail)
 	if (added == 0) {
 		p11_stop(P, p->p11_provider);
 		log_info("refused PKCS#11 add: provider %s lists no new key (no "
-		    "token present, or only keys the agent holds)",
+		    "token present, only keys the agent holds, or only "
+		    "certificates asked for and none certifies a key)",
 		    p->p11_provider);
 	}
 	reply_status(P, p->conn, p->req, added > 0 ? ST_OK : ST_FAIL);

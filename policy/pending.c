@@ -74,6 +74,7 @@ pending_free(struct policy *P, struct pending *p)
 	ruling_free(&p->rule);
 	free(p->prompt);
 	wb_free(&p->origin);
+	wb_free(&p->keep.certs);
 	free(p);
 	P->npending--;
 }

@@ -90,6 +90,9 @@ struct pending {
 	                         * the destination constraint as sent) */
 		int has_lifetime, confirm, has_dest;
 		uint32_t lifetime;
+		int certs_only;         /* only the certificates (§6.7) */
+		struct wb certs;        /* their certsblob (keys/assoc.h),
+		                         * each CA signature verified */
 	} keep;
 	struct identity *add;   /* P_ADD: the identity to insert on success */
 	struct purpose purpose; /* sign: what the data is, decided once on

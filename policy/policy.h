@@ -32,7 +32,7 @@ struct conn {
 	struct caller caller;   /* who the peer is (MSG_PEER), caller.h */
 	/* The identity table and bindings the last list here saw when it
 	 * logged the keys it hid: the same again logs nothing (h_list). */
-	struct { int told, attempted; size_t nbind; uint64_t gen; } hid;
+	struct { int told, attempted, failed; size_t nbind; uint64_t gen; } hid;
 };
 
 /* "Remote" (spec §8.10): a session-bind was attempted or made. */
@@ -139,9 +139,6 @@ void sign_prompt_ended(struct policy *P, struct slice origin);
 /* Ask p->prompt (a PIN prompt if p->pin_asked) now, or once its
  * forwarding host has room (PROMPT_MAX_PER_HOP, PROMPT_MAX_FORWARDED). */
 void prompt_or_wait(struct policy *P, struct pending *p);
-/* The host key of the host c was forwarded from (its first session-bind,
- * when that one is a forwarding binding); empty: none, c is local. */
-struct slice forwarded_from(const struct conn *c);
 /* How many requests on list, in one of states (PSTATE bits), come from
  * origin; origin NULL: from any forwarding host. */
 size_t held_by(const struct pending *list, unsigned states,

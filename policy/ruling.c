@@ -10,6 +10,7 @@
 #include "policy/audit.h"
 #include "policy/describe.h"
 #include "policy/dispatch.h"
+#include "policy/origin.h"
 #include "policy/ruling.h"
 #include "rules/scope.h"
 #include "wire/agent.h"
@@ -40,17 +41,6 @@ host_name(const struct identity *id, struct slice hostkey, char *out,
 		snprintf(out, n, "?");
 }
 
-/* Forwarded: the request came through an agent that ssh forwarded (a
- * binding that says so, or more than one hop), or a session-bind was
- * tried and failed, so keyward cannot tell (spec §8.10): fail closed. */
-int
-bindings_forwarded(const struct bindings *b)
-{
-	if (b->n == 0)
-		return b->attempted;
-	return b->n > 1 || b->b[0].forwarding;
-}
-
 /* Everything a query points at lives here for the one judgement. */
 struct qbuf {
 	char fp[FP_TEXT_MAX];
@@ -67,24 +57,31 @@ memo_add(struct wb *w, const char *s)
 	wb_string(w, s, strlen(s));
 }
 
-/* What a yes is remembered under, and it holds for nothing else: this
- * key and this program; local, or forwarded along this first binding
+/* What a yes is remembered under, and it holds for nothing else: the rule
+ * that asked (by its line: a yes given under one rule never answers
+ * another, whose clauses tested other facts; new rules forget every yes),
+ * this key and this program; local, or forwarded along this first binding
  * (the host key the user's ssh bound, which the server cannot choose);
  * the purpose, and its destination -- a verified login's user and
- * server, an SSHSIG namespace; the socket it came in on. Data that names no destination policy
- * verified (other data, an unverified login) is remembered by its
- * SHA-256: the yes covers those bytes only. */
+ * server, an SSHSIG namespace; the socket it came in on. Data that names
+ * no destination policy verified (other data, an unverified login) is
+ * remembered by its SHA-256: the yes covers those bytes only. A
+ * connection of unknown origin (a refused session-bind) has no memo: no
+ * remembered yes answers it and none is kept from it. */
 static void
-memo_make(struct wb *w, const struct rules_query *q,
-    const struct bindings *b, const struct purpose *pu)
+memo_make(struct wb *w, const struct rules_query *q, size_t line,
+    const struct origin *o, const struct purpose *pu)
 {
 	uint8_t md[PURPOSE_SHA256_LEN];
 
+	if (o->kind == ORIGIN_UNKNOWN)
+		return;
+	wb_u32(w, (uint32_t)line);
 	memo_add(w, q->fingerprint);
 	memo_add(w, q->exe != NULL ? q->exe : "");
 	wb_u8(w, (uint8_t)(q->forwarded ? 1 : 0));
-	if (q->forwarded && q->first_hop)
-		wb_string(w, b->b[0].key, b->b[0].keylen);
+	if (o->kind == ORIGIN_FORWARDED)
+		wb_string(w, o->host.p, o->host.len);
 	else
 		wb_string(w, "", 0);
 	wb_u8(w, (uint8_t)q->purpose);
@@ -110,6 +107,7 @@ ruling_judge(struct policy *P, const struct identity *id,
 	const struct bindings *b = &c->bind;
 	struct rules_query q = { 0 };
 	const struct rule *which;
+	struct origin o;
 	struct qbuf *qb;
 	size_t i;
 
@@ -131,10 +129,15 @@ ruling_judge(struct policy *P, const struct identity *id,
 		qb->anc[i] = c->caller.anc[i].exe;
 	q.ancestors = qb->anc;
 	q.nancestors = c->caller.nanc;
-	q.forwarded = bindings_forwarded(b);
+	conn_origin(c, &o);
+	q.forwarded = o.kind != ORIGIN_LOCAL;
+	/* After a refused session-bind nothing about the origin is known:
+	 * origin, via, caller and ancestor cannot tell, and no login is
+	 * verified (origin.h). */
+	q.origin_unknown = o.kind == ORIGIN_UNKNOWN;
 	/* "via": the hosts the agent was forwarded to, in order; the first
 	 * binding is the user's ssh's, the later ones the server's word. */
-	q.first_hop = b->n > 0 && b->b[0].forwarding;
+	q.first_hop = o.kind == ORIGIN_FORWARDED;
 	for (i = 0; i < b->n && q.nhops < AGENT_MAX_BINDINGS; i++) {
 		if (!b->b[i].forwarding)
 			continue;
@@ -151,7 +154,8 @@ ruling_judge(struct policy *P, const struct identity *id,
 		 * and host (the last binding, which a hostbound login's own
 		 * host key then equals): an unverified one is matched as an
 		 * unknown user at an unknown host. */
-		q.verified = purpose_unverified(pu, b) == NULL;
+		q.verified = !q.origin_unknown &&
+		    purpose_unverified(pu, b) == NULL;
 		if (!q.verified)
 			break;
 		if ((qb->user = slice_strdup(pu->ua.user)) == NULL)
@@ -180,7 +184,7 @@ ruling_judge(struct policy *P, const struct identity *id,
 		out->remember = which->remember;
 	}
 	if (out->action == RULE_CONFIRM && out->remember > 0) {
-		memo_make(&out->memo, &q, b, pu);
+		memo_make(&out->memo, &q, out->line, &o, pu);
 		ruling_recall(P, out);
 	}
 	free(qb->user);

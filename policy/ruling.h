@@ -25,16 +25,11 @@ struct ruling {
 	size_t line;                    /* the deciding rule's line; 0: none */
 	uint32_t remember;              /* confirm: seconds to remember a yes */
 	int remembered;                 /* a remembered yes stands for the prompt */
-	struct wb memo;                 /* what a yes is remembered under: key,
-	                                 * caller, origin and first binding,
-	                                 * purpose, destination, socket
-	                                 * (memo_make) */
+	struct wb memo;                 /* what a yes is remembered under: the
+	                                 * rule, key, caller, origin and first
+	                                 * binding, purpose, destination,
+	                                 * socket (memo_make); empty: none */
 };
-
-/* Whether a connection's requests come through a forwarded agent: a
- * binding says so (or there is more than one), or a session-bind was
- * tried and failed, so keyward cannot tell (spec §8.10): fail closed. */
-int bindings_forwarded(const struct bindings *b);
 
 /* The rules' word on key id signing data of purpose pu (purpose.h) for
  * connection c. */

@@ -9,6 +9,7 @@
 #include "policy/audit.h"
 #include "policy/describe.h"
 #include "policy/dispatch.h"
+#include "policy/origin.h"
 #include "policy/token.h"
 #include "rules/match.h"
 #include "rules/scope.h"
@@ -170,11 +171,11 @@ go_sign(struct policy *P, struct pending *p, const struct identity *id)
 	pending_keep(P, p);
 }
 
-/* Prompts and token helpers by where the request comes from. A
- * forwarded connection's first session-bind names the host it was
- * forwarded from: the user's ssh made it before the forwarded client's
- * first byte, so that client cannot choose it. At most PROMPT_MAX_PER_HOP
- * prompts (confirm or PIN) for one such host are open at once, and at most
+/* Prompts and token helpers by where the request comes from: its
+ * origin's share key (origin.h) -- the host the user's ssh bound first,
+ * which a forwarded client cannot choose, or the relay that carries a
+ * connection whose bind was refused. At most PROMPT_MAX_PER_HOP prompts
+ * (confirm or PIN) for one origin are open at once, and at most
  * PROMPT_MAX_FORWARDED for all of them; their other requests wait their
  * turn in arrival order. A hostile forwarded server can then neither fill
  * the screen with prompts nor take every prompt (PROMPT_MAX_CONCURRENT)
@@ -182,14 +183,6 @@ go_sign(struct policy *P, struct pending *p, const struct identity *id)
  * TOKEN_MAX_PER_HOP, TOKEN_MAX_FORWARDED). Local connections, and logins
  * (whose first binding is not a forwarding one), are not counted: they
  * are the user's. */
-struct slice
-forwarded_from(const struct conn *c)
-{
-	if (c == NULL || c->bind.n == 0 || !c->bind.b[0].forwarding)
-		return (struct slice){ NULL, 0 };
-	return (struct slice){ c->bind.b[0].key, c->bind.b[0].keylen };
-}
-
 size_t
 held_by(const struct pending *list, unsigned states, const struct slice *origin)
 {
@@ -301,7 +294,7 @@ h_sign(struct ctx *c)
 	struct msg_sign m;
 	struct identity *id;
 	struct pending *p;
-	struct slice origin;
+	struct origin o;
 	const char *rule;
 	char prompt[PROMPT_MAX_TEXT];
 
@@ -309,8 +302,8 @@ h_sign(struct ctx *c)
 		return -1;
 	p = pending_new(P, P_SIGN, c->h.conn, c->h.req);
 	wb_bytes(&p->data, m.data.p, m.data.len);
-	origin = forwarded_from(c->conn);
-	wb_bytes(&p->origin, origin.p, origin.len);
+	conn_origin(c->conn, &o);
+	origin_share_key(&o, &p->origin);
 	id = identity_by_blob(P, m.key);
 	/* What the data is, decided here once: every check below, the
 	 * prompts and the audit trail (the refusal of an unknown key's too,

@@ -16,7 +16,6 @@
 /* ------------------------------------------------------------ clauses */
 
 enum seen {
-	SEEN_KEY = 1 << 0,
 	SEEN_CALLER = 1 << 1,
 	SEEN_ANCESTOR = 1 << 2,
 	SEEN_ORIGIN = 1 << 3,
@@ -33,8 +32,15 @@ clause_key(struct parser *P, const struct tok *kw, struct rule *r)
 	if (t == NULL)
 		return lex_fail(P, P->eol_col,
 		    "\"key\" needs a SHA256: fingerprint or \"comment\"");
-	if (lex_is(t, "comment"))
+	/* "key FP" and "key comment L" are two clauses of keyward(5): a rule
+	 * may have both (the key must then meet both), each at most once. */
+	if (lex_is(t, "comment")) {
+		if (r->comment.n > 0)
+			return lex_fail(P, kw->col, "\"key comment\" given twice");
 		return lex_list(P, "comment", &r->comment);
+	}
+	if (r->fingerprint != NULL)
+		return lex_fail(P, kw->col, "\"key\" fingerprint given twice");
 	if (!lex_fingerprint_ok(t->s)) {
 		lex_shown(s, sizeof(s), t->s);
 		return lex_fail(P, t->col, "\"%s\" is not a SHA256: fingerprint "
@@ -115,7 +121,7 @@ static const struct {
 	enum seen bit;
 	int (*fn)(struct parser *, const struct tok *, struct rule *);
 } clauses[] = {
-	{ "key", SEEN_KEY, clause_key },
+	{ "key", 0, clause_key },       /* its two forms: clause_key */
 	{ "caller", SEEN_CALLER, NULL },
 	{ "ancestor", SEEN_ANCESTOR, NULL },
 	{ "origin", SEEN_ORIGIN, clause_origin },

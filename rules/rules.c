@@ -113,9 +113,13 @@ m_via(const struct rule *r, const struct rules_query *q)
 	return q->first_hop && q->nhops > 0 ? RULE_NO : RULE_UNKNOWN;
 }
 
+/* After a refused session-bind the connection's origin is unknown for
+ * good (policy/origin.h): "local", "forwarded" and "via" cannot tell. */
 static enum rule_tri
 m_origin(const struct rule *r, const struct rules_query *q)
 {
+	if (r->origin != RULE_ORIGIN_ANY && q->origin_unknown)
+		return RULE_UNKNOWN;
 	switch (r->origin) {
 	case RULE_ORIGIN_ANY:
 		return RULE_YES;
@@ -178,12 +182,17 @@ rules_match(const struct rule *r, const struct rules_query *q)
 	return all;
 }
 
-/* RULE_DENY is stricter than RULE_CONFIRM, which is stricter than
- * RULE_ALLOW (the enum's order). */
+/* How strict an answer is: deny, then confirm asking every time, then
+ * confirm with remember= (a remembered yes lets the next request through
+ * unasked: the shorter it is kept, the stricter), then allow. */
 static int
-stricter(enum rule_action a, enum rule_action b)
+stricter(enum rule_action a, uint32_t arem, enum rule_action b, uint32_t brem)
 {
-	return a > b;
+	if (a != b)
+		return a > b;           /* the enum's order */
+	if (a != RULE_CONFIRM || arem == brem)
+		return 0;
+	return arem == 0 || (brem != 0 && arem < brem);
 }
 
 /* The first rule that matches decides. A rule that may match or not, as
@@ -196,6 +205,7 @@ rules_decide(const struct ruleset *rs, const struct rules_query *q,
 {
 	enum rule_action got = q->fallback != 0 ? q->fallback : RULE_ALLOW;
 	enum rule_action maybe = RULE_ALLOW;
+	uint32_t got_rem = 0, maybe_rem = 0;
 	const struct rule *by = NULL, *maybe_by = NULL;
 	size_t i;
 
@@ -204,16 +214,20 @@ rules_decide(const struct ruleset *rs, const struct rules_query *q,
 
 		if (t == RULE_YES) {
 			got = rs->r[i].action;
+			got_rem = rs->r[i].remember;
 			by = &rs->r[i];
 			break;
 		}
+		/* of equally strict rules that cannot tell, the first counts */
 		if (t == RULE_UNKNOWN && (maybe_by == NULL ||
-		    stricter(rs->r[i].action, maybe))) {
+		    stricter(rs->r[i].action, rs->r[i].remember, maybe,
+		    maybe_rem))) {
 			maybe = rs->r[i].action;
+			maybe_rem = rs->r[i].remember;
 			maybe_by = &rs->r[i];
 		}
 	}
-	if (maybe_by != NULL && stricter(maybe, got)) {
+	if (maybe_by != NULL && stricter(maybe, maybe_rem, got, got_rem)) {
 		got = maybe;
 		by = maybe_by;
 	}

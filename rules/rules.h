@@ -153,6 +153,8 @@ struct rules_query {
 	size_t nancestors;
 	int forwarded;                  /* through a forwarded agent, or a
 	                                 * failed session-bind (cannot tell) */
+	int origin_unknown;             /* a session-bind was refused: every
+	                                 * origin clause cannot tell */
 	const char *const *hops;        /* host names of the forwarding hops,
 	                                 * in order; NULL entries unnamed */
 	size_t nhops;

@@ -46,23 +46,31 @@ constraints_encode(struct wb *w, const struct constraints *c)
 	wb_slice(w, c->dest);
 	wb_u8(w, c->has_provider != 0);
 	wb_slice(w, c->provider);
+	wb_u8(w, c->has_certs != 0);
+	wb_u8(w, c->certs_only != 0);
+	wb_slice(w, c->certs);
 }
 
 static int
 constraints_decode(struct rd *r, struct constraints *c)
 {
-	uint8_t life, confirm, dest, prov;
+	uint8_t life, confirm, dest, prov, certs, only;
 
 	if (rd_u8(r, &life) || rd_u32(r, &c->lifetime) ||
 	    rd_u8(r, &confirm) || rd_u8(r, &dest) ||
 	    rd_string(r, &c->dest) || rd_u8(r, &prov) ||
-	    rd_text(r, &c->provider) || rd_done(r))
+	    rd_text(r, &c->provider) || rd_u8(r, &certs) || rd_u8(r, &only) ||
+	    rd_string(r, &c->certs) || rd_done(r))
 		return -1;
-	if (life > 1 || confirm > 1 || dest > 1 || prov > 1 ||
-	    (!life && c->lifetime != 0) || (!dest && c->dest.len != 0) ||
+	if (life > 1 || confirm > 1 || dest > 1 || prov > 1 || certs > 1 ||
+	    only > 1 || (!life && c->lifetime != 0) ||
+	    (!dest && c->dest.len != 0) ||
 	    (!prov && c->provider.len != 0) ||
-	    (prov && c->provider.len == 0))
+	    (prov && c->provider.len == 0) ||
+	    (!certs && (only || c->certs.len != 0)))
 		return -1;
+	c->has_certs = certs;
+	c->certs_only = only;
 	c->has_provider = prov;
 	c->has_dest = dest;
 	c->has_lifetime = life;

@@ -54,6 +54,9 @@ struct constraints {
 	struct slice dest;      /* restrict-destination constraint_list (§6.6) */
 	int has_provider;
 	struct slice provider;  /* sk-provider@openssh.com (§6.5): text */
+	int has_certs;          /* associated-certs-v00@openssh.com (§6.7), */
+	int certs_only;         /* PKCS#11 adds only: its flag and */
+	struct slice certs;     /* its certsblob (keys/assoc.h) */
 };
 
 /* sock: the socket it came in on, 0 the main one, i the i-th the

@@ -86,7 +86,6 @@ check_public(struct slice blob)
 	}
 	if (key_is_sk(k.kind)) {
 		CHECK(slice_eq(k.sk_app, k2.sk_app));
-		CHECK(k.sk_app.len <= AGENT_MAX_SK_APPLICATION);
 		CHECK(k.sk_app.len == 0 || memchr(k.sk_app.p, '\0', k.sk_app.len) == NULL);
 		CHECK(key_sk_alg(k.kind) == 0x00 || key_sk_alg(k.kind) == 0x01);
 	}

@@ -266,7 +266,9 @@ for my $c (sort keys %conn) {
 				$name .= "-$short";
 				put('fuzz_keys', "private-$short", $key);
 				put('fuzz_msg', 'add', hdr(5, $req, 7) . str(pub_of($key)) . str($key) . str($comment) .
-					u8($life) . u32($lt) . u8($conf) . u8($hasd) . str($dest));
+					u8($life) . u32($lt) . u8($conf) . u8($hasd) . str($dest) .
+					u8(0) . str("") .          # no sk-provider
+					u8(0) . u8(0) . str(""));  # no associated certificates
 				if ($kt !~ /cert/) {
 					put('fuzz_msg', 'kh-add', hdr(32, $req, 0) . u64($req) . str($key));
 				}

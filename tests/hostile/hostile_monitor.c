@@ -328,6 +328,9 @@ m_add(struct tb *t, uint32_t conn, const struct ukey *k, const struct addopt *o)
 		tb_string(t, o->dest_raw.p, o->dest_raw.len);
 	tb_u8(t, 0);                    /* no sk-provider */
 	tb_u32(t, 0);
+	tb_u8(t, 0);                    /* no associated certificates */
+	tb_u8(t, 0);
+	tb_u32(t, 0);
 }
 
 static void

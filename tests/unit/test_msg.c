@@ -126,7 +126,10 @@ d_add(const uint8_t *p, size_t n, void *arg)
 	    slice_eq(m.comment, add_in.comment) &&
 	    m.c.has_lifetime == add_in.c.has_lifetime &&
 	    m.c.lifetime == add_in.c.lifetime && m.c.confirm == add_in.c.confirm &&
-	    m.c.has_dest == add_in.c.has_dest && slice_eq(m.c.dest, add_in.c.dest)) ? 0 : -2;
+	    m.c.has_dest == add_in.c.has_dest && slice_eq(m.c.dest, add_in.c.dest) &&
+	    m.c.has_certs == add_in.c.has_certs &&
+	    m.c.certs_only == add_in.c.certs_only &&
+	    slice_eq(m.c.certs, add_in.c.certs)) ? 0 : -2;
 }
 
 static int
@@ -385,6 +388,9 @@ set_inputs(void)
 	add_in.c.confirm = 1;
 	add_in.c.has_dest = 1;
 	add_in.c.dest = sl_str("constraint list bytes");
+	add_in.c.has_certs = 1;
+	add_in.c.certs_only = 1;
+	add_in.c.certs = sl_str("certificate blobs");
 	bind_in.hostkey = sl_str("host key blob");
 	bind_in.session_id = sl_str("0123456789abcdef0123456789abcdef");
 	bind_in.signature = sl_str("signature blob");
@@ -572,44 +578,69 @@ static const struct {
 	int rc;
 } rules[] = {
 	/* public key "p", key "k", comment, has_lifetime, lifetime, confirm,
-	 * has_dest, dest, has_provider, provider */
+	 * has_dest, dest, has_provider, provider, has_certs, certs_only,
+	 * certs */
 	{ "add: no lifetime, no confirm, no destinations", d_add,
-	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0 },
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0 },
 	{ "add: lifetime 0 (expire now) accepted", d_add,
-	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0 },
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0 },
 	{ "add: lifetime 0xffffffff accepted", d_add,
-	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 1, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0 },
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 1, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0 },
 	{ "add: has_lifetime byte 2 refused", d_add,
-	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 2, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), -1 },
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 2, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), -1 },
 	{ "add: confirm byte 2 refused", d_add,
-	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), -1 },
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), -1 },
 	{ "add: a lifetime without has_lifetime refused", d_add,
-	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), -1 },
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), -1 },
 	{ "add: has_dest byte 2 refused", d_add,
-	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0), -1 },
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), -1 },
 	{ "add: destinations without has_dest refused", d_add,
-	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 'x', 0, 0, 0, 0, 0), -1 },
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 'x', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), -1 },
 	{ "add: has_dest with destinations accepted", d_add,
-	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 'x', 0, 0, 0, 0, 0), 0 },
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 'x', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0 },
 	{ "add: comment with NUL inside refused", d_add,
-	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 3, 'c', 0, 'd', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), -1 },
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 3, 'c', 0, 'd', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), -1 },
 	{ "add: comment with one trailing NUL tolerated", d_add,
-	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 2, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0 },
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 2, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0 },
 	{ "add: a provider accepted", d_add,
 	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	    1, 0, 0, 0, 1, 'p'), 0 },
+	    1, 0, 0, 0, 1, 'p', 0, 0, 0, 0, 0, 0), 0 },
 	{ "add: has_provider byte 2 refused", d_add,
 	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	    2, 0, 0, 0, 1, 'p'), -1 },
+	    2, 0, 0, 0, 1, 'p', 0, 0, 0, 0, 0, 0), -1 },
 	{ "add: a provider without has_provider refused", d_add,
 	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	    0, 0, 0, 0, 1, 'p'), -1 },
+	    0, 0, 0, 0, 1, 'p', 0, 0, 0, 0, 0, 0), -1 },
 	{ "add: has_provider with an empty provider refused", d_add,
 	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	    1, 0, 0, 0, 0), -1 },
+	    1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), -1 },
 	{ "add: a provider with a NUL inside refused", d_add,
 	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	    1, 0, 0, 0, 3, 'p', 0, 'q'), -1 },
+	    1, 0, 0, 0, 3, 'p', 0, 'q', 0, 0, 0, 0, 0, 0), -1 },
+	{ "add: associated certificates, certs_only, accepted", d_add,
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	    0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 1, 'x'), 0 },
+	{ "add: associated certificates, empty list, accepted", d_add,
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	    0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0), 0 },
+	{ "add: has_certs byte 2 refused", d_add,
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	    0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 1, 'x'), -1 },
+	{ "add: certs_only byte 2 refused", d_add,
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	    0, 0, 0, 0, 0, 1, 2, 0, 0, 0, 1, 'x'), -1 },
+	{ "add: certificates without has_certs refused", d_add,
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 'x'), -1 },
+	{ "add: certs_only without has_certs refused", d_add,
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	    0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0), -1 },
+	{ "add: certificates cut short refused", d_add,
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	    0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 2, 'x'), -1 },
+	{ "add: a byte after the certificates refused", d_add,
+	  B(0, 0, 0, 1, 'p', 0, 0, 0, 1, 'k', 0, 0, 0, 1, 'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	    0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 'x', 0), -1 },
 	{ "bind: forwarding byte 2 refused", d_bind,
 	  B(0, 0, 0, 1, 'h', 0, 0, 0, 1, 's', 0, 0, 0, 1, 'g', 2), -1 },
 	{ "bind: not forwarding", d_bind,

@@ -29,8 +29,15 @@ enum rq {
 	RQ_REMOVE_TRAILING, RQ_REMOVE_NONE, RQ_PASS, RQ_PASS_NUL,
 	RQ_PASS_TRAILING_NUL, RQ_PASS_NONE, RQ_PASS_TRAILING, RQ_EXT,
 	RQ_EXT_TRAILING, RQ_EXT_NAME_NUL, RQ_EXT_NONE, RQ_BIND, RQ_BIND_TRAILING,
-	RQ_BIND_TRUNC, RQ_SMARTCARD, RQ_POLICY, RQ_POLICY_TRAILING,
+	RQ_BIND_TRUNC, RQ_SMARTCARD, RQ_SMARTCARD_CERTS, RQ_POLICY, RQ_POLICY_TRAILING,
 	RQ_POLICY_NOTEXT, RQ_POLICY_NOSUB,
+};
+
+/* The associated-certs lists of RQ_SMARTCARD_CERTS (its arg). */
+enum ac {
+	AC_ONE, AC_ONLY_TWO, AC_ONLY_SEVEN, AC_EMPTY, AC_PLAIN, AC_MAX, AC_OVER,
+	AC_TWICE, AC_BLOB_TRUNC, AC_GARBAGE, AC_CERT_TRAILING, AC_NO_FLAG,
+	AC_LIST_TRUNC,
 };
 
 #define XL 1    /* lifetime */
@@ -145,6 +152,38 @@ static const struct prow {
 	  0, 1, NULL, 0, 0 },
 	{ "26 add smartcard key, constraint type 0: FAILURE", RQ_SMARTCARD, 26, 0, 0, 1,
 	  NULL, 0, 0 },
+	/* §6.7 associated-certs on a PKCS#11 add; arg chooses the list
+	 * (build_certs), expc XL: a lifetime before it */
+	{ "26 associated-certs, one certificate: forwarded with it", RQ_SMARTCARD_CERTS,
+	  26, ED, 0, AC_ONE, NULL, MSG_P11_ADD, 0 },
+	{ "26 associated-certs, certs_only, two certificates: forwarded", RQ_SMARTCARD_CERTS,
+	  26, P256, 0, AC_ONLY_TWO, NULL, MSG_P11_ADD, 0 },
+	{ "26 associated-certs, certs_only byte 7: read as true, as OpenSSH",
+	  RQ_SMARTCARD_CERTS, 26, ED, 0, AC_ONLY_SEVEN, NULL, MSG_P11_ADD, 0 },
+	{ "26 associated-certs, lifetime first: forwarded with both", RQ_SMARTCARD_CERTS,
+	  26, KRSA, 0, AC_ONE, NULL, MSG_P11_ADD, XL },
+	{ "26 associated-certs, empty list: forwarded (nothing to graft)",
+	  RQ_SMARTCARD_CERTS, 26, ED, 0, AC_EMPTY, NULL, MSG_P11_ADD, 0 },
+	{ "26 associated-certs, a plain key in the list: forwarded (skipped later)",
+	  RQ_SMARTCARD_CERTS, 26, ED, 0, AC_PLAIN, NULL, MSG_P11_ADD, 0 },
+	{ "26 associated-certs, AGENT_MAX_ASSOC_CERTS blobs: forwarded",
+	  RQ_SMARTCARD_CERTS, 26, ED, 0, AC_MAX, NULL, MSG_P11_ADD, 0 },
+	{ "26 associated-certs, one blob more than AGENT_MAX_ASSOC_CERTS: FAILURE",
+	  RQ_SMARTCARD_CERTS, 26, ED, 0, AC_OVER, NULL, 0, 0 },
+	{ "26 associated-certs twice: FAILURE", RQ_SMARTCARD_CERTS, 26, ED, 0, AC_TWICE,
+	  NULL, 0, 0 },
+	{ "26 associated-certs, a blob cut short: FAILURE", RQ_SMARTCARD_CERTS, 26, ED, 0,
+	  AC_BLOB_TRUNC, NULL, 0, 0 },
+	{ "26 associated-certs, a blob that is no key: FAILURE", RQ_SMARTCARD_CERTS, 26,
+	  ED, 0, AC_GARBAGE, NULL, 0, 0 },
+	{ "26 associated-certs, a certificate with a byte after it: FAILURE",
+	  RQ_SMARTCARD_CERTS, 26, ED, 0, AC_CERT_TRAILING, NULL, 0, 0 },
+	{ "26 associated-certs, no certs_only flag: FAILURE", RQ_SMARTCARD_CERTS, 26, ED,
+	  0, AC_NO_FLAG, NULL, 0, 0 },
+	{ "26 associated-certs, list length past the end: FAILURE", RQ_SMARTCARD_CERTS,
+	  26, ED, 0, AC_LIST_TRUNC, NULL, 0, 0 },
+	{ "20 add smartcard key (unconstrained) with associated-certs: FAILURE",
+	  RQ_SMARTCARD_CERTS, 20, ED, 0, AC_ONE, NULL, 0, 0 },
 	/* §5.8 lock */
 	{ "22 lock: forwarded as MSG_LOCK", RQ_PASS, 22, 0, 0, 0, "andromeda", MSG_LOCK, 0 },
 	{ "23 unlock: forwarded as MSG_UNLOCK", RQ_PASS, 23, 0, 0, 0, "andromeda", MSG_UNLOCK, 0 },
@@ -347,6 +386,100 @@ constraints(struct tb *t, const struct prow *r, struct expect *e)
 	}
 }
 
+/* The associated-certs constraint of row r (doc/protocol.md §6.7):
+ * byte 255, its name, bool certs_only, string{ repeat{ string blob } }. */
+/* One blob of the list, as a string: a certificate (cs) or a plain key. */
+static void
+list_cert(struct tb *t, const struct certspec *cs)
+{
+	tb_begin(t);
+	tk_cert(t, cs);
+	tb_end(t);
+}
+
+static void
+list_plain(struct tb *t, const struct testkey *k)
+{
+	tb_begin(t);
+	tk_pub(t, k);
+	tb_end(t);
+}
+
+static void
+build_certs(struct tb *t, const struct prow *r, struct expect *e)
+{
+	struct certspec cs = { .key = &K[r->key], .ca = &K[ED2], .nprincipals = 1 };
+	struct certspec cs2 = { .key = &K[ED], .ca = &K[ED2], .nprincipals = 1 };
+	struct certspec trail = cs;
+	struct tb one;
+	size_t at, n;
+
+	trail.trailer = (const uint8_t *)"\0";
+	trail.trailerlen = 1;
+	tb_u8(t, 255);
+	tb_cstring(t, "associated-certs-v00@openssh.com");
+	if (r->arg == AC_NO_FLAG)
+		return;
+	e->p11.c.has_certs = 1;
+	e->p11.c.certs_only = r->arg == AC_ONLY_TWO || r->arg == AC_ONLY_SEVEN;
+	tb_u8(t, r->arg == AC_ONLY_SEVEN ? 7 : (uint8_t)e->p11.c.certs_only);
+	if (r->arg == AC_LIST_TRUNC) {
+		tb_raw(t, "\0\0\x01\0", 4);
+		list_cert(t, &cs);
+		return;
+	}
+	at = t->w.len;
+	tb_begin(t);
+	switch (r->arg) {
+	case AC_ONE:
+	case AC_ONLY_SEVEN:
+	case AC_TWICE:
+		list_cert(t, &cs);
+		break;
+	case AC_ONLY_TWO:
+		list_cert(t, &cs);
+		list_cert(t, &cs2);
+		break;
+	case AC_EMPTY:
+		break;
+	case AC_PLAIN:
+		list_plain(t, &K[ED]);
+		list_cert(t, &cs);
+		break;
+	case AC_MAX:
+	case AC_OVER:
+		/* raw copies: more strings than a tb keeps notes of */
+		n = AGENT_MAX_ASSOC_CERTS + (r->arg == AC_OVER);
+		tb_init(&one);
+		list_plain(&one, &K[ED]);
+		for (size_t i = 0; i < n; i++)
+			tb_raw(t, one.w.p, one.w.len);
+		tb_free(&one);
+		break;
+	case AC_BLOB_TRUNC:
+		list_cert(t, &cs);
+		tb_raw(t, "\0\0\0\x40ssh-ed25519", 15);
+		break;
+	case AC_GARBAGE:
+		tb_cstring(t, "perseus@argos");
+		break;
+	case AC_CERT_TRAILING:
+		list_cert(t, &trail);
+		break;
+	}
+	tb_end(t);
+	e->p11.c.certs.len = t->w.len - at - 4;
+	e->p11.c.certs.p = (const uint8_t *)(uintptr_t)(at + 4);
+	if (r->arg == AC_TWICE) {
+		tb_u8(t, 255);
+		tb_cstring(t, "associated-certs-v00@openssh.com");
+		tb_u8(t, 0);
+		tb_begin(t);
+		list_cert(t, &cs);
+		tb_end(t);
+	}
+}
+
 /* Build request r into t (type byte first); fill e with what policy must
  * receive. Slices in e are offsets into t until fixed by fix_expect. */
 static void
@@ -524,6 +657,21 @@ build(struct tb *t, const struct prow *r, struct expect *e)
 		} else if (r->arg == 1)
 			tb_u8(t, 0);            /* a byte too many, or type 0 */
 		break;
+	case RQ_SMARTCARD_CERTS:
+		at = t->w.len + 4;
+		tb_cstring(t, "/usr/lib/softhsm/libsofthsm2.so");
+		e->p11.provider = sl((const void *)(uintptr_t)at, 31);
+		at = t->w.len + 4;
+		tb_cstring(t, "123456");
+		e->p11.pin = sl((const void *)(uintptr_t)at, 6);
+		if (r->expc & XL) {
+			tb_u8(t, 1);
+			tb_u32(t, 3600);
+			e->p11.c.has_lifetime = 1;
+			e->p11.c.lifetime = 3600;
+		}
+		build_certs(t, r, e);
+		break;
 	}
 	tb_free(&blob);
 }
@@ -546,6 +694,7 @@ fix_expect(struct expect *e, const uint8_t *base)
 	fix_slice(&e->add.c.provider, base);
 	fix_slice(&e->p11.provider, base);
 	fix_slice(&e->p11.pin, base);
+	fix_slice(&e->p11.c.certs, base);
 	fix_slice(&e->blob, base);
 	fix_slice(&e->bind.hostkey, base);
 	fix_slice(&e->bind.session_id, base);

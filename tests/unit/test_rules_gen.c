@@ -17,6 +17,16 @@
  * list. A request is sometimes replayed on another socket, so that a
  * remembered yes meets the same request elsewhere: it must not count.
  *
+ * Session-binds (keyward(5) FORWARDED REQUESTS): each connection gets a
+ * random sequence of binds made the way h_bind takes them (bind_session):
+ * good ones signed by real host keys, and hostile ones -- a host key
+ * keyward cannot read, a bad signature, a session id over 128 bytes, a
+ * chain of 17, a session id bound to another key, anything after an
+ * authentication binding. The model says which are taken; after any
+ * refused bind the origin is unknown for good: every origin, via, caller
+ * and ancestor clause cannot tell, no login is verified and no
+ * remembered yes counts.
+ *
  * Runs for RULES_GEN_SECONDS (default 20; make stress runs it longer);
  * RULES_GEN_SEED replays a run (the seed is printed).
  */
@@ -85,8 +95,9 @@ struct mreq {
 	const char *anc[2];
 	int nanc;
 	int forwarded;
+	int unknown;                    /* a bind was refused: origin unknown */
 	int first_known;                /* the first binding is a forwarding one */
-	const char *hops[4];            /* names of the forwarding bindings */
+	const char *hops[AGENT_MAX_BINDINGS];   /* names of the forwarding bindings */
 	int nhops;
 	int purpose;                    /* 1 login, 2 sshsig, 3 other */
 	int verified;
@@ -154,9 +165,11 @@ m_rule(const struct mrule *r, const struct mreq *q)
 			any |= m_list(&r->ancestor, q->anc[i]);
 		v = and3(v, !any ? NO : q->forwarded ? MAYBE : YES);
 	}
-	if (r->origin == 1 && q->forwarded)
+	if (r->origin != 0 && q->unknown)
+		v = and3(v, MAYBE);     /* local or forwarded: cannot tell */
+	else if (r->origin == 1 && q->forwarded)
 		return NO;
-	if (r->origin == 2) {
+	else if (r->origin == 2) {
 		if (!q->forwarded)
 			return NO;
 		if (r->via.n) {
@@ -224,21 +237,38 @@ m_listed(const struct mrule *rs, int n, const struct mreq *q)
 	return q->added_on == q->sock;
 }
 
+/* How strict an answer is (SEMANTICS): deny, then confirm asking every
+ * time, then confirm with remember=, then allow. */
+static int
+m_rank(const struct mrule *rs, int action, int who)
+{
+	if (action == RULE_DENY)
+		return 3;
+	if (action == RULE_CONFIRM)
+		return who >= 0 && rs[who].remember ? 1 : 2;
+	return 0;
+}
+
 /* SEMANTICS and FORWARDED REQUESTS: in every world (each rule that may
  * or may not match either matching or not), the first rule that matches
  * decides, no rule: the socket's default (m_default); the answer is the
- * strictest of all worlds. */
+ * strictest of all worlds. Of equally strict answers, the rule that
+ * matches for certain (or the default) decides, else the first in the
+ * file. */
 static int
 m_decide(const struct mrule *rs, int n, const struct mreq *q, int *by)
 {
-	int v[MAXRULES], best = 0, nmaybe = 0;
+	int v[MAXRULES], best = -1, besta = 0, nmaybe = 0, sure = -1;
 
 	for (int i = 0; i < n; i++)
 		if ((v[i] = m_rule(&rs[i], q)) == MAYBE)
 			nmaybe++;
+	for (int i = 0; i < n && sure < 0; i++)
+		if (v[i] == YES)
+			sure = i;
 	*by = -1;
 	for (unsigned w = 0; w < (1u << nmaybe); w++) {
-		int a = m_default(q), who = -1;
+		int a = m_default(q), who = -1, rank;
 		for (int i = 0, k = 0; i < n; i++) {
 			int m = v[i] == YES;
 			if (v[i] == MAYBE)
@@ -249,15 +279,19 @@ m_decide(const struct mrule *rs, int n, const struct mreq *q, int *by)
 				break;
 			}
 		}
-		if (a > best) {
-			best = a;
+		rank = m_rank(rs, a, who);
+		if (rank > best || (rank == best && who != *by &&
+		    (who == sure || (*by != sure && who < *by)))) {
+			best = rank;
+			besta = a;
 			*by = who;
 		}
 	}
-	return best;
+	return besta;
 }
 
-/* A remembered yes (SEMANTICS): key, caller, origin and first binding,
+/* A remembered yes (SEMANTICS): the rule that asked, key, caller, origin
+ * and first binding,
  * purpose, verified destination -- or, for other data and an unverified
  * login, the bytes -- and socket. elsewhere: the same but for the
  * socket, to count the yeses a request on another socket meets. */
@@ -266,7 +300,7 @@ struct mmemo {
 };
 
 static void
-m_memo(const struct mreq *q, struct mmemo *m)
+m_memo(const struct mreq *q, int by, struct mmemo *m)
 {
 	const char *dest = "";
 	char buf[256];
@@ -278,8 +312,8 @@ m_memo(const struct mreq *q, struct mmemo *m)
 		snprintf(buf, sizeof(buf), "ns=%s", q->ns), dest = buf;
 	else
 		snprintf(buf, sizeof(buf), "bytes=%s", q->data), dest = buf;
-	snprintf(m->elsewhere, sizeof(m->elsewhere), "%s|%s|%s|%d|%d|%s",
-	    q->fp, q->exe, q->forwarded ? "fwd" : "local",
+	snprintf(m->elsewhere, sizeof(m->elsewhere), "%d|%s|%s|%s|%d|%d|%s",
+	    by, q->fp, q->exe, q->forwarded ? "fwd" : "local",
 	    q->forwarded ? q->first_key : -1, q->purpose, dest);
 	snprintf(m->text, sizeof(m->text), "%s|%s", m->elsewhere, q->sockname);
 }
@@ -440,20 +474,65 @@ rule_text(const struct mrule *r, char *out, size_t n)
 	snprintf(out + strlen(out), n - strlen(out), "\n");
 }
 
-static void
-bind_to(int h, int forwarding)
-{
-	struct slice b = testkey_blob(&hk[h]);
-	struct binding *x = &conn.bind.b[conn.bind.n++];
+/* The binds of one connection as the model takes them. */
+struct mbinds {
+	int host[AGENT_MAX_BINDINGS + 1], sid[AGENT_MAX_BINDINGS + 1];
+	int fwd[AGENT_MAX_BINDINGS + 1];
+	int n, failed;
+};
 
-	if ((x->key = malloc(b.len)) == NULL)
-		tk_die("malloc");
-	memcpy(x->key, b.p, b.len);
-	x->keylen = b.len;
-	x->forwarding = forwarding;
-	x->sidlen = (size_t)snprintf((char *)x->sid, sizeof(x->sid), "sid%zu",
-	    conn.bind.n - 1);
-	conn.bind.attempted = 1;
+enum bkind { B_GOOD, B_UNREADABLE_KEY, B_BAD_SIGNATURE, B_LONG_SID };
+
+/* FORWARDED REQUESTS and the protocol's session-bind: after a refusal
+ * nothing is taken; a bind keyward cannot check is refused; nothing after
+ * an authentication binding; a session id bound to another key is
+ * refused, to the same key it is a duplicate that adds nothing; at most
+ * AGENT_MAX_BINDINGS. Returns whether it is taken. */
+static int
+m_bind(struct mbinds *m, enum bkind kind, int h, int sid, int fwd)
+{
+	if (m->failed || kind != B_GOOD)
+		return !(m->failed = 1);
+	for (int i = 0; i < m->n; i++) {
+		if (!m->fwd[i] || (m->sid[i] == sid && m->host[i] != h))
+			return !(m->failed = 1);
+		if (m->sid[i] == sid)
+			return 1;
+	}
+	if (m->n >= AGENT_MAX_BINDINGS)
+		return !(m->failed = 1);
+	m->host[m->n] = h;
+	m->sid[m->n] = sid;
+	m->fwd[m->n++] = fwd;
+	return 1;
+}
+
+/* One session-bind through bind_session, as h_bind makes it. */
+static int
+bind_to(enum bkind kind, int h, int sid, int forwarding)
+{
+	static const char garbage[] = "\0\0\0\x10not a key at all";
+	uint8_t sess[AGENT_MAX_SESSION_ID + 1];
+	size_t idlen;
+	struct wb sig;
+	struct slice blob = testkey_blob(&hk[h]);
+	const char *why;
+
+	idlen = (size_t)snprintf((char *)sess, sizeof(sess), "sid%d", sid);
+	if (kind == B_LONG_SID) {
+		memset(sess, 's', sizeof(sess));
+		idlen = sizeof(sess);
+	}
+	wb_init(&sig);
+	tk_sign(&hk[h], SIG_NONE, (struct slice){ sess, idlen }, &sig);
+	if (kind == B_BAD_SIGNATURE)
+		sig.p[sig.len - 1] ^= 0x01;
+	if (kind == B_UNREADABLE_KEY)
+		blob = (struct slice){ (const uint8_t *)garbage, sizeof(garbage) - 1 };
+	why = bind_session(&conn.bind, blob, (struct slice){ sess, idlen },
+	    wb_slice_of(&sig), forwarding);
+	wb_free(&sig);
+	return why == NULL;
 }
 
 /* The request comes in on socket sock (0 main), for a key added through
@@ -488,20 +567,40 @@ gen_socket(struct mreq *q)
 
 /* A random connection and request: sets up conn and id, builds data,
  * fills q as keyward(5) describes it. */
+static unsigned long bind_mismatch;
+
 static void
 gen_request(struct tb *t, struct mreq *q, int *bkey)
 {
-	int nb = (int)rnd(4), failed = nb == 0 && rnd(4) == 0;
-	int kind = (int)rnd(3);
+	int nops = (int)rnd(4), kind = (int)rnd(3), nb;
+	struct mbinds mb = { .n = 0 };
 
+	(void)bkey;
 	bindings_free(&conn.bind);
 	memset(&conn.bind, 0, sizeof(conn.bind));
 	memset(q, 0, sizeof(*q));
-	for (int i = 0; i < nb; i++) {
-		bkey[i] = (int)rnd(3);
-		bind_to(bkey[i], (int)rnd(2));
+	/* now and then a chain one longer than AGENT_MAX_BINDINGS */
+	if (rnd(40) == 0)
+		nops = AGENT_MAX_BINDINGS + 1;
+	for (int i = 0; i < nops; i++) {
+		int h = (int)rnd(3), fwd = (int)rnd(2), sid = (int)rnd(4);
+		enum bkind bk = rnd(6) == 0 ? (enum bkind)(1 + rnd(3)) : B_GOOD;
+		if (nops > AGENT_MAX_BINDINGS)
+			fwd = 1, sid = i, bk = B_GOOD;
+		if (bind_to(bk, h, sid, fwd) != m_bind(&mb, bk, h, sid, fwd) &&
+		    bind_mismatch++ < 5)
+			printf("# bind %d of %d (kind %d, host %d, sid %d, fwd %d): "
+			    "keyward and the model disagree on whether it is "
+			    "taken\n", i + 1, nops, bk, h, sid, fwd);
 	}
-	conn.bind.attempted = nb > 0 || failed;
+	nb = mb.n;
+	if ((size_t)nb != conn.bind.n || mb.failed != conn.bind.failed) {
+		if (bind_mismatch++ < 5)
+			printf("# keyward holds %zu bindings (failed %d), the model "
+			    "%d (failed %d)\n", conn.bind.n, conn.bind.failed, nb,
+			    mb.failed);
+		nb = 0;
+	}
 	conn.caller.exe = (char *)PICK(exes);
 	conn.caller.nanc = rnd(3);
 	for (size_t i = 0; i < conn.caller.nanc; i++)
@@ -516,14 +615,15 @@ gen_request(struct tb *t, struct mreq *q, int *bkey)
 	for (int i = 0; i < q->nanc; i++)
 		q->anc[i] = conn.caller.anc[i].exe;
 	/* "through a forwarded agent: the connection's first session-bind
-	 * says it is forwarded, or it carries more than one"; a failed one
-	 * counts as forwarded */
-	q->forwarded = failed || nb > 1 || (nb == 1 && conn.bind.b[0].forwarding);
-	q->first_known = nb > 0 && conn.bind.b[0].forwarding;
-	q->first_key = q->first_known ? bkey[0] : -1;
+	 * says it is forwarded, or it carries more than one"; after a
+	 * refused one, forwarded from a host nobody can name */
+	q->unknown = mb.failed;
+	q->forwarded = mb.failed || nb > 1 || (nb == 1 && mb.fwd[0]);
+	q->first_known = !mb.failed && nb > 0 && mb.fwd[0];
+	q->first_key = q->first_known ? mb.host[0] : -1;
 	for (int i = 0; i < nb; i++)
-		if (conn.bind.b[i].forwarding)
-			q->hops[q->nhops++] = hostfp[bkey[i]];
+		if (mb.fwd[i])
+			q->hops[q->nhops++] = hostfp[mb.host[i]];
 
 	tb_init(t);
 	if (kind == 0) {                /* a login */
@@ -548,11 +648,11 @@ gen_request(struct tb *t, struct mreq *q, int *bkey)
 		}
 		/* verified: the session id of the last binding; after a
 		 * forwarding hop hostbound; a hostbound one names the last
-		 * binding's host key */
-		q->verified = nb > 0 &&
-		    strcmp(sid, (const char *)conn.bind.b[nb - 1].sid) == 0 &&
-		    (hb ? h == bkey[nb - 1] : nb == 1);
-		q->host = nb > 0 ? hostfp[bkey[nb - 1]] : "";
+		 * binding's host key; never after a refused bind */
+		q->verified = !mb.failed && nb > 0 &&
+		    atoi(sid + 3) == mb.sid[nb - 1] &&
+		    (hb ? h == mb.host[nb - 1] : nb == 1);
+		q->host = nb > 0 ? hostfp[mb.host[nb - 1]] : "";
 		snprintf(q->data, sizeof(q->data), "login %s %s %d %d", sid,
 		    q->user, hb, hb ? h : -1);   /* the bytes: h only if named */
 	} else if (kind == 1) {         /* SSHSIG */
@@ -579,7 +679,8 @@ main(void)
 	int nmemo, bkey[4];
 	unsigned long runs = 0, bad = 0, seen[4][4] = { { 0 } }, recalled = 0,
 	    fwd = 0, unverified = 0, named[2][4] = { { 0 } }, inscope = 0,
-	    replays = 0, elsewhere = 0, unlisted = 0, badlist = 0, leak = 0;
+	    replays = 0, elsewhere = 0, unlisted = 0, badlist = 0, leak = 0,
+	    unknown[4] = { 0 }, unknown_asked = 0;
 	time_t end;
 	struct slice b;
 
@@ -654,8 +755,9 @@ main(void)
 			judge_data(wb_slice_of(&t.w), &r);
 			listed = scope_may_list(P.rules, conn.sock, keyfp,
 			    id.comment, id.sock);
-			if (want == RULE_CONFIRM && by >= 0 && rs[by].remember) {
-				m_memo(&q, &m);
+			if (want == RULE_CONFIRM && by >= 0 && rs[by].remember &&
+			    !q.unknown) {
+				m_memo(&q, by, &m);
 				for (int i = 0; i < nmemo; i++) {
 					want_rem |= strcmp(memo[i].text, m.text) == 0;
 					met |= strcmp(memo[i].elsewhere,
@@ -664,6 +766,9 @@ main(void)
 			}
 			runs++;
 			seen[q.forwarded][want]++;
+			unknown[want] += q.unknown;
+			unknown_asked += q.unknown && want == RULE_CONFIRM &&
+			    by >= 0 && rs[by].remember;
 			if (q.sock > 0)
 				named[q.added_on == q.sock][want]++;
 			inscope += q.sock > 0 && q.added_on == q.sock;
@@ -687,14 +792,19 @@ main(void)
 				printf("# key comment=%s added on %d, on %d (%s)\n",
 				    q.comment, q.added_on, q.sock, q.sockname);
 			}
-			if ((int)r.action != want ||
+			/* the deciding rule too: its remember= and its memo
+			 * depend on which one it is (the socket lines come
+			 * first, one a line) */
+			if ((int)r.action != want || r.line != (by < 0 ? 0 :
+			    (size_t)(ndecl + by + 1)) ||
 			    (want == RULE_CONFIRM && r.remembered != want_rem)) {
 				if (bad++ < 5) {
-					printf("# mismatch: keyward %s%s, model %s%s\n",
+					printf("# mismatch: keyward %s%s by line %zu, "
+					    "model %s%s by rule %d\n",
 					    rules_action_name(r.action),
-					    r.remembered ? " (remembered)" : "",
+					    r.remembered ? " (remembered)" : "", r.line,
 					    rules_action_name(want),
-					    want_rem ? " (remembered)" : "");
+					    want_rem ? " (remembered)" : "", by);
 					printf("# rules:\n%s", text);
 					printf("# request: fwd=%d first=%d nhops=%d exe=%s "
 					    "purpose=%d verified=%d user=%s host=%s ns=%s "
@@ -711,8 +821,8 @@ main(void)
 			if (r.action == RULE_CONFIRM && !r.remembered && rnd(2)) {
 				ruling_remember(&P, &r);
 				if (want == RULE_CONFIRM && by >= 0 &&
-				    rs[by].remember && nmemo < 64)
-					m_memo(&q, &memo[nmemo++]);
+				    rs[by].remember && !q.unknown && nmemo < 64)
+					m_memo(&q, by, &memo[nmemo++]);
 			}
 			ruling_free(&r);
 		}
@@ -726,6 +836,7 @@ main(void)
 	    unverified, recalled, inscope, replays, elsewhere, unlisted);
 	is_int(bad, 0, "keyward and the model of keyward(5) agree on %lu "
 	    "random requests", runs);
+	is_int(bind_mismatch, 0, "... and on which session-binds are taken");
 	is_int(badlist, 0, "... and on which keys each socket lists");
 	is_int(leak, 0, "... and no socket signs with a key it does not list");
 	ok(runs >= 1000, "at least 1000 requests judged");
@@ -739,6 +850,11 @@ main(void)
 			ok(named[s][a] > 0, "... requests on a named socket for a "
 			    "key added %s that the model says %s", s ? "there" :
 			    "elsewhere", rules_action_name((enum rule_action)a));
+	for (int a = RULE_ALLOW; a <= RULE_DENY; a++)
+		ok(unknown[a] > 0, "... requests after a refused session-bind "
+		    "that the model says %s", rules_action_name((enum rule_action)a));
+	ok(unknown_asked > 0, "... and remember= prompts after a refused "
+	    "session-bind (never remembered)");
 	ok(recalled > 0, "... and remembered yeses");
 	ok(elsewhere > 0, "... and yeses given on another socket, not used");
 	ok(unlisted > 0, "... and keys a socket does not list");

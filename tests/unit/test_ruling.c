@@ -506,6 +506,59 @@ main(void)
 	judge("ns511", &rem, NULL);
 	is_int(rem, 1, "the newest is kept");
 
+	/* --- a yes covers only what the rule that asked tested: one given
+	 * under "ancestor git" does not answer another remember= rule for
+	 * the same program run outside git */
+	rules_forget(&P);
+	load("confirm remember=8h ancestor /usr/bin/git caller /usr/bin/ssh\n"
+	    "confirm remember=8h caller /usr/bin/ssh\n");
+	conn.caller.nanc = 1;
+	conn.caller.anc[0].exe = "/usr/bin/git";
+	approve("git");
+	judge("git", &rem, &line);
+	is_int(rem, 1, "a yes under the git rule answers the same request");
+	conn.caller.anc[0].exe = "/usr/bin/bash";
+	is_int(judge("git", &rem, &line), RULE_CONFIRM, "outside git the "
+	    "second rule asks");
+	is_int(line, 2, "... the second rule");
+	is_int(rem, 0, "... and the yes the first rule kept does not answer it");
+
+	/* --- a refused session-bind: the origin is unknown for good, no
+	 * later binding anchors the connection, no remembered yes counts */
+	rules_forget(&P);
+	load("confirm remember=1h caller /usr/bin/ssh\n");
+	bind_to(&host1, 1);
+	approve("git");
+	judge("git", &rem, NULL);
+	is_int(rem, 1, "forwarded from host1: a yes is remembered");
+	bind_refused(&conn.bind);
+	is_int(judge("git", &rem, NULL), RULE_CONFIRM, "after a refused bind "
+	    "the rule still asks");
+	is_int(rem, 0, "... and the yes given before does not answer");
+	approve("git");
+	judge("git", &rem, NULL);
+	is_int(rem, 0, "... nor one given after it");
+	unbind();
+	load("allow origin forwarded via *\ndeny\n");
+	bind_refused(&conn.bind);
+	is_int(judge("git", NULL, NULL), RULE_DENY, "[refused]: \"allow origin "
+	    "forwarded via *\" cannot tell");
+	unbind();
+	load("allow origin local\ndeny\n");
+	bind_refused(&conn.bind);
+	is_int(judge("git", NULL, NULL), RULE_DENY, "[refused]: \"allow origin "
+	    "local\" cannot tell");
+	unbind();
+	load("deny origin forwarded\nallow\n");
+	bind_to(&host1, 0);
+	is_int(judge("git", NULL, NULL), RULE_ALLOW, "an authentication binding "
+	    "alone is local");
+	bind_refused(&conn.bind);
+	is_int(judge("git", NULL, NULL), RULE_DENY, "[good, refused]: \"deny "
+	    "origin forwarded\" holds");
+	unbind();
+	conn.caller.nanc = 0;
+
 	rules_forget(&P);
 	rules_free(P.rules);
 	testkey_free(&key);

@@ -66,8 +66,10 @@ static const struct {
 	{ "sk-ecdsa-sha2-nistp384@openssh.com (no such FIDO type)", KEY_NONE, 0,
 	  "unknown key type" },
 	{ "sk-ssh-ed25519 (no @openssh.com)", KEY_NONE, 0, "unknown key type" },
-	{ "ssh-mldsa44-ed25519@openssh.com", KEY_NONE, 0,
-	  "ML-DSA keys are not supported by keyward" },
+	{ "ssh-mldsa44-ed25519@openssh.com", KEY_MLDSA44_ED25519, 0, NULL },
+	{ "ssh-mldsa44-ed25519-cert-v01@openssh.com", KEY_MLDSA44_ED25519, 1, NULL },
+	{ "ssh-mldsa65-ed25519@openssh.com", KEY_NONE, 0,
+	  "of the ML-DSA keys keyward has ssh-mldsa44-ed25519@openssh.com only" },
 	{ "rsa-sha2-256 (a signature algorithm, not a key type)", KEY_NONE, 0,
 	  "unknown key type" },
 	{ "rsa-sha2-512-cert-v01@openssh.com", KEY_NONE, 0, "unknown key type" },
@@ -259,8 +261,10 @@ static const struct pubrow {
 	{ "sk-ecdsa: web origin application accepted", SKP256, PM_APP, 19,
 	  "https://example.com", 0, NULL },
 	{ "sk-ecdsa: 1024-byte application accepted", SKP256, PM_APP, 1024, NULL, 0, NULL },
-	{ "sk-ecdsa: 1025-byte application refused", SKP256, PM_APP, 1025, NULL, -1,
-	  "FIDO application is longer than 1024 bytes" },
+	/* a host key OpenSSH accepts: its application is not capped */
+	{ "sk-ecdsa: 1025-byte application accepted", SKP256, PM_APP, 1025, NULL, 0, NULL },
+	{ "sk-ssh-ed25519: 1100-byte application accepted", SKED, PM_APP, 1100, NULL, 0, NULL },
+	{ "sk-ssh-ed25519: 60000-byte application accepted", SKED, PM_APP, 60000, NULL, 0, NULL },
 	{ "sk-ssh-ed25519: bytes after the application refused", SKED, PM_TRAILING, 0, NULL,
 	  -1, "bytes after the key" },
 	{ "sk-ecdsa: bytes after the application refused", SKP256, PM_TRAILING, 0, NULL,
@@ -285,7 +289,7 @@ static void
 build_pub(struct tb *t, const struct pubrow *r)
 {
 	const struct testkey *k = &K[r->key];
-	uint8_t b[2100], e[8];
+	uint8_t b[60000], e[8];      /* the longest application */
 	size_t n;
 
 	if (r->m == PM_EMPTY)
@@ -863,8 +867,9 @@ static const struct privrow {
 	{ "webauthn-sk-ecdsa-sha2-nistp256@openssh.com refused", SKP256, PRM_NAME, 0,
 	  "webauthn-sk-ecdsa-sha2-nistp256@openssh.com", -1,
 	  "webauthn-sk-* names a signature algorithm, not a key type" },
-	{ "ssh-mldsa44-ed25519@openssh.com refused", ED, PRM_NAME, 0,
-	  "ssh-mldsa44-ed25519@openssh.com", -1, "ML-DSA keys are not supported by keyward" },
+	{ "Ed25519 fields under the ssh-mldsa44-ed25519@openssh.com name refused", ED,
+	  PRM_NAME, 0, "ssh-mldsa44-ed25519@openssh.com", -1,
+	  "bad ML-DSA-44/Ed25519 public key length" },
 	{ "unknown type refused", ED, PRM_NAME, 0, "ssh-foo", -1, "unknown key type" },
 	{ "type name with a NUL inside refused", ED, PRM_NAME_NUL, 0, NULL, -1,
 	  "no key type name" },

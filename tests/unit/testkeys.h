@@ -125,6 +125,7 @@ testkey_from_pkey(struct testkey *k, enum key_kind kind, EVP_PKEY *pk)
 		break;
 	case KEY_SK_ECDSA_P256:
 	case KEY_SK_ED25519:
+	case KEY_MLDSA44_ED25519:       /* tests/unit/test_mldsa_key.c */
 	case KEY_NONE:
 		abort();
 	}
@@ -159,6 +160,7 @@ testkey_gen(struct testkey *k, enum key_kind kind, size_t bits)
 	 * stands in for the token's, to sign what a token would */
 	case KEY_SK_ECDSA_P256: pk = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256"); break;
 	case KEY_SK_ED25519: pk = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519"); break;
+	case KEY_MLDSA44_ED25519:       /* tests/unit/test_mldsa_key.c */
 	case KEY_NONE: break;
 	}
 	if (pk == NULL)
@@ -295,6 +297,7 @@ tk_priv_cert_fields(struct tb *t, const struct testkey *k)
 		tb_mpint(t, k->p.b, k->p.len);
 		tb_mpint(t, k->pq.b, k->pq.len);
 		break;
+	case KEY_MLDSA44_ED25519:       /* tests/unit/test_mldsa_key.c */
 	case KEY_NONE:
 		break;
 	}
