@@ -60,7 +60,7 @@ sleep 3
 worst=0 slow=0
 for i in 1 2 3 4 5 6 7 8 9 10; do
 	t0=$(date +%s%N)
-	timeout 20 ssh-add -l >/dev/null 2>&1
+	timeout 5 ssh-add -l >/dev/null 2>&1
 	rc=$?
 	ms=$((($(date +%s%N) - t0) / 1000000))
 	[ "$ms" -gt "$worst" ] && worst=$ms
