@@ -98,6 +98,16 @@
 #define POLICY_MAX_PENDING         4096          /* requests policy carries; a
                                                   * compromised monitor could
                                                   * send more: not read then */
+#define CLIENT_FRAME_MS            30000         /* one frame, counted from its
+                                                  * first byte: a client that
+                                                  * trickles bytes is closed;
+                                                  * a largest frame still
+                                                  * fits at about 70 kbit/s */
+#define CLIENT_SHED_MIN            2             /* at the connection limit, a
+                                                  * peer process (the relay of
+                                                  * a forwarded host) holding
+                                                  * this many or more loses
+                                                  * one to make room */
 #define CLIENT_EVICT_IDLE_MS       1000          /* at the connection limit, the
                                                   * longest idle one (idle at
                                                   * least this long) makes room */

@@ -72,17 +72,86 @@ is_control(int32_t cp)
 	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f);
 }
 
-/* Bidi embeddings, overrides and isolates reorder what follows them
- * ("Trojan Source"); the three marks are invisible and do it less, but a
- * reader cannot see them either. */
+/*
+ * Characters that draw a line or draw nothing: a terminal, GTK (Pango) or
+ * Qt may break the line at them or render them as nothing, so a client
+ * could add a line to a prompt or hide one word inside another. One table,
+ * sorted, from two sources (Unicode 15.0, as Debian's unicode-data ships
+ * it; tests/unit/test_text.c compares this table with those files over
+ * every code point):
+ *   - LineBreak.txt, the classes BK, CR, LF and NL (mandatory breaks):
+ *     U+000A-000D and U+0085 are controls already, which leaves U+2028
+ *     LINE SEPARATOR and U+2029 PARAGRAPH SEPARATOR;
+ *   - DerivedCoreProperties.txt, Default_Ignorable_Code_Point: the code
+ *     points a renderer shows as nothing when it cannot show them
+ *     otherwise -- soft hyphen, zero-width space and joiners, the bidi
+ *     embeddings, overrides, isolates and marks ("Trojan Source"), word
+ *     joiner and invisible operators, BOM, the Hangul fillers, variation
+ *     selectors, tags, and the unassigned code points kept for more.
+ */
+static const struct { int32_t lo, hi; } unseen[] = {
+	{ 0x00ad, 0x00ad },     /* DI: soft hyphen */
+	{ 0x034f, 0x034f },     /* DI: combining grapheme joiner */
+	{ 0x061c, 0x061c },     /* DI: Arabic letter mark */
+	{ 0x115f, 0x1160 },     /* DI: Hangul choseong/jungseong fillers */
+	{ 0x17b4, 0x17b5 },     /* DI: Khmer inherent vowels */
+	{ 0x180b, 0x180f },     /* DI: Mongolian variation selectors, MVS */
+	{ 0x200b, 0x200f },     /* DI: ZWSP, ZWNJ, ZWJ, LRM, RLM */
+	{ 0x2028, 0x2029 },     /* LB=BK: line and paragraph separators */
+	{ 0x202a, 0x202e },     /* DI: bidi embeddings and overrides */
+	{ 0x2060, 0x206f },     /* DI: word joiner, invisible operators,
+	                         * bidi isolates, deprecated format chars */
+	{ 0x3164, 0x3164 },     /* DI: Hangul filler */
+	{ 0xfe00, 0xfe0f },     /* DI: variation selectors 1-16 */
+	{ 0xfeff, 0xfeff },     /* DI: zero width no-break space (BOM) */
+	{ 0xffa0, 0xffa0 },     /* DI: halfwidth Hangul filler */
+	{ 0xfff0, 0xfff8 },     /* DI: unassigned */
+	{ 0x1bca0, 0x1bca3 },   /* DI: shorthand format controls */
+	{ 0x1d173, 0x1d17a },   /* DI: musical symbol format controls */
+	{ 0xe0000, 0xe0fff },   /* DI: tags, variation selectors 17-256 */
+};
+
+/* Is cp in unseen[]? A binary search: the table is sorted and disjoint. */
 static int
-is_bidi(int32_t cp)
+is_unseen(int32_t cp)
 {
-	return (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
-	    cp == 0x200e || cp == 0x200f || cp == 0x061c;
+	size_t lo = 0, hi = sizeof(unseen) / sizeof(unseen[0]);
+
+	if (cp < unseen[0].lo)
+		return 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cp < unseen[mid].lo)
+			hi = mid;
+		else if (cp > unseen[mid].hi)
+			lo = mid + 1;
+		else
+			return 1;
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------ JSON */
+
+/* cp as \uXXXX, or above U+FFFF as its UTF-16 surrogate pair (RFC 8259
+ * section 7), which a JSON parser reads back as the one character. */
+static void
+json_u(struct wb *w, int32_t cp)
+{
+	uint8_t e[6] = { '\\', 'u' };
+
+	if (cp > 0xffff) {
+		cp -= 0x10000;
+		json_u(w, 0xd800 | (cp >> 10));
+		json_u(w, 0xdc00 | (cp & 0x3ff));
+		return;
+	}
+	e[2] = hex[cp >> 12];
+	e[3] = hex[(cp >> 8) & 15];
+	e[4] = hex[(cp >> 4) & 15];
+	e[5] = hex[cp & 15];
+	wb_bytes(w, e, sizeof(e));
+}
 
 void
 text_json(struct wb *w, const void *p, size_t n)
@@ -107,10 +176,8 @@ text_json(struct wb *w, const void *p, size_t n)
 		} else if (cp == '"' || cp == '\\') {
 			wb_u8(w, '\\');
 			wb_u8(w, (uint8_t)cp);
-		} else if (is_control(cp) || is_bidi(cp)) {
-			uint8_t e[6] = { '\\', 'u', hex[cp >> 12], hex[(cp >> 8) & 15],
-			    hex[(cp >> 4) & 15], hex[cp & 15] };
-			wb_bytes(w, e, sizeof(e));
+		} else if (is_control(cp) || is_unseen(cp)) {
+			json_u(w, cp);
 		} else {
 			wb_bytes(w, s.p, s.len);
 		}
@@ -144,7 +211,7 @@ term_unit(struct rd *r, char u[TERM_UNIT_MAX])
 	if (cp == '\\' || cp == '\n' || cp == '\t' || cp == '\r') {
 		u[k++] = '\\';
 		u[k++] = cp == '\n' ? 'n' : cp == '\t' ? 't' : cp == '\r' ? 'r' : '\\';
-	} else if (cp == NOT_UTF8 || is_control(cp) || is_bidi(cp)) {
+	} else if (cp == NOT_UTF8 || is_control(cp) || is_unseen(cp)) {
 		for (size_t i = 0; i < s.len; i++) {
 			u[k++] = '\\';
 			u[k++] = 'x';

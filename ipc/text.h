@@ -10,9 +10,10 @@
  *
  * JSON (text_json): a string literal, quotes included, that is valid UTF-8
  * and valid RFC 8259. '"' and '\' are escaped; U+0000-001F, U+007F, the C1
- * controls U+0080-009F and the bidi controls (below) become \u00XX/\u20XX,
- * which a parser reads back as the same character, so a reader who cats the
- * trail meets no control. An invalid byte 0xHH becomes the four characters
+ * controls U+0080-009F and the characters that draw a line or nothing
+ * (below) become \uXXXX (a surrogate pair above U+FFFF), which a parser
+ * reads back as the same character, so a reader who cats the trail meets
+ * no control and no invisible character. An invalid byte 0xHH becomes the four characters
  * \xHH (in the JSON source "\\xHH"): it cannot be carried as itself, and
  * U+FFFD would lose which byte it was. The price is that a decoded "\x41"
  * may have been typed that way by the client; the audit trail accepts that
@@ -21,8 +22,12 @@
  * and a cut string ends in "..." inside the quotes.
  *
  * Terminal (text_term): no byte below 0x20, no 0x7f, no C1 control, no
- * invalid UTF-8 and no bidi control (U+202A-202E, U+2066-2069, and the marks
- * U+200E, U+200F, U+061C) reach the output. Newline, tab and carriage
+ * invalid UTF-8 and no character that draws a line or nothing reach the
+ * output. Those are one table in text.c: Unicode's mandatory line breaks
+ * (Line_Break BK, CR, LF, NL: U+2028, U+2029 beside the controls) and every
+ * Default_Ignorable_Code_Point (the bidi controls U+202A-202E, U+2066-2069
+ * and marks U+200E, U+200F, U+061C; zero-width space and joiners; U+2060-
+ * 206F; U+FEFF; the Hangul fillers; variation selectors; tags; ...). Newline, tab and carriage
  * return show as \n \t \r, every other such byte as \xHH (lower-case hex,
  * one per byte of the sequence), and '\' as "\\", so the form reads back
  * to exactly one input. The output always ends in a NUL; when it does not

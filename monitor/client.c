@@ -4,6 +4,7 @@
  * only stops its own requests from being taken.
  */
 #include "monitor/client.h"
+#include "ipc/clock.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -142,6 +143,8 @@ client_consume(struct client *c, size_t len)
 	memmove(c->in, c->in + used, c->inlen - used);
 	wipe(c->in + c->inlen - used, used);
 	c->inlen -= used;
+	/* The next frame's bytes came with this one's: its time starts now. */
+	c->frame_ms = c->inlen > 0 ? clock_ms(CLOCK_MONOTONIC) : 0;
 	if (c->big != NULL && c->inlen <= sizeof(c->inline_in)) {
 		memcpy(c->inline_in, c->in, c->inlen);
 		big_free(c);

@@ -38,6 +38,8 @@ struct client {
 	unsigned fences;        /* fence slots not yet done */
 	int dead;               /* to be closed at the next sweep */
 	uint64_t last_ms;       /* last byte read or written */
+	uint64_t frame_ms;      /* first byte of the partial frame in in[]
+	                         * came then (CLIENT_FRAME_MS) */
 	struct whois_item whois; /* not WHOIS_DONE: policy does not know the
 	                         * caller yet; nothing is dispatched (whois.c) */
 	uint8_t inline_in[CLIENT_INLINE_IN];

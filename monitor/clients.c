@@ -149,6 +149,62 @@ evict_idle(uint64_t now)
 	return 0;
 }
 
+/*
+ * At the connection limit with no one idle: the peer process holding the
+ * most connections, if it holds CLIENT_SHED_MIN or more, gives one up.
+ * Every forwarded channel of one ssh -A comes from that ssh process (its
+ * SO_PEERCRED pid), so a forwarded host that opens every slot is one
+ * relay holding them all, and the user's own clients (one connection a
+ * process) are never shed while a relay holds more than they do. Of the
+ * relay's connections, one with nothing in flight goes first, then the
+ * one quiet longest. Returns the index, or M.nclients when none.
+ */
+static size_t
+shed_candidate(void)
+{
+	size_t best = M.nclients, most = 0;
+
+	for (size_t i = 0; i < M.nclients; i++) {
+		const struct client *c = M.clients[i];
+		size_t n = 0;
+
+		if (c->dead)
+			continue;
+		for (size_t j = 0; j < M.nclients; j++)
+			n += !M.clients[j]->dead && M.clients[j]->pid == c->pid;
+		if (n < CLIENT_SHED_MIN || n < most)
+			continue;
+		if (n > most || best == M.nclients ||
+		    (c->count == 0) > (M.clients[best]->count == 0) ||
+		    ((c->count == 0) == (M.clients[best]->count == 0) &&
+		    c->last_ms < M.clients[best]->last_ms)) {
+			best = i;
+			most = n;
+		}
+	}
+	return best;
+}
+
+int
+clients_sheddable(void)
+{
+	return shed_candidate() != M.nclients;
+}
+
+static int
+shed_heaviest(void)
+{
+	size_t i = shed_candidate();
+
+	if (i == M.nclients)
+		return -1;
+	log_info("connection %u closed: its peer (pid %d) holds the most "
+	    "connections, and %zu are open (the limit)", M.clients[i]->id,
+	    (int)M.clients[i]->pid, M.nclients);
+	drop_client(i);
+	return 0;
+}
+
 /* A waiting client's pidfd is an fd like its socket: a flood of clients
  * that connect and vanish must not run the monitor out of them. */
 int
@@ -166,7 +222,7 @@ clients_accept(uint64_t now, int listen_fd, uint32_t sock)
 	struct client *c;
 	int fd, pidfd, gone;
 
-	if (clients_full() && evict_idle(now) != 0) {
+	if (clients_full() && evict_idle(now) != 0 && shed_heaviest() != 0) {
 		M.evictable = 0;
 		return;
 	}
@@ -369,6 +425,13 @@ clients_scan(uint64_t now)
 			if (c->count == 0 && c->inlen == 0 &&
 			    now - c->last_ms >= CLIENT_EVICT_IDLE_MS)
 				M.evictable = 1;
+			continue;
+		}
+		if (c->inlen > 0 && c->frame_ms != 0 &&
+		    now - c->frame_ms >= CLIENT_FRAME_MS) {
+			log_info("connection %u closed: a frame not finished in "
+			    "%d s", c->id, CLIENT_FRAME_MS / 1000);
+			c->dead = 1;
 			continue;
 		}
 		if (now - c->last_ms >= CLIENT_STALL_MS) {

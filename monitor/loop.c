@@ -201,13 +201,13 @@ monitor_loop(void)
 		pfd[n++] = (struct pollfd){ M.kids.log_fd, POLLIN, 0 };
 		/* At the connection limit, accept only if someone idle can
 		 * make room; the others wait in the backlog. */
-		full = clients_full();
-		pfd[n++] = (struct pollfd){ !full || M.evictable ? M.listen_fd : -1,
+		full = clients_full() && !M.evictable && !clients_sheddable();
+		pfd[n++] = (struct pollfd){ !full ? M.listen_fd : -1,
 		    POLLIN, 0 };
 		pfd[n++] = (struct pollfd){ M.peer_fd, whois_events(), 0 };
 		/* the named sockets (keyward(5)), as the main one */
 		for (i = 0; i < M.named.n; i++)
-			pfd[n++] = (struct pollfd){ !full || M.evictable ?
+			pfd[n++] = (struct pollfd){ !full ?
 			    M.named.s[i].fd : -1, POLLIN, 0 };
 		fixed = n;
 		for (i = 0; i < M.nclients; i++) {
@@ -264,6 +264,8 @@ monitor_loop(void)
 					c->dead = 1;
 					continue;
 				}
+				if (c->inlen > 0 && c->frame_ms == 0)
+					c->frame_ms = now;
 				c->last_ms = now;
 				if (clients_waiting(c))
 					M.watch = 1;

@@ -70,7 +70,9 @@ uint64_t mono_ms(void);
 /* clients.c */
 /* A client on listening socket sock (0 main, i the i-th named one). */
 void clients_accept(uint64_t now, int fd, uint32_t sock);
-void clients_scan(uint64_t now);        /* stalls, idle ones: once a second */
+void clients_scan(uint64_t now);
+/* At the limit, is there a connection to shed for a new one? */
+int clients_sheddable(void);        /* stalls, idle ones: once a second */
 size_t clients_dispatch(void);          /* requests taken this round */
 void clients_flush(struct client *c, uint64_t now);
 void clients_grant_input(struct client *c);

@@ -54,6 +54,7 @@ known_option(const char *s, size_t n)
 		"audit", "audit-sync", "audit-facility", "audit-tag",
 		"audit-socket", "audit-key", "policy", "confirm-timeout",
 		"touch-timeout", "allow-remote-pkcs11", "allow-remote-manage",
+		"allow-remote-add",
 		"no-restrict-websafe", "websafe-allow",
 	};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -136,6 +137,8 @@ options_parse(int argc, char **argv, struct options *o)
 				o->allow_remote_pkcs11 = 1;
 			else if (strcmp(optarg, "allow-remote-manage") == 0)
 				o->allow_remote_manage = 1;
+			else if (strcmp(optarg, "allow-remote-add") == 0)
+				o->allow_remote_add = 1;
 			else if (strcmp(optarg, "no-restrict-websafe") == 0)
 				o->no_restrict_websafe = 1;
 			else if (strncmp(optarg, "confirm-timeout=", 16) == 0) {

@@ -24,6 +24,7 @@ struct options {
 	const char *allowed_providers;  /* -P */
 	int allow_remote_pkcs11, no_restrict_websafe;
 	int allow_remote_manage;        /* -O allow-remote-manage */
+	int allow_remote_add;           /* -O allow-remote-add */
 	const char *websafe_allow;
 	long confirm_timeout;           /* -O confirm-timeout=SECONDS */
 	long touch_timeout;             /* -O touch-timeout=SECONDS */

@@ -187,6 +187,7 @@ fill_pargs(void)
 	    M.opt.allowed_providers : PROVIDERS_DEFAULT;
 	pargs.allow_remote_providers = M.opt.allow_remote_pkcs11;
 	pargs.allow_remote_manage = M.opt.allow_remote_manage;
+	pargs.allow_remote_add = M.opt.allow_remote_add;
 	pargs.restrict_websafe = !M.opt.no_restrict_websafe;
 	pargs.websafe_allow = M.opt.websafe_allow != NULL ?
 	    M.opt.websafe_allow : WEBSAFE_DEFAULT;

@@ -9,6 +9,7 @@
 #include "ipc/text.h"
 #include "policy/audit.h"
 #include "policy/dispatch.h"
+#include "policy/origin.h"
 #include "policy/token.h"
 #include "rules/match.h"
 
@@ -68,6 +69,16 @@ identity_of(struct ctx *c, const struct pubkey *pub, const struct msg_add *m,
 	if ((held = idt_find(&P->ids, (struct slice){ id->blob, id->blob_len })) != NULL &&
 	    !id_visible(held, c->conn, &v)) {
 		*why = "the key is already held and not visible on this connection";
+		identity_free(id);
+		return NULL;
+	}
+	/* Re-adding a key the agent holds replaces its constraints, its
+	 * provider and its FIDO key handle: management, refused where a
+	 * forwarded host may be asking, as REMOVE is (keyward(1)). */
+	if (held != NULL && conn_forwarded(c->conn) &&
+	    !P->args.allow_remote_manage) {
+		*why = "re-adding a key the agent holds is management, refused "
+		    "on a forwarded connection (keyward -O allow-remote-manage)";
 		identity_free(id);
 		return NULL;
 	}
@@ -134,6 +145,29 @@ h_add(struct ctx *c)
 		return 0;
 	}
 	id->sock = c->conn->sock;       /* its scope (rules/scope.h) */
+	/* A key added where a forwarded host may be asking belongs to that
+	 * host: it serves only connections forwarded from it (keys.c
+	 * id_owner_refuses), never the user's own. Without a host to name
+	 * (a session-bind failed, or no binding forwards) there is no one
+	 * it could belong to, and it is refused. */
+	if (!P->args.allow_remote_add) {
+		struct origin o;
+
+		conn_origin(c->conn, &o);
+		if (o.kind != ORIGIN_LOCAL && (o.kind != ORIGIN_FORWARDED ||
+		    o.host.len == 0)) {
+			refuse_add(c, "added over a forwarded connection whose host "
+			    "keyward cannot name (a session-bind failed or none "
+			    "forwards)", id);
+			return 0;
+		}
+		if (o.kind == ORIGIN_FORWARDED) {
+			if ((id->owner = malloc(o.host.len)) == NULL)
+				fatal("out of memory");
+			memcpy(id->owner, o.host.p, o.host.len);
+			id->owner_len = o.host.len;
+		}
+	}
 	p = pending_new(P, P_ADD, c->h.conn, c->h.req);
 	p->add = id;
 	p->key_id = id->key_id = ++P->next_key_id;
@@ -196,6 +230,10 @@ keys_add_live(struct policy *P, struct pending *p)
 		free(old->provider);
 		old->provider = id->provider;
 		id->provider = NULL;
+		free(old->owner);               /* and whom it belongs to */
+		old->owner = id->owner;
+		old->owner_len = id->owner_len;
+		id->owner = NULL;
 		dest_set_free(&old->dest);      /* re-adding replaces every constraint */
 		old->dest = id->dest;
 		memset(&id->dest, 0, sizeof(id->dest));

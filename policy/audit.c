@@ -232,6 +232,16 @@ audit_sign(struct policy *P, const struct audit_rec *r,
 			wb_bytes(&w, ",\"provider\":", 12);
 			text_json_str(&w, r->id->provider);
 		}
+		/* where the key came from: a forwarded host's own key serves
+		 * only that host (policy/keys.c id_owner_refuses) */
+		if (r->id->owner != NULL) {
+			char ofp[FP_TEXT_MAX];
+			if (fingerprint((struct slice){ r->id->owner,
+			    r->id->owner_len }, "sha256", ofp, sizeof(ofp)) != 0)
+				snprintf(ofp, sizeof(ofp), "unknown");
+			wb_bytes(&w, ",\"added_by_host\":", 17);
+			text_json_str(&w, ofp);
+		}
 		wb_u8(&w, '}');
 	}
 	if (r->sk != NULL) {

@@ -140,6 +140,7 @@ identity_free(struct identity *id)
 	free(id->comment);
 	free(id->provider);
 	free(id->pub);
+	free(id->owner);
 	dest_set_free(&id->dest);
 	free(id);
 }

@@ -35,6 +35,11 @@ struct identity {
 	                                 * scope (rules/scope.h); 0 main */
 	struct pubkey *pub;             /* blob parsed on first use
 	                                 * (identity_pub), else NULL */
+	uint8_t *owner;                 /* added over a forwarded connection:
+	                                 * the host key of its first binding,
+	                                 * the only host it serves (keyward(1)
+	                                 * -O allow-remote-add); NULL: local */
+	size_t owner_len;
 };
 
 struct idtable {

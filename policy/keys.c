@@ -7,6 +7,7 @@
 #include "policy/audit.h"
 #include "policy/describe.h"
 #include "policy/dispatch.h"
+#include "policy/origin.h"
 #include "wire/agent.h"
 #include "rules/scope.h"
 
@@ -15,9 +16,28 @@
 #include <time.h>
 
 /* Is identity I usable at all on connection C (§8.4 with u = ANY)? */
+const char *
+id_owner_refuses(const struct identity *id, const struct conn *c)
+{
+	struct origin o;
+
+	if (id->owner == NULL)
+		return NULL;
+	conn_origin(c, &o);
+	if (o.kind == ORIGIN_FORWARDED &&
+	    slice_eq(o.host, (struct slice){ id->owner, id->owner_len }))
+		return NULL;
+	return "the key was added by a forwarded host and serves only "
+	    "connections forwarded from that host (keyward -O allow-remote-add)";
+}
+
 int
 id_visible(const struct identity *id, const struct conn *c, struct verdict *v)
 {
+	if ((v->rule = id_owner_refuses(id, c)) != NULL) {
+		v->hop = 0;
+		return 0;
+	}
 	return path_permitted(&id->dest, &c->bind, NULL, time(NULL), v);
 }
 

@@ -126,6 +126,9 @@ void keys_expiry_changed(struct policy *P);
 /* Is identity id usable at all on connection c (§8.4 with u = ANY)? */
 int id_visible(const struct identity *id, const struct conn *c,
     struct verdict *v);
+/* Why a key a forwarded host added may not serve c (NULL: it may): it
+ * serves only connections whose origin is that host (policy/origin.h). */
+const char *id_owner_refuses(const struct identity *id, const struct conn *c);
 /* The keyholder forgets a key (no answer awaited). */
 void kh_delete(struct policy *P, uint64_t key_id);
 

@@ -85,9 +85,18 @@ confirm_text(const struct policy *P, const struct identity *id,
 	if (o < n)
 		o += describe_request(P, id, c, pu, out + o, n - o);
 	if (o < n && rule->action == RULE_CONFIRM)
-		snprintf(out + o, n - o, "\nRule at line %zu asks to confirm%s.",
-		    rule->line, rule->remember > 0 ? " (a yes is remembered "
-		    "for a while)" : "");
+		o += (size_t)snprintf(out + o, n - o, "\nRule at line %zu asks "
+		    "to confirm%s.", rule->line, rule->remember > 0 ? " (a yes "
+		    "is remembered for a while)" : "");
+	/* Where the key came from, when it is not the user's own. */
+	if (o < n && id->owner != NULL) {
+		char ofp[FP_TEXT_MAX];
+		if (fingerprint((struct slice){ id->owner, id->owner_len },
+		    "sha256", ofp, sizeof(ofp)) != 0)
+			snprintf(ofp, sizeof(ofp), "(unreadable)");
+		snprintf(out + o, n - o, "\nThis key was added through the "
+		    "forwarded agent by the host with key %s.", ofp);
+	}
 }
 
 /* §8.9: a FIDO key whose application is not web-safe (not ssh:, unless
@@ -304,6 +313,10 @@ h_sign(struct ctx *c)
 	    (struct slice){ id->blob, id->blob_len } : m.key);
 	if (id == NULL) {
 		refuse(P, p, "the key is not in the agent", NULL, 1);
+		return 0;
+	}
+	if ((rule = id_owner_refuses(id, c->conn)) != NULL) {
+		refuse(P, p, rule, id, 1);
 		return 0;
 	}
 	p->key_id = id->key_id;

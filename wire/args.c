@@ -115,7 +115,8 @@ args_policy_encode(const struct policy_args *a, struct args_buf *b)
 	    a->allow_remote_manage ? "remote-manage" : "local-manage", b->num[3],
 	    (char *)(a->audit_tag != NULL ? a->audit_tag : AUDIT_TAG_DEFAULT),
 	    (char *)(a->audit_socket != NULL ? a->audit_socket : AUDIT_SOCKET_DEFAULT),
-	    (char *)(a->audit_key != NULL ? a->audit_key : "-"), NULL };
+	    (char *)(a->audit_key != NULL ? a->audit_key : "-"),
+	    a->allow_remote_add ? "remote-add" : "local-add", NULL };
 	memcpy(b->argv, v, sizeof(v));
 	return b->argv;
 }
@@ -126,7 +127,7 @@ args_policy_decode(int argc, char *const *argv, struct policy_args *a)
 	int n;
 
 	memset(a, 0, sizeof(*a));
-	if (argc != 17 || (a->debug = word(argv[1], "debug", "info")) < 0 ||
+	if (argc != 18 || (a->debug = word(argv[1], "debug", "info")) < 0 ||
 	    fp_hash_find(argv[2]) == NULL ||
 	    number(argv[3], -1, (long)AGENT_MAX_LIFETIME, &a->default_lifetime) != 0 ||
 	    number(argv[4], 1, CONFIRM_TIMEOUT_MAX, &a->confirm_timeout) != 0 ||
@@ -140,6 +141,7 @@ args_policy_decode(int argc, char *const *argv, struct policy_args *a)
 	    (a->allow_remote_manage = word(argv[12], "remote-manage",
 	    "local-manage")) < 0 ||
 	    audit_fields(argv + 13, &a->audit_facility) != 0 ||
+	    (a->allow_remote_add = word(argv[17], "remote-add", "local-add")) < 0 ||
 	    (n = audit_mode(argv[5])) < 0)
 		return -1;
 	a->audit = (enum audit_mode)n;

@@ -7,7 +7,7 @@
  *
  *   keyward-policy    LOGLEVEL HASH LIFETIME CONFIRM AUDIT SYNC
  *                     PROVIDERS REMOTE WEBSAFE WEBSAFE_LIST TOUCH MANAGE
- *                     AUDIT_FACILITY AUDIT_TAG AUDIT_SOCKET AUDIT_KEY
+ *                     AUDIT_FACILITY AUDIT_TAG AUDIT_SOCKET AUDIT_KEY ADD
  *   keyward-keyholder LOGLEVEL
  *   keyward-sk        LOGLEVEL PROVIDER
  *   keyward-pkcs11    LOGLEVEL PROVIDER
@@ -29,7 +29,8 @@
  * an absolute path (keyward-pkcs11); AUDIT_FACILITY the syslog facility
  * number (-O audit-facility); AUDIT_TAG the syslog tag (-O audit-tag);
  * AUDIT_SOCKET the absolute path of the syslog socket (-O audit-socket);
- * AUDIT_KEY "-" or the absolute path of the audit key file (-O audit-key).
+ * AUDIT_KEY "-" or the absolute path of the audit key file (-O audit-key);
+ * ADD remote-add|local-add (-O allow-remote-add).
  * keyward-policy starts the last three with what they need of its own
  * list: the auditor's AUDIT is fd (the trail is its fd 4) or syslog.
  * AGENT_PID: the agent's (the monitor's) pid, whose logind session the
@@ -38,7 +39,7 @@
 #ifndef KEYWARD_ARGS_H
 #define KEYWARD_ARGS_H
 
-#define ARGS_MAX          18    /* the longest list, its name and NULL */
+#define ARGS_MAX          19    /* the longest list, its name and NULL */
 #define ARGS_NUM_LEN      24
 
 /* Defaults of ssh-agent (spec §11.1, §8.9). */
@@ -68,6 +69,7 @@ struct policy_args {
 	const char *audit_tag;          /* -O audit-tag */
 	const char *audit_socket;       /* -O audit-socket */
 	const char *audit_key;          /* -O audit-key, or NULL */
+	int allow_remote_add;           /* -O allow-remote-add */
 };
 
 struct keyholder_args {

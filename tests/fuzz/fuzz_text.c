@@ -8,17 +8,20 @@
  * then the text. On every input:
  *
  *  JSON: one string literal that a strict RFC 8259 checker accepts, valid
- *  UTF-8, with no raw DEL, C1 or bidi control; decoded, it is the input
+ *  UTF-8, with no raw DEL, C1, line break or default-ignorable character
+ *  (a surrogate-pair escape only for one above U+FFFF); decoded, it is the input
  *  with each invalid byte as the text \xHH, cut (with "...") before the
  *  character that would pass TEXT_JSON_KEEP input bytes;
  *  terminal: NUL-terminated inside a buffer of exactly its size (ASan
- *  sees any overflow), no byte < 0x20, no DEL, no C1, no bidi control,
+ *  sees any overflow), no byte < 0x20, no DEL, no C1, no line break or
+ *  default-ignorable character,
  *  valid UTF-8, every backslash the start of \\ \n \t \r or \xHH; decoded,
  *  the input itself when it fits, else a prefix of it at a character
  *  boundary followed by the mark, and the next character's form would
  *  not have fitted; text_term_clean is 1 exactly when the form is the
  *  input with backslashes doubled;
- *  round trip: well-formed UTF-8 without controls, bidi, '"' or '\' is
+ *  round trip: well-formed UTF-8 without controls, line breaks,
+ *  default-ignorables, '"' or '\' is
  *  its own JSON body and its own terminal form.
  */
 #include "tests/fuzz/fuzz.h"
@@ -81,12 +84,22 @@ ref_utf8_valid(const uint8_t *p, size_t n)
 	return 1;
 }
 
+/* Controls, Unicode 15's mandatory line breaks (LineBreak.txt BK CR LF
+ * NL) and Default_Ignorable_Code_Point, written out here as a list of
+ * single points and ranges, not as text.c's table. */
 static int
 ref_unsafe(uint32_t cp)
 {
 	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) ||
-	    (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
-	    cp == 0x200e || cp == 0x200f || cp == 0x061c;
+	    cp == 0x2028 || cp == 0x2029 ||
+	    cp == 0xad || cp == 0x34f || cp == 0x61c ||
+	    cp == 0x115f || cp == 0x1160 || cp == 0x17b4 || cp == 0x17b5 ||
+	    (cp >= 0x180b && cp <= 0x180f) || (cp >= 0x200b && cp <= 0x200f) ||
+	    (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x206f) ||
+	    cp == 0x3164 || (cp >= 0xfe00 && cp <= 0xfe0f) || cp == 0xfeff ||
+	    cp == 0xffa0 || (cp >= 0xfff0 && cp <= 0xfff8) ||
+	    (cp >= 0x1bca0 && cp <= 0x1bca3) || (cp >= 0x1d173 && cp <= 0x1d17a) ||
+	    (cp >= 0xe0000 && cp <= 0xe0fff);
 }
 
 /* Length of the terminal form of the character (len bytes, 0: invalid). */
@@ -137,17 +150,39 @@ put_utf8(uint8_t *o, uint32_t cp)
 		o[1] = (uint8_t)(0x80 | (cp & 0x3f));
 		return 2;
 	}
-	o[0] = (uint8_t)(0xe0 | cp >> 12);
-	o[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
-	o[2] = (uint8_t)(0x80 | (cp & 0x3f));
-	return 3;
+	if (cp < 0x10000) {
+		o[0] = (uint8_t)(0xe0 | cp >> 12);
+		o[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
+		o[2] = (uint8_t)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	o[0] = (uint8_t)(0xf0 | cp >> 18);
+	o[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3f));
+	o[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
+	o[3] = (uint8_t)(0x80 | (cp & 0x3f));
+	return 4;
 }
 
 /* ------------------------------------------------------------ JSON */
 
+/* Four hex digits at p, or aborts. */
+static uint32_t
+hex4(const uint8_t *p)
+{
+	uint32_t v = 0;
+
+	for (size_t h = 0; h < 4; h++) {
+		int d = hexval(p[h]);
+		CHECK(d >= 0);
+		v = v << 4 | (uint32_t)d;
+	}
+	return v;
+}
+
 /* A strict RFC 8259 string checker and decoder: the whole of j is one
- * string literal; returns the decoded length in out, or aborts. Surrogate
- * escapes are refused: we never write them. */
+ * string literal; returns the decoded length in out, or aborts. A
+ * surrogate escape must be a high one followed by a low one (a character
+ * above U+FFFF); a lone one is refused. */
 static size_t
 json_decode(const uint8_t *j, size_t n, uint8_t *out)
 {
@@ -180,16 +215,19 @@ json_decode(const uint8_t *j, size_t n, uint8_t *out)
 		case 't': out[k++] = '\t'; i += 2; break;
 		case 'u':
 			CHECK(i + 6 <= n - 1);
-			cp = 0;
-			for (size_t h = 2; h < 6; h++) {
-				int v = hexval(j[i + h]);
-				CHECK(v >= 0);
-				cp = cp << 4 | (uint32_t)v;
+			cp = hex4(j + i + 2);
+			i += 6;
+			CHECK(cp < 0xdc00 || cp > 0xdfff);
+			if (cp >= 0xd800 && cp <= 0xdbff) {
+				uint32_t lo;
+				CHECK(i + 6 <= n - 1 && j[i] == '\\' && j[i + 1] == 'u');
+				lo = hex4(j + i + 2);
+				CHECK(lo >= 0xdc00 && lo <= 0xdfff);
+				cp = 0x10000 + ((cp - 0xd800) << 10 | (lo - 0xdc00));
+				i += 6;
 			}
-			CHECK(cp < 0xd800 || cp > 0xdfff);
 			CHECK(ref_unsafe(cp));        /* escaped only when it must be */
 			k += put_utf8(out + k, cp);
-			i += 6;
 			break;
 		default:
 			CHECK(0);

@@ -3,7 +3,7 @@
 # the real ssh -A, ssh-add -x (LOCK), -X (UNLOCK), -d (REMOVE) and -D
 # (REMOVE_ALL) are refused by keyward with a log line; the user's agent
 # stays unlocked and keeps its keys, and a forwarded ssh-add (ADD) still
-# works, as with ssh-agent. With -O allow-remote-manage keyward serves
+# works, for hostA's own use (57-forwarded-add.t). With -O allow-remote-manage keyward serves
 # them as ssh-agent does. Stock ssh-agent serves them all: the same
 # "allowed" half runs against it, so this test documents the deviation.
 . "$(dirname "$0")/lib.sh"
@@ -107,11 +107,12 @@ if is_keyward; then
 		"the refusal is logged"
 	SSH_ASKPASS=$T/pass.sh SSH_ASKPASS_REQUIRE=force DISPLAY=:0 run ssh-add -X
 	ok $RC "locally the user unlocks"
-	# ADD stays open, as with ssh-agent
-	fwd "ssh-add $(printf %q "$T/keys/y")"
+	# ADD stays open, but the key is hostA's own (57-forwarded-add.t)
+	fwd "ssh-add $(printf %q "$T/keys/y") && ssh-add -l"
 	ok $RC "on hostA ssh-add y (ADD) still works"
+	contains "$OUT" "$(fp "$T/keys/y.pub")" "y is listed on hostA"
 	agent_has "$T/keys/y.pub"
-	ok $? "y is listed locally"
+	is $? 1 "y is not listed locally: it serves hostA alone (-O allow-remote-add)"
 	stop
 
 	agent -O allow-remote-manage

@@ -29,7 +29,7 @@ policy_roundtrip(void)
 {
 	struct policy_args a = { 1, "sha256", 3600, 60, AUDIT_FD, 1,
 	    "/usr/lib*/*,/opt/x/*", 1, 0, "ssh:*,web:example", 45, 1, 16 << 3,
-	    "kw.audit-1", "/run/x/log", "/home/u/.keyward-audit.key" }, b;
+	    "kw.audit-1", "/run/x/log", "/home/u/.keyward-audit.key", 1 }, b;
 	struct args_buf buf;
 	char **v = args_policy_encode(&a, &buf);
 
@@ -43,10 +43,10 @@ policy_roundtrip(void)
 	    b.allow_remote_manage == 1 &&
 	    b.audit_facility == 16 << 3 && strcmp(b.audit_tag, "kw.audit-1") == 0 &&
 	    strcmp(b.audit_socket, "/run/x/log") == 0 &&
-	    strcmp(b.audit_key, a.audit_key) == 0,
+	    strcmp(b.audit_key, a.audit_key) == 0 && b.allow_remote_add == 1,
 	    "policy list round-trips every field");
 	a = (struct policy_args){ 0, "md5", -1, 1, AUDIT_NONE, 0,
-	    PROVIDERS_DEFAULT, 0, 1, WEBSAFE_DEFAULT, 1, 0, 4 << 3, NULL, NULL, NULL };
+	    PROVIDERS_DEFAULT, 0, 1, WEBSAFE_DEFAULT, 1, 0, 4 << 3, NULL, NULL, NULL, 0 };
 	v = args_policy_encode(&a, &buf);
 	ok(args_policy_decode(count(v), v, &b) == 0 && b.default_lifetime == -1 &&
 	    b.audit == AUDIT_NONE && b.restrict_websafe == 1 &&
@@ -72,20 +72,20 @@ policy_refusals(void)
 		{ 13, "" }, { 13, "-8" }, { 13, "9" }, { 13, "192" },
 		{ 14, "" }, { 14, "a b" }, { 14, "tag:" }, { 14, "x[1]" },
 		{ 14, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" }, { 15, "dev/log" },
-		{ 15, "" }, { 16, "" }, { 16, "key" },
+		{ 15, "" }, { 16, "" }, { 16, "key" }, { 17, "" }, { 17, "yes" },
 	};
 	char *good[] = { "keyward-policy", "info", "sha256", "-1", "60", "none",
 	    "nosync", PROVIDERS_DEFAULT, "local-providers", "restrict",
 	    WEBSAFE_DEFAULT, "60", "local-manage", "32", "keyward-audit",
-	    "/dev/log", "-", NULL };
+	    "/dev/log", "-", "local-add", NULL, NULL };
 	struct policy_args b;
 
-	ok(args_policy_decode(17, good, &b) == 0, "the good list decodes");
+	ok(args_policy_decode(18, good, &b) == 0, "the good list decodes");
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		char *v[18];
+		char *v[19];
 		memcpy(v, good, sizeof(v));
 		v[rows[i].at] = (char *)rows[i].bad;
-		ok(args_policy_decode(17, v, &b) != 0, "refused: arg %d = \"%s\"",
+		ok(args_policy_decode(18, v, &b) != 0, "refused: arg %d = \"%s\"",
 		    rows[i].at, rows[i].bad);
 	}
 	/* what ssh-agent takes: an empty list, a path with a blank */
@@ -94,15 +94,15 @@ policy_refusals(void)
 			{ 7, "" }, { 7, "/usr/lib/a b" }, { 10, "" },
 			{ 10, "ssh:* x" },
 		};
-		char *v[18];
+		char *v[19];
 		memcpy(v, good, sizeof(v));
 		v[takes[i].at] = (char *)takes[i].v;
-		ok(args_policy_decode(17, v, &b) == 0, "taken: arg %d = \"%s\"",
+		ok(args_policy_decode(18, v, &b) == 0, "taken: arg %d = \"%s\"",
 		    takes[i].at, takes[i].v);
 	}
-	ok(args_policy_decode(16, good, &b) != 0, "refused: one argument short");
-	good[17] = "extra";
-	ok(args_policy_decode(18, good, &b) != 0, "refused: one argument more");
+	ok(args_policy_decode(17, good, &b) != 0, "refused: one argument short");
+	good[18] = "extra";
+	ok(args_policy_decode(19, good, &b) != 0, "refused: one argument more");
 }
 
 static void

@@ -9,6 +9,7 @@
 #include "tests/unit/tap.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,8 +83,30 @@ static const struct textcase {
 	{ "bidi: PDI U+2069", S("\xe2\x81\xa9"), "\"\\u2069\"", "\\xe2\\x81\\xa9" },
 	{ "bidi: RLM U+200F", S("\xe2\x80\x8f"), "\"\\u200f\"", "\\xe2\\x80\\x8f" },
 	{ "bidi: ALM U+061C", S("\xd8\x9c"), "\"\\u061c\"", "\\xd8\\x9c" },
-	{ "not bidi: U+202F and U+2065 pass", S("\xe2\x80\xaf\xe2\x81\xa5"),
-	  "\"\xe2\x80\xaf\xe2\x81\xa5\"", "\xe2\x80\xaf\xe2\x81\xa5" },
+	{ "not invisible: U+202F and U+205F pass", S("\xe2\x80\xaf\xe2\x81\x9f"),
+	  "\"\xe2\x80\xaf\xe2\x81\x9f\"", "\xe2\x80\xaf\xe2\x81\x9f" },
+	{ "line separator U+2028", S("a\xe2\x80\xa8" "b"), "\"a\\u2028b\"", "a\\xe2\\x80\\xa8b" },
+	{ "paragraph separator U+2029", S("\xe2\x80\xa9"), "\"\\u2029\"", "\\xe2\\x80\\xa9" },
+	{ "NEL U+0085", S("\xc2\x85"), "\"\\u0085\"", "\\xc2\\x85" },
+	{ "zero width space U+200B", S("\xe2\x80\x8b"), "\"\\u200b\"", "\\xe2\\x80\\x8b" },
+	{ "word joiner U+2060", S("\xe2\x81\xa0"), "\"\\u2060\"", "\\xe2\\x81\\xa0" },
+	{ "unassigned default-ignorable U+2065", S("\xe2\x81\xa5"), "\"\\u2065\"", "\\xe2\\x81\\xa5" },
+	{ "BOM U+FEFF", S("\xef\xbb\xbf"), "\"\\ufeff\"", "\\xef\\xbb\\xbf" },
+	{ "soft hyphen U+00AD", S("\xc2\xad"), "\"\\u00ad\"", "\\xc2\\xad" },
+	{ "Hangul filler U+3164", S("\xe3\x85\xa4"), "\"\\u3164\"", "\\xe3\\x85\\xa4" },
+	{ "Hangul choseong filler U+115F", S("\xe1\x85\x9f"), "\"\\u115f\"", "\\xe1\\x85\\x9f" },
+	{ "halfwidth Hangul filler U+FFA0", S("\xef\xbe\xa0"), "\"\\uffa0\"", "\\xef\\xbe\\xa0" },
+	{ "variation selector 16 U+FE0F", S("\xef\xb8\x8f"), "\"\\ufe0f\"", "\\xef\\xb8\\x8f" },
+	{ "tag latin a U+E0061: a surrogate pair in JSON", S("\xf3\xa0\x81\xa1"),
+	  "\"\\udb40\\udc61\"", "\\xf3\\xa0\\x81\\xa1" },
+	{ "variation selector 256 U+E01EF", S("\xf3\xa0\x87\xaf"),
+	  "\"\\udb40\\uddef\"", "\\xf3\\xa0\\x87\\xaf" },
+	{ "last default-ignorable U+E0FFF, and U+E1000 after it passes",
+	  S("\xf3\xa0\xbf\xbf\xf3\xa1\x80\x80"),
+	  "\"\\udb43\\udfff\xf3\xa1\x80\x80\"", "\\xf3\\xa0\\xbf\\xbf\xf3\xa1\x80\x80" },
+	{ "a line drawn into a prompt", S("git\xe2\x80\xa8Requested by git commit -S (pid 4242)"),
+	  "\"git\\u2028Requested by git commit -S (pid 4242)\"",
+	  "git\\xe2\\x80\\xa8Requested by git commit -S (pid 4242)" },
 	{ "everything at once", S("k\x1b]0;x\x07\xc2\x9b\xe2\x80\xae\xff\\\""),
 	  "\"k\\u001b]0;x\\u0007\\u009b\\u202e\\\\xff\\\\\\\"\"",
 	  "k\\x1b]0;x\\x07\\xc2\\x9b\\xe2\\x80\\xae\\xff\\\\\"" },
@@ -257,11 +280,140 @@ test_json_keep(void)
 	free(want);
 }
 
+/* ------------------------------------------------------------ every code point */
+
+#define UCD_DIR "/usr/share/unicode"    /* Debian's unicode-data */
+#define CP_END 0x110000
+
+/*
+ * Mark in set[] every code point that file (a UCD file: "XXXX..YYYY ;
+ * Value # comment") gives the value want, or one of want's '|'-separated
+ * values. Returns the number of lines that matched, -1 when there is no
+ * such file.
+ */
+static int
+ucd_mark(const char *file, const char *want, uint8_t *set)
+{
+	char path[256], line[512];
+	int lines = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s",
+	    getenv("KEYWARD_UCD") != NULL ? getenv("KEYWARD_UCD") : UCD_DIR, file);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *semi, *v, *end, *alt;
+		unsigned long lo, hi;
+		size_t vlen;
+
+		if (line[0] == '#' || (semi = strchr(line, ';')) == NULL)
+			continue;
+		lo = strtoul(line, &end, 16);
+		hi = strncmp(end, "..", 2) == 0 ? strtoul(end + 2, NULL, 16) : lo;
+		for (v = semi + 1; *v == ' '; v++)
+			;
+		vlen = strcspn(v, " #\n");
+		for (alt = (char *)want; *alt != '\0';) {
+			size_t alen = strcspn(alt, "|");
+			if (alen == vlen && strncmp(alt, v, vlen) == 0) {
+				for (unsigned long cp = lo; cp <= hi && cp < CP_END; cp++)
+					set[cp] = 1;
+				lines++;
+			}
+			alt += alen + (alt[alen] == '|');
+		}
+	}
+	fclose(f);
+	return lines;
+}
+
+/*
+ * Every Unicode scalar value, one at a time: its terminal form is escaped
+ * (and its JSON form is a \u escape) exactly when it is a control or
+ * Unicode names it a mandatory line break or default-ignorable. This is
+ * what checks ipc/text.c's table against its two sources.
+ */
+static void
+test_every_code_point(void)
+{
+	uint8_t *want = calloc(CP_END, 1);
+	size_t bad_term = 0, bad_json = 0;
+	int32_t first_bad = -1;
+	int lb, di;
+	struct wb w;
+
+	if (want == NULL)
+		abort();
+	lb = ucd_mark("LineBreak.txt", "BK|CR|LF|NL", want);
+	di = ucd_mark("DerivedCoreProperties.txt", "Default_Ignorable_Code_Point", want);
+	ok(lb > 0 && di > 0, "Unicode's LineBreak.txt (%d BK/CR/LF/NL lines) and "
+	    "DerivedCoreProperties.txt (%d default-ignorable lines) read from "
+	    UCD_DIR " (apt-get install unicode-data)", lb, di);
+	for (int32_t cp = 0; cp < 0x20; cp++)
+		want[cp] = 1;
+	for (int32_t cp = 0x7f; cp <= 0x9f; cp++)
+		want[cp] = 1;
+	ok(want[0x2028] && want[0x2029] && want[0x200b] && want[0xfeff] &&
+	    want[0x3164] && want[0xe0061] && !want['a'] && !want[0x20ac],
+	    "the sources give what a reader expects of them");
+	wb_init(&w);
+	for (int32_t cp = 0; cp < CP_END; cp++) {
+		uint8_t u[4];
+		char term[32];
+		size_t n;
+		int escaped, jescaped;
+
+		if (cp >= 0xd800 && cp <= 0xdfff)
+			continue;
+		if (cp < 0x80) {
+			u[0] = (uint8_t)cp;
+			n = 1;
+		} else if (cp < 0x800) {
+			u[0] = (uint8_t)(0xc0 | cp >> 6);
+			u[1] = (uint8_t)(0x80 | (cp & 0x3f));
+			n = 2;
+		} else if (cp < 0x10000) {
+			u[0] = (uint8_t)(0xe0 | cp >> 12);
+			u[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
+			u[2] = (uint8_t)(0x80 | (cp & 0x3f));
+			n = 3;
+		} else {
+			u[0] = (uint8_t)(0xf0 | cp >> 18);
+			u[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3f));
+			u[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
+			u[3] = (uint8_t)(0x80 | (cp & 0x3f));
+			n = 4;
+		}
+		text_term(term, sizeof(term), u, n);
+		escaped = strlen(term) != n || memcmp(term, u, n) != 0;
+		if (cp == '\\')
+			escaped = 0;    /* doubled, not hidden */
+		wb_reset(&w);
+		text_json(&w, u, n);
+		jescaped = !w.err && w.len >= 3 && w.p[1] == '\\' && w.p[2] == 'u';
+		if (escaped != want[cp]) {
+			bad_term++;
+			if (first_bad < 0)
+				first_bad = cp;
+		}
+		if (jescaped != want[cp] && cp != '"' && cp != '\\')
+			bad_json++;
+	}
+	wb_free(&w);
+	ok(bad_term == 0, "terminal: escaped exactly the controls, line breaks "
+	    "and default-ignorables (%zu wrong, first U+%04X)", bad_term,
+	    (unsigned)first_bad);
+	ok(bad_json == 0, "json: \\u-escaped exactly those (%zu wrong)", bad_json);
+	free(want);
+}
+
 int
 main(void)
 {
 	test_cases();
 	test_cuts();
 	test_json_keep();
+	test_every_code_point();
 	return done_testing();
 }
