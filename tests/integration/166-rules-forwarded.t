@@ -12,8 +12,8 @@
 # sshsig / other, remember=), the attack is refused while the user's own
 # requests the rules allow still sign. The principle: an allow, a confirm
 # or a remembered yes rests only on what the server cannot choose; a deny
-# on anything. Each of issue 24's items 1-4 is a case here that signs
-# on main (ac32426). Stock ssh-agent has no rules: its baseline is that
+# on anything. Each attack below is a case that signed before the rules
+# knew forwarded requests. Stock ssh-agent has no rules: its baseline is that
 # every attack signs (the refusals are asserted for keyward alone).
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-rules.sh"
