@@ -46,7 +46,8 @@ for k in k x prod y z g; do
 	[ "$RC" = 0 ] || bail "ssh-add $k"
 	hide_key "$k"
 done
-ok 0 "keys k x prod y z g added"
+run ssh-add -l
+is "$RC:$(grep -c . <<<"$OUT")" "0:6" "the agent lists the six keys added (k x prod y z g)"
 
 NCASE=0
 load() { # LINE...: these rules in force from now on (keyward-ctl policy load)
