@@ -12,6 +12,9 @@
 
 CHECK=$REPO/tests/tools/citations.pl
 S=$(printf '\302\247')          # the section sign, as the files have it
+# What the fixture cites wrongly, written in pieces so that this file,
+# which the checker reads too, cites none of it.
+NOFILE="do""c/nothing.md" ISSUE="iss""ue 12" DES="DESIGN"".md" SHR="..""/shared"
 
 # --- the checker finds what it looks for
 F=$T/fixture
@@ -30,11 +33,11 @@ cat >"$F/src/bad.c" <<SRC
 /* doc/protocol.md ${S}7.3 */
 /* doc/protocol.md ${S}7.2, ${S}8.1 */
 /* a bare ${S}7.2 */
-/* see doc/nothing.md */
+/* see $NOFILE */
 /* as the spec ${S}7.2 says */
-/* (issue 12 item 3) */
-/* DESIGN.md, STYLE ${S}2 */
-/* ../shared/spec */
+/* ($ISSUE item 3) */
+/* $DES, STYLE ${S}2 */
+/* $SHR/spec */
 SRC
 run perl "$CHECK" "$F" doc/protocol.md src/good.c
 is "$RC:$OUT" "0:" "a tree whose citations all lead somewhere passes"
@@ -44,12 +47,12 @@ want=(
 	"src/bad.c:1: heading: doc/protocol.md has no section 7.3"
 	"src/bad.c:2: heading: doc/protocol.md has no section 8.1"
 	"src/bad.c:3: bare: "
-	"src/bad.c:4: no-file: doc/nothing.md"
+	"src/bad.c:4: no-file: $NOFILE"
 	"src/bad.c:5: outside: "
-	"src/bad.c:6: outside: \"issue 12\""
-	"src/bad.c:7: outside: \"DESIGN.md\""
+	"src/bad.c:6: outside: \"$ISSUE\""
+	"src/bad.c:7: outside: \"$DES\""
 	"src/bad.c:7: outside: \"STYLE ${S}\""
-	"src/bad.c:8: outside: \"../shared\""
+	"src/bad.c:8: outside: \"$SHR\""
 )
 for w in "${want[@]}"; do
 	contains "$OUT" "$w" "the checker reports: $w"
