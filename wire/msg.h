@@ -8,6 +8,13 @@
  *   wire/prompter.h   policy <-> prompter
  *   wire/auditor.h    policy <-> auditor
  *   wire/broker.h     policy <-> broker
+ * Three more boundaries have messages of their own, with no such header
+ * (one request, one reply, each its own type byte):
+ *   wire/token.h      broker <-> keyward-sk (carried to and from policy
+ *                     inside wire/broker.h's messages)
+ *   wire/pkcs11.h     broker <-> keyward-pkcs11 (likewise)
+ *   wire/peer.h       monitor <-> keyward-peer
+ * and wire/args.h holds the argument list each program is started with.
  * Type numbers are unique across all of them (requests have a range per
  * boundary, replies share 64..79; test_msg checks), so a datagram sent
  * down the wrong channel is refused by type.

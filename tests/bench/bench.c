@@ -1697,7 +1697,7 @@ print_targets(void)
 	    "", "", med("sign p256 p50", SA) / floor_med("in-process sign p256 p50"),
 	    med("sign p256 p50", KW) / floor_med("in-process sign p256 p50"));
 
-	printf("\ntargets of issue 7 (keyward / ssh-agent, same run; never asserted):\n");
+	printf("\ntargets (keyward / ssh-agent, same run; never asserted):\n");
 	r = ratio_of("sign ed25519 p50");
 	target(r <= 0.5, r, "sequential sign p50 ed25519 <= 0.5");
 	r = ratio_of("sign p256 p50");

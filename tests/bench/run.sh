@@ -1,5 +1,5 @@
 #!/bin/sh
-# run.sh BUILD_DIR - the benchmark of issue 7 (make bench).
+# run.sh BUILD_DIR - keyward's benchmark (make bench).
 #
 # Starts build/keyward and /usr/bin/ssh-agent the same way (AGENT -D -a SOCK,
 # stderr kept in a file), runs build/bench against both in one run, stops

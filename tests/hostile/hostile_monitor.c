@@ -1,6 +1,6 @@
 /*
- * hostile_monitor.c - a compromised monitor, as a TAP test (issue 5,
- * "Prove"). It starts keyward-policy and keyward-keyholder exactly as
+ * hostile_monitor.c - a compromised monitor, as a TAP test. It starts
+ * keyward-policy and keyward-keyholder exactly as
  * monitor/children.c does (two SEQPACKET pairs, fd 3 and fd 4, buffers sized
  * by chan_setup_fd) and then speaks raw IPC to policy: requests for
  * connections that were never opened, replayed session-binds, forged

@@ -1,6 +1,6 @@
 /*
- * hostile_policy.c - a compromised policy, as a TAP test (issue 5,
- * "Prove"). It starts keyward-keyholder alone, as monitor/children.c does
+ * hostile_policy.c - a compromised policy, as a TAP test. It starts
+ * keyward-keyholder alone, as monitor/children.c does
  * (fd 3 = its end of a SEQPACKET pair sized by chan_setup_fd), and sends
  * it what a compromised policy could: KH_ADD with halves that do not
  * belong together, certificates, truncated and oversized fields; KH_SIGN
@@ -919,10 +919,10 @@ piped_behind(const struct ukey *big, uint32_t cbig, const struct ukey *last,
 	return answer_position(first, next_req, next_req);
 }
 
-/* Issue 13: one connection's pipelined signatures, or a big RSA key,
- * do not hold up another's. The header's conn field names the client
- * connection (policy's id; any value, 0 included). The signatures piped
- * in are by an RSA key just over KEYHOLDER_FAST_RSA_BITS, in the lane
+/* A hostile client cannot stall another: one connection's pipelined
+ * signatures, or a big RSA key, do not hold up another's. The header's
+ * conn field names the client connection (policy's id; any value, 0
+ * included). The signatures piped in are by an RSA key just over KEYHOLDER_FAST_RSA_BITS, in the lane
  * with one worker. */
 static void
 t_fair(void)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # A FIDO token that is slow, never answers, or waits for a PIN must not
-# stop the agent serving its other clients (issue 14: "the agent never
-# blocks"). This is keyward's promise beyond ssh-agent: OpenSSH 9.2's agent
+# stop the agent serving its other clients (the agent
+# never blocks). This is keyward's promise beyond ssh-agent: OpenSSH 9.2's agent
 # signs with a FIDO key synchronously (ssh-sk-helper, then askpass for a
 # PIN) and serves nobody meanwhile, and has no limit on a touch that never
 # comes. Against ssh-agent the keyward-only assertions are skipped and

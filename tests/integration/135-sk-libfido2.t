@@ -7,8 +7,8 @@
 # descriptor from it (ENOTTY): not a FIDO device. The helper must list it,
 # skip it and refuse cleanly ("device not found"), with no filter kill
 # (its exit status, keyward's log, the kernel's seccomp record), while the
-# agent keeps serving. Before issue 25 the helper listed devices under its
-# filter and died by SIGSYS on libudev's faccessat2.
+# agent keeps serving. (When the helper listed devices under its filter,
+# it died by SIGSYS on libudev's faccessat2.)
 #
 # Then (test build) a FIDO2 authenticator of our own behind the device
 # I/O, tests/sk/ctaphid.py: libfido2's real CTAPHID, PIN protocol and

@@ -1,8 +1,7 @@
 #!/bin/bash
 # PKCS#11 tokens that stall or die must not stop the agent serving its
-# other clients, and the token helper must be sandboxed (issue 15:
-# "nothing blocks", "each helper runs sandboxed ... and holds only its
-# provider"). Two providers (lib-p11.sh: the SoftHSM2 module and a patched
+# other clients, and the token helper must be sandboxed (nothing
+# blocks; each helper runs sandboxed and holds only its provider). Two providers (lib-p11.sh: the SoftHSM2 module and a patched
 # copy with its own token) and an ordinary ed25519 key.
 #
 # The keyward-only assertions (the helper's sandbox, a stalled helper not

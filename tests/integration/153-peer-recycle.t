@@ -1,6 +1,5 @@
 #!/bin/bash
-# A recycled pid is never taken for the program that has it now (issue 16,
-# item 1). A client connects and hands its socket to a child, then exits;
+# A recycled pid is never taken for the program that has it now. A client connects and hands its socket to a child, then exits;
 # its pid is given to /usr/bin/sleep (ns_last_pid, as root) while keyward-peer
 # is stopped, so the inspector can only read the pid after it names sleep.
 # The connection's caller must then be "gone" (the pidfd taken at accept

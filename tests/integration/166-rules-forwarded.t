@@ -12,8 +12,8 @@
 # sshsig / other, remember=), the attack is refused while the user's own
 # requests the rules allow still sign. The principle: an allow, a confirm
 # or a remembered yes rests only on what the server cannot choose; a deny
-# on anything. Each of issue 24's items 1-4 is a case here that signs
-# on main (ac32426). Stock ssh-agent has no rules: its baseline is that
+# on anything. Each attack below is a case that signed before the rules
+# knew forwarded requests. Stock ssh-agent has no rules: its baseline is that
 # every attack signs (the refusals are asserted for keyward alone).
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-rules.sh"
@@ -46,7 +46,8 @@ for k in k x prod y z g; do
 	[ "$RC" = 0 ] || bail "ssh-add $k"
 	hide_key "$k"
 done
-ok 0 "keys k x prod y z g added"
+run ssh-add -l
+is "$RC:$(grep -c . <<<"$OUT")" "0:6" "the agent lists the six keys added (k x prod y z g)"
 
 NCASE=0
 load() { # LINE...: these rules in force from now on (keyward-ctl policy load)

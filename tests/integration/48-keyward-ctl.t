@@ -1,5 +1,5 @@
 #!/bin/bash
-# keyward-ctl (issue 6, inspectable constraints): against keys added by the
+# keyward-ctl (inspectable constraints): against keys added by the
 # real ssh-add with -t, -c and -h (host keys from real sshds), it lists what
 # ssh-add -l lists, in the same order, with each key's lifetime, confirm
 # flag and destination hops (fingerprints as ssh-keygen -l prints them);

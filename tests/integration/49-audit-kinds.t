@@ -45,7 +45,8 @@ for k in u x $(seq -f 'k%g' 1 $NKINDS); do
 	run ssh-add "$T/keys/$k"
 	[ "$RC" = 0 ] || bail "ssh-add $k: $ERR"
 done
-ok 0 "keys u, x and k1..k$NKINDS added"
+run ssh-add -l
+is "$RC:$(grep -c . <<<"$OUT")" "0:$((NKINDS + 2))" "the agent lists the keys added: u, x and k1..k$NKINDS"
 
 # one raw client pipelining sign requests with the keys given in turn;
 # prints "answers refusals pid"

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # tests/integration/lib-hostile.sh - one case of the hostile-client suite
-# (tests/hostile/attack, issue 13 item 8: one file per attack family in
+# (tests/hostile/attack: one file per attack family in
 # tests/hostile/), for 110-hostile-*.t and tests/hostile/*.t. Sourced
 # after nothing: it sources lib.sh itself.
 #

@@ -1,6 +1,6 @@
 /*
- * tests/p11/hostile.c - a hostile PKCS#11 module for 145-p11-hostile-module.t
- * (issue 25). keyward-pkcs11 loads it as it loads any module (-P), and
+ * tests/p11/hostile.c - a hostile PKCS#11 module for 145-p11-hostile-module.t.
+ * keyward-pkcs11 loads it as it loads any module (-P), and
  * the module behaves until its first call inside the sandbox
  * (C_GetSlotList, from LOGIN). There it makes the attack named by
  * $KW_P11_ATTACK, writes what happened to stderr as

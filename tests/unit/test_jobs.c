@@ -2,7 +2,7 @@
  * test_jobs.c - the keyholder's signing queue (keyholder/jobs.c): jobs
  * are taken by client connection in turn, a newcomer ahead of those that
  * have had the current turn, each connection's own jobs in the order
- * they came, and the lanes never mix (issue 13: a hostile forwarded
+ * they came, and the lanes never mix (a hostile forwarded
  * server cannot stall the agent).
  *
  * A row is a sequence of events and the order in which workers get the

@@ -300,7 +300,7 @@ main(void)
 	judge("git", &rem, NULL);
 	is_int(rem, 0, "after new rules: asked again");
 
-	/* --- issue 24: what a forwarded server cannot choose */
+	/* --- what a forwarded server cannot choose */
 	{
 		char hfp[FP_TEXT_MAX], h2fp[FP_TEXT_MAX];
 
@@ -430,7 +430,7 @@ main(void)
 		rules_forget(&P);
 	}
 
-	/* --- issue 27: a named socket's default deny is where the rules
+	/* --- a named socket's default deny is where the rules
 	 * end (rules_query.fallback): a rule that cannot tell weighs
 	 * against it as against a last deny */
 	load("socket deploy manage\nconfirm caller /usr/bin/ssh\n");
