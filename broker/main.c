@@ -23,7 +23,7 @@
  *   or     broker --MSG_R_TOKEN_FAIL(req, busy|start|timeout|died|cancelled)
  * Every MSG_TK_SIGN gets exactly one answer.
  *
- * PKCS#11 (issue 15): one keyward-pkcs11 per provider, started by
+ * PKCS#11: one keyward-pkcs11 per provider, started by
  * MSG_TK_P11_START with its LOGIN and kept until MSG_TK_P11_STOP. It
  * serves one request at a time; the others wait in its queue (at most
  * TOKEN_P11_QUEUE). A helper that ends, or does not answer within the

@@ -39,10 +39,10 @@ int sig_verify(const struct pubkey *k, struct slice sig, struct slice data,
 #define SK_MESSAGE_LEN 69
 int sk_sig_verify(const struct pubkey *k, struct slice data, struct slice sig,
     uint8_t *flags, uint32_t *counter);
-/* The CA signature of a certificate verifies (spec §4.3). */
+/* The CA signature of a certificate verifies (doc/protocol.md §4.3). */
 int cert_verify(const struct pubkey *cert);
 
-/* "SHA256:base64" or "MD5:hex:..." of a key blob, per -E (spec §4.5). */
+/* "SHA256:base64" or "MD5:hex:..." of a key blob, per -E (doc/protocol.md §4.5). */
 int fingerprint(struct slice blob, const char *hash, char *out, size_t n);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * sig.c - SSH signature blobs (spec §4.6), verified by policy: certificate
+ * sig.c - SSH signature blobs (doc/protocol.md §4.6), verified by policy: certificate
  * CA signatures, session-bind host signatures, the FIDO signatures a token
  * helper's answer becomes. The keyholder makes them (keyholder/privkey.c).
  */
@@ -133,7 +133,7 @@ out:
 	return rc;
 }
 
-/* What a FIDO authenticator signs (spec §4.6): SHA-256(application) ||
+/* What a FIDO authenticator signs (doc/protocol.md §4.6): SHA-256(application) ||
  * flags || counter (big-endian) || SHA-256(data), 69 bytes. */
 static int
 sk_message(struct slice app, uint8_t flags, uint32_t counter, struct slice data,
@@ -163,7 +163,7 @@ sk_sig_verify(const struct pubkey *k, struct slice data, struct slice blob,
 	struct slice m = { msg, sizeof(msg) };
 	int rc = -1;
 
-	/* The plain name of the key's kind, certificates included (§4.6). */
+	/* The plain name of the key's kind, certificates included (doc/protocol.md §4.6). */
 	if (!key_is_sk(k->kind) || sk_sig_parse(blob, &s) != 0 ||
 	    s.alg != sig_alg_for(k->kind, 0) ||
 	    sk_message(k->sk_app, s.flags, s.counter, data, msg) != 0 ||

@@ -61,7 +61,7 @@ list_request(struct wb *w)
 }
 
 /* FAILURE (5) to one of keyward's extensions: a locked keyward answers
- * every extension so (spec §5.11), and so does an agent that is not
+ * every extension so (doc/protocol.md §5.11), and so does an agent that is not
  * keyward. The agent's process name (/proc/PID/comm, readable even for a
  * process that is not dumpable) tells them apart where the socket is the
  * agent's own; a list with a key in it proves the agent is not locked. */

@@ -39,7 +39,7 @@ enum buf_err {
 
 void rd_init(struct rd *r, const void *p, size_t len);
 int rd_u8(struct rd *r, uint8_t *v);
-int rd_bool(struct rd *r, int *v);           /* any non-zero is true (§2) */
+int rd_bool(struct rd *r, int *v);           /* any non-zero is true (doc/protocol.md §2) */
 int rd_flag(struct rd *r, int *v);           /* our own bools: 0 or 1 only */
 /* A count of elements that each take at least min_bytes (> 0) of what
  * follows: BUF_ERR_TOO_LONG over max, BUF_ERR_FORMAT over what the rest of
@@ -92,7 +92,7 @@ void wb_reset(struct wb *w);
 void wb_free(struct wb *w);
 
 /*
- * Where a secret ends (STYLE §6): one function per kind of buffer, so that
+ * Where a secret ends (doc/style.md §6): one function per kind of buffer, so that
  * grepping for the four names finds every place.
  *   wipe(p, n)            memory the caller keeps or frees itself: arrays
  *                         on the stack, a received frame, the bytes of a

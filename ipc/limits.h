@@ -1,25 +1,25 @@
 /*
  * limits.h - every limit keyward enforces, in one place.
- * Values that mirror OpenSSH's agent carry the spec section they come from.
+ * Values that mirror OpenSSH's agent carry the doc/protocol.md section they come from.
  */
 #ifndef KEYWARD_LIMITS_H
 #define KEYWARD_LIMITS_H
 
-/* Agent protocol (spec §1.3, §6.8). */
+/* Agent protocol (doc/protocol.md §1.3, §6.8). */
 #define AGENT_MAX_FRAME            (256 * 1024)  /* payload bytes of one frame */
 #define AGENT_READ_CHUNK           (64 * 1024)   /* bytes per read() from a client */
 #define AGENT_MAX_INFLIGHT         16            /* pipelined requests per connection */
-#define AGENT_MAX_PRINCIPALS       256           /* certificate principals (§4.3) */
-#define AGENT_MAX_MPINT_BYTES      2049          /* 16384 bits plus one 0x00 (§2) */
-#define AGENT_RSA_MIN_BITS         1024          /* §4.2 */
+#define AGENT_MAX_PRINCIPALS       256           /* certificate principals (doc/protocol.md §4.3) */
+#define AGENT_MAX_MPINT_BYTES      2049          /* 16384 bits plus one 0x00 (doc/protocol.md §2) */
+#define AGENT_RSA_MIN_BITS         1024          /* doc/protocol.md §4.2 */
 #define AGENT_RSA_MAX_BITS         16384
-#define AGENT_MAX_SESSION_ID       128           /* §6.8 */
-#define AGENT_MAX_BINDINGS         16            /* §6.8 */
+#define AGENT_MAX_SESSION_ID       128           /* doc/protocol.md §6.8 */
+#define AGENT_MAX_BINDINGS         16            /* doc/protocol.md §6.8 */
 #define AGENT_MAX_LIFETIME         (0xffffffffU) /* uint32 seconds on the wire */
-#define AGENT_MAX_DEST_RULES       1024          /* destination constraints a key (§6.8) */
-#define AGENT_MAX_USER_PATTERN     256           /* user pattern bytes (§6.6) */
+#define AGENT_MAX_DEST_RULES       1024          /* destination constraints a key (doc/protocol.md §6.8) */
+#define AGENT_MAX_USER_PATTERN     256           /* user pattern bytes (doc/protocol.md §6.6) */
 /* Certificates in one associated-certs constraint of a PKCS#11 add
- * (§6.7): OpenSSH's agent refuses the 1025th, and so does keyward. */
+ * (doc/protocol.md §6.7): OpenSSH's agent refuses the 1025th, and so does keyward. */
 #define AGENT_MAX_ASSOC_CERTS      1024
 /* Not limits of the reference: they bound the work of wmatch (quadratic
  * in its two lengths) when a host certificate meets a CA hop. A DNS name
@@ -30,7 +30,7 @@
  * pattern above, RULES_MAX_PATTERN included, is shorter), so a matcher
  * never has an allocation failure to read as "no match". */
 #define WMATCH_MAX_STACK_PATTERN   1024
-/* FIDO keys (§4.4, §4.7). Not limits of the reference: they keep what the
+/* FIDO keys (doc/protocol.md §4.4, §4.7). Not limits of the reference: they keep what the
  * keyholder seals and opens in its 256 KiB secure heap (SHIELD_HEAP_SIZE)
  * to a few KiB a key, as for the other types. They bound keys the agent
  * holds (an ADD), never a public key: a host key in a session-bind or a
@@ -64,7 +64,7 @@
 #define MLDSA44_ED25519_SIG_LEN    (MLDSA44_SIG_LEN + 64)
 
 /* A fingerprint with its NUL: at the longest "SHA512:" and 86 base64
- * characters (spec §4.5, keys/fphash.h). */
+ * characters (doc/protocol.md §4.5, keys/fphash.h). */
 #define FP_TEXT_MAX                96
 
 /* Inter-process messages: a client frame plus our own small header. */
@@ -124,10 +124,10 @@
                                                   * its request's bytes */
 
 /* Processes. */
-#define MONITOR_MIN_NOFILE         10            /* §11.5: refuse to run below */
-#define MONITOR_FD_RESERVE         10            /* §11.8: maxfds = NOFILE - this */
+#define MONITOR_MIN_NOFILE         10            /* doc/protocol.md §11.5: refuse to run below */
+#define MONITOR_FD_RESERVE         10            /* doc/protocol.md §11.8: maxfds = NOFILE - this */
 #define MONITOR_LISTEN_BACKLOG     128           /* listen(2) backlog of the agent socket */
-#define MONITOR_PARENT_CHECK_MS    10000         /* command mode parent poll (§11.6) */
+#define MONITOR_PARENT_CHECK_MS    10000         /* command mode parent poll (doc/protocol.md §11.6) */
 #define MONITOR_READY_MS           60000         /* the starter waits this long for a
                                                   * started agent to serve (keyward(1)) */
 #define LOG_LINE_MAX               1024          /* one relayed log line */
@@ -165,7 +165,7 @@
                                                   * times this: 19 s in all, as
                                                   * libfido2's own back end */
 
-/* Token helpers (broker/main.c, issue 14). One keyward-sk process per
+/* Token helpers (broker/main.c). One keyward-sk process per
  * signature; a touch that never comes ends in a refusal. */
 #define TOKEN_MAX_HELPERS          8             /* at once; more: refused */
 #define TOKEN_MAX_PER_CONN         2             /* at once for one client: a
@@ -237,14 +237,14 @@
                                                   * not come by then proceeds as
                                                   * "unavailable" */
 
-/* Lock (spec §5.8). */
+/* Lock (doc/protocol.md §5.8). */
 #define LOCK_SALT_LEN              16
 #define LOCK_HASH_LEN              32
 #define LOCK_KDF_ITERATIONS        20000         /* PBKDF2-HMAC-SHA256 */
 #define LOCK_FAIL_STEP_MS          100           /* delay grows 0.1 s a failure */
 #define LOCK_FAIL_MAX              100           /* ... up to 10 s */
 
-/* Confirm prompts (spec §6.3). */
+/* Confirm prompts (doc/protocol.md §6.3). */
 #define PROMPT_MAX_TEXT            2048
 #define PROMPT_LINE_MAX            76            /* bytes of a caller's line: the
                                                   * default askpass (x11-ssh-askpass,

@@ -1,5 +1,5 @@
 /*
- * dest.c - restrict-destination, three levels of strings deep (§6.6 and
+ * dest.c - restrict-destination, three levels of strings deep (doc/protocol.md §6.6 and
  * §15.1): a list of constraints, each of a from-hop, a to-hop and a
  * reserved string; each hop of user, host, reserved and key specs that
  * run to the end of the hop with no count.
@@ -119,7 +119,7 @@ dest_parse(struct slice list,
 		n++;
 	}
 	/* The reference leaves a key with an empty list unconstrained: never
-	 * take "no rule" for "no restriction" (§6.6). */
+	 * take "no rule" for "no restriction" (doc/protocol.md §6.6). */
 	if (n == 0) {
 		*why = "empty destination constraint list";
 		return -1;

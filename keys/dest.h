@@ -1,5 +1,5 @@
 /*
- * dest.h - the restrict-destination-v00@openssh.com constraint (spec
+ * dest.h - the restrict-destination-v00@openssh.com constraint (doc/protocol.md
  * §6.6): structure and every validation rule that needs no cryptography.
  * The monitor runs it to refuse garbage at the edge; policy runs it again
  * to build the identity's constraints (and then checks the keys fully).

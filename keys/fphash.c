@@ -1,6 +1,6 @@
 /*
  * fphash.c - the fingerprint hashes: SHA256 by default, MD5 in the old
- * hex form, and the others the reference accepts for -E (spec §4.5).
+ * hex form, and the others the reference accepts for -E (doc/protocol.md §4.5).
  */
 #include "keys/fphash.h"
 

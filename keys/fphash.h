@@ -1,5 +1,5 @@
 /*
- * fphash.h - the fingerprint hashes keyward knows (spec §4.5), in one
+ * fphash.h - the fingerprint hashes keyward knows (doc/protocol.md §4.5), in one
  * table: keyward's -E takes their names in any case, policy's argument
  * list takes the canonical (lower-case) name keyward passes on, and
  * crypto/sig.c writes fingerprints with each one's label and form.

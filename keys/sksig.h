@@ -1,5 +1,5 @@
 /*
- * sksig.h - FIDO (sk-) signature blobs (spec §4.6): what an authenticator's
+ * sksig.h - FIDO (sk-) signature blobs (doc/protocol.md §4.6): what an authenticator's
  * answer becomes on the wire, and the reader policy verifies it with
  * (crypto/: sk_sig_verify). No cryptography: the encoder runs where the
  * token helper's answer is assembled, which need not link libcrypto.

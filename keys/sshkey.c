@@ -1,5 +1,5 @@
 /*
- * sshkey.c - key, certificate and private-key encodings (spec §4.2-§4.4),
+ * sshkey.c - key, certificate and private-key encodings (doc/protocol.md §4.2-§4.4),
  * checked structurally: lengths, names, counts, nesting, nothing trailing.
  */
 #include "keys/sshkey.h"
@@ -156,7 +156,7 @@ magnitude_bits(struct slice m)
 }
 
 /* The checks on an RSA public half, wherever it was read (public blob,
- * private encoding): e odd, 1024 to 16384 bits of modulus (§4.2). */
+ * private encoding): e odd, 1024 to 16384 bits of modulus (doc/protocol.md §4.2). */
 int
 key_rsa_check_public(struct pubkey *k, const char **why)
 {
@@ -185,7 +185,7 @@ key_parse_sk_app(struct rd *r, struct slice *app, const char **why)
 
 /* The public fields of a key of a known kind, as in the plain blob after
  * the type name (and inside a certificate after the nonce). A FIDO key
- * has its base kind's fields, then the application (§4.2). */
+ * has its base kind's fields, then the application (doc/protocol.md §4.2). */
 int
 key_parse_pub_fields(struct rd *r, enum key_kind kind, struct pubkey *k,
     const char **why)

@@ -1,6 +1,6 @@
 /*
  * sshkey.h - structural parsing of SSH public keys, certificates and the
- * private key encodings of ADD messages (spec §4.2-§4.4). No cryptography
+ * private key encodings of ADD messages (doc/protocol.md §4.2-§4.4). No cryptography
  * here: the monitor links this and must not link libcrypto. Checks that
  * need arithmetic (points on the curve, CA signatures, private halves that
  * match public halves) are made by crypto/ in policy and keyholder.
@@ -22,7 +22,7 @@ enum key_kind {
 	KEY_MLDSA44_ED25519,            /* ssh-mldsa44-ed25519@openssh.com */
 };
 
-/* FIDO (sk-) keys, spec §4.7: the algorithm numbers of the middleware API
+/* FIDO (sk-) keys, doc/protocol.md §4.7: the algorithm numbers of the middleware API
  * (what a SecurityKeyProvider's sk_sign takes) and the flags byte of the
  * key and of each signature. */
 #define SK_ALG_ECDSA_P256               0x00
@@ -88,14 +88,14 @@ enum key_kind key_kind_base(enum key_kind kind);
 /* Parse a whole key blob (plain or certificate); nothing may trail. On
  * failure *why (if given) says what was wrong, for the log. */
 int key_parse_public(struct slice blob, struct pubkey *k, const char **why);
-/* Parse the key part of an ADD message (§4.4) from r: the monitor and
+/* Parse the key part of an ADD message (doc/protocol.md §4.4) from r: the monitor and
  * the keyholder only (keys/sshkey_private.c, which policy does not link). */
 int key_parse_private(struct rd *r, struct privkey *k, const char **why);
 
 /* The canonical public blob: the certificate as received, or the plain key
- * re-encoded with minimal mpints (§4.5). */
+ * re-encoded with minimal mpints (doc/protocol.md §4.5). */
 void key_write_public(struct wb *w, const struct pubkey *k);
-/* The plain private encoding (§4.4, non-certificate form) of k, which is
+/* The plain private encoding (doc/protocol.md §4.4, non-certificate form) of k, which is
  * what the keyholder keeps for plain and certificate keys alike. */
 void key_write_private_plain(struct wb *w, const struct privkey *k);
 
@@ -116,7 +116,7 @@ enum sig_alg {
 const char *sig_alg_name(enum sig_alg alg);
 enum sig_alg sig_alg_from_name(struct slice name);
 /* The algorithm an identity of this kind signs with, given the request
- * flags (§4.6: 0x02 wins over 0x04; none means SHA-1 for RSA). */
+ * flags (doc/protocol.md §4.6: 0x02 wins over 0x04; none means SHA-1 for RSA). */
 enum sig_alg sig_alg_for(enum key_kind kind, uint32_t flags);
 /* Is alg a valid signature algorithm for keys of this kind? */
 int sig_alg_fits(enum sig_alg alg, enum key_kind kind);
@@ -125,7 +125,7 @@ int sig_alg_fits(enum sig_alg alg, enum key_kind kind);
 #define SSH_AGENT_RSA_SHA2_512 0x04
 
 /* Parse a public key blob (plain or certificate) and append its canonical
- * form (§4.5) to w: a plain key re-encoded with minimal mpints, a
+ * form (doc/protocol.md §4.5) to w: a plain key re-encoded with minimal mpints, a
  * certificate whole as received. Two blobs name the same key iff their
  * canonical forms are equal bytes, so every comparison of keys goes
  * through this. The parsed key goes to *k if k is not NULL. -1 on a blob

@@ -9,7 +9,7 @@
 
 /* Set *why (if given) to msg; -1. */
 int key_fail(const char **why, const char *msg);
-/* e odd, 1024 to 16384 bits of modulus (§4.2); sets k->rsa_bits. */
+/* e odd, 1024 to 16384 bits of modulus (doc/protocol.md §4.2); sets k->rsa_bits. */
 int key_rsa_check_public(struct pubkey *k, const char **why);
 /* A FIDO key's application: text, at most AGENT_MAX_SK_APPLICATION. */
 int key_parse_sk_app(struct rd *r, struct slice *app, const char **why);

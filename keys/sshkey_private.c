@@ -1,5 +1,5 @@
 /*
- * sshkey_private.c - the private key part of an ADD (spec §4.4): read by
+ * sshkey_private.c - the private key part of an ADD (doc/protocol.md §4.4): read by
  * the monitor (to find where it ends and what its public key is) and by
  * the keyholder, never by policy, which links keys/ but not this object
  * (tests/integration/90-keyward-procs.t checks with nm).
@@ -16,7 +16,7 @@ nonzero_mpint(struct rd *r, struct slice *m)
 	return rd_mpint(r, m) == 0 && m->len > 0 ? 0 : -1;
 }
 
-/* What follows the public fields of a FIDO key in an ADD (§4.4). */
+/* What follows the public fields of a FIDO key in an ADD (doc/protocol.md §4.4). */
 static int
 parse_sk_private(struct rd *r, struct privkey *k, const char **why)
 {

@@ -1,7 +1,7 @@
 /*
  * client.h - one client connection: its input frames, its requests in
  * flight (answered by policy in any order) and its replies, released in
- * request order (spec §1.5). What a client holds is bounded: an inline
+ * request order (doc/protocol.md §1.5). What a client holds is bounded: an inline
  * input buffer, a larger one only when the monitor grants it (one frame,
  * from an agent-wide budget), AGENT_MAX_INFLIGHT replies, and one batch
  * of replies being written.

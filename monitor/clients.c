@@ -267,7 +267,7 @@ clients_accept(uint64_t now, int listen_fd, uint32_t sock)
 
 /* May this client's next request go to policy now? Policy must know
  * who the caller is first (whois.c), then: its own pipeline,
- * a lock or unlock still in flight on it (judged first: spec §5.8), a
+ * a lock or unlock still in flight on it (judged first: doc/protocol.md §5.8), a
  * reader that does not read, and the agent-wide budgets. */
 static int
 may_dispatch(const struct client *c)

@@ -1,7 +1,7 @@
 /*
  * options.c - ssh-agent's options, parsed the way ssh-agent parses them:
  * BSD getopt semantics (stop at the first non-option), the same usage
- * errors and exit statuses (spec §11.1, §11.9).
+ * errors and exit statuses (doc/protocol.md §11.1, §11.9).
  */
 #include "monitor/options.h"
 #include "wire/args.h"

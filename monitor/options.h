@@ -1,5 +1,5 @@
 /*
- * options.h - keyward's command line, which is ssh-agent's (spec §11.1).
+ * options.h - keyward's command line, which is ssh-agent's (doc/protocol.md §11.1).
  */
 #ifndef KEYWARD_OPTIONS_H
 #define KEYWARD_OPTIONS_H

@@ -57,7 +57,7 @@ req_sign(struct req_ctx *c)
 }
 
 /* smartcard: a PKCS#11 add (26), the one request that may carry
- * associated certificates (§6.7). */
+ * associated certificates (doc/protocol.md §6.7). */
 static int
 parse_constraints(struct rd *r, struct constraints *cs, int smartcard)
 {
@@ -94,7 +94,7 @@ parse_constraints(struct rd *r, struct constraints *cs, int smartcard)
 				break;
 			}
 			if (slice_eq_str(name, SK_PROVIDER_EXTENSION_NAME)) {
-				/* Judged by policy (§6.5): only for FIDO keys, a
+				/* Judged by policy (doc/protocol.md §6.5): only for FIDO keys, a
 				 * path resolved and checked against -P. */
 				if (cs->has_provider || rd_text(r, &cs->provider) != 0 ||
 				    cs->provider.len == 0 ||
@@ -176,7 +176,7 @@ req_remove(struct req_ctx *c)
 	return FORWARD;
 }
 
-/* ssh-add -s (§5.7): string provider; string pin; and for 26 the
+/* ssh-add -s (doc/protocol.md §5.7): string provider; string pin; and for 26 the
  * constraints of an add. Policy judges the provider (-P, remote). */
 static int
 req_smartcard_add(struct req_ctx *c, int constrained)
@@ -209,7 +209,7 @@ req_smartcard_constrained(struct req_ctx *c)
 	return req_smartcard_add(c, 1);
 }
 
-/* ssh-add -e: string provider; string pin (ignored, §5.7). */
+/* ssh-add -e: string provider; string pin (ignored, doc/protocol.md §5.7). */
 static int
 req_smartcard_remove(struct req_ctx *c)
 {
@@ -229,9 +229,9 @@ req_lock_common(struct req_ctx *c, int unlock)
 	struct slice pass;
 
 	/* Unlike the reference, a garbled lock request is refused, never a
-	 * reason for the agent to exit (spec §5.8). */
+	 * reason for the agent to exit (doc/protocol.md §5.8). */
 	/* A text string, but hashed whole: a trailing NUL is part of the
-	 * passphrase ("pw\0" is not "pw", spec §2), as in the reference. */
+	 * passphrase ("pw\0" is not "pw", doc/protocol.md §2), as in the reference. */
 	if (rd_string(&c->r, &pass) != 0 || rd_done(&c->r) != 0 ||
 	    (pass.len > 1 && memchr(pass.p, '\0', pass.len - 1) != NULL)) {
 		log_info("refused malformed lock/unlock request");
@@ -253,7 +253,7 @@ req_unlock(struct req_ctx *c)
 	return req_lock_common(c, 1);
 }
 
-/* A session-bind that does not parse still counts as attempted (§7.2), so
+/* A session-bind that does not parse still counts as attempted (doc/protocol.md §7.2), so
  * policy hears of it either way. */
 static int
 req_bind(struct req_ctx *c)

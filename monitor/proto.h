@@ -21,7 +21,7 @@ int proto_request(const uint8_t *p, size_t len, uint32_t req, uint32_t conn,
 enum {
 	PROTO_ADD = 1 << 0,     /* adds keys: counts against MONITOR_MAX_ADDS */
 	PROTO_FENCE = 1 << 1,   /* lock, unlock: the connection's later
-	                         * requests wait for its answer (spec §5.8) */
+	                         * requests wait for its answer (doc/protocol.md §5.8) */
 };
 /* The PROTO_* flags of a request type (0 for one the parser refuses). */
 unsigned proto_flags(uint8_t type);

@@ -1,6 +1,6 @@
 /*
  * sockpath.h - where the agent socket lives and how it is created, exactly
- * as ssh-agent does it (spec §11.3), and how its path is printed (§11.2).
+ * as ssh-agent does it (doc/protocol.md §11.3), and how its path is printed (doc/protocol.md §11.2).
  */
 #ifndef KEYWARD_SOCKPATH_H
 #define KEYWARD_SOCKPATH_H
@@ -21,7 +21,7 @@ int sock_default_path(const char *dir, const char *host_tag, char *out, size_t n
 int sock_tempdir_path(char *dir, size_t dn, char *out, size_t n);
 /* Create, bind (umask 0177) and listen. -1 with errno on failure. */
 int sock_listen(const char *path);
-/* Remove stale sockets in dir (spec §11.3); any_host for -uu. */
+/* Remove stale sockets in dir (doc/protocol.md §11.3); any_host for -uu. */
 int sock_cleanup_stale(const char *dir, const char *host_tag, int any_host);
 /* Quote a path for the printed shell commands (10.3+ rules). */
 void sock_quote(const char *path, char *out, size_t n);

@@ -64,7 +64,7 @@ identity_of(struct ctx *c, const struct pubkey *pub, const struct msg_add *m,
 	id->is_cert = pub->is_cert;
 	id->confirm = m->c.confirm;
 	/* Re-adding replaces an identity: only one this connection may see
-	 * (§8.10), judged against the table as every request before left it. */
+	 * (doc/protocol.md §8.10), judged against the table as every request before left it. */
 	struct verdict v;
 	if ((held = idt_find(&P->ids, (struct slice){ id->blob, id->blob_len })) != NULL &&
 	    !id_visible(held, c->conn, &v)) {
@@ -130,7 +130,7 @@ h_add(struct ctx *c)
 		return 0;
 	}
 	if (m.c.has_certs) {
-		/* the monitor never forwards one: a PKCS#11 add's alone (§6.7) */
+		/* the monitor never forwards one: a PKCS#11 add's alone (doc/protocol.md §6.7) */
 		refuse_add(c, "associated certificates on an add that is not a "
 		    "PKCS#11 one", NULL);
 		return 0;
@@ -178,7 +178,7 @@ h_add(struct ctx *c)
 		if (token_provider_internal(prov)) {
 			id->provider = str_dup("internal");
 		} else if (conn_remote(c->conn) && !P->args.allow_remote_providers) {
-			/* §8.10: a forwarded connection loads no library */
+			/* doc/protocol.md §8.10: a forwarded connection loads no library */
 			keys_add_refused(P, p, "a forwarded connection may not name "
 			    "a FIDO provider library (keyward -O allow-remote-pkcs11)");
 			return 0;
@@ -209,7 +209,7 @@ keys_add_refused(struct policy *P, struct pending *p, const char *why)
 }
 
 /* The add is judged whole: the identity goes live; an existing one keeps
- * its list position and takes every new attribute (spec §5.4). */
+ * its list position and takes every new attribute (doc/protocol.md §5.4). */
 static void
 keys_add_live(struct policy *P, struct pending *p)
 {
@@ -286,7 +286,7 @@ keys_add_done(struct policy *P, struct pending *p, struct slice pub)
 }
 
 /* The broker has resolved an ADD's provider path (path.p NULL: it could
- * not): the add goes on only for a library -P allows (§6.5). The
+ * not): the add goes on only for a library -P allows (doc/protocol.md §6.5). The
  * keyholder holds the key already and forgets it on a refusal. */
 void
 keys_resolved(struct policy *P, struct pending *p, struct slice path)

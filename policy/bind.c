@@ -1,5 +1,5 @@
 /*
- * bind.c - session-bind@openssh.com (spec §7.2): the host proves, with its
+ * bind.c - session-bind@openssh.com (doc/protocol.md §7.2): the host proves, with its
  * signature over the session id, which host this connection is bound to.
  * The chain of bindings is what every destination decision walks.
  */

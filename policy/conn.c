@@ -1,6 +1,6 @@
 /*
  * conn.c - client connections as policy sees them: opened and closed by
- * the monitor, bound to hosts by session-bind (spec §7.2), which is
+ * the monitor, bound to hosts by session-bind (doc/protocol.md §7.2), which is
  * verified here, never in the monitor.
  */
 #include "ipc/log.h"
@@ -83,7 +83,7 @@ h_peer(struct ctx *c)
 	return 0;
 }
 
-/* §7.2: session-bind, processed even while locked (10.5). */
+/* doc/protocol.md §7.2: session-bind, processed even while locked (10.5). */
 int
 h_bind(struct ctx *c)
 {
@@ -92,7 +92,7 @@ h_bind(struct ctx *c)
 	const char *why;
 
 	if (msg_bind_decode(&c->r, &m) != 0) {
-		bind_refused(b);        /* attempted even so (§7.2 step 1) */
+		bind_refused(b);        /* attempted even so (doc/protocol.md §7.2 step 1) */
 		why = "malformed session-bind";
 	} else
 		why = bind_session(b, m.hostkey, m.session_id, m.signature,

@@ -26,7 +26,7 @@ void describe_path(const struct policy *P, const struct identity *id,
  * prompt alike: the key's fingerprint, what the data is (a login to
  * user@host, verified or not; an SSHSIG namespace; other), the path and
  * whether it is forwarded, and who asked -- each as far as policy
- * verified it, and saying so where it could not (spec §6.3). Lines
+ * verified it, and saying so where it could not (doc/protocol.md §6.3). Lines
  * joined by newlines, client text made terminal-safe; c may be NULL (the
  * client has gone). Returns the length written, as snprintf. */
 size_t describe_request(const struct policy *P, const struct identity *id,

@@ -1,6 +1,6 @@
 /*
  * destset.c - the destination set of a key, built from the
- * restrict-destination constraints of its ADD (spec §6.6): keys/dest.c has
+ * restrict-destination constraints of its ADD (doc/protocol.md §6.6): keys/dest.c has
  * checked their structure; here every host key is decoded in full
  * (certificates verified, points on their curves) and kept in canonical
  * form, for hop.c to match hops against. Trusts nothing in the list.

@@ -22,7 +22,7 @@
 
 enum {
 	F_CONN = 1 << 0,        /* names an open client connection */
-	F_LOCKED = 1 << 1,      /* served while locked (spec §5.11) */
+	F_LOCKED = 1 << 1,      /* served while locked (doc/protocol.md §5.11) */
 	F_OWNER = 1 << 2,       /* refused where a session-bind was attempted:
 	                         * for the key's owner, not for forwarded hosts */
 	F_BOOK = 1 << 3,        /* connection bookkeeping: never answered */
@@ -33,7 +33,7 @@ enum {
 };
 
 /* While locked, a request without F_LOCKED gets FAILURE, except a list,
- * which is answered with no keys (§5.11). */
+ * which is answered with no keys (doc/protocol.md §5.11). */
 enum when_locked { L_FAIL, L_EMPTY_LIST };
 
 static const struct {

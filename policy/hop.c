@@ -1,6 +1,6 @@
 /*
  * hop.c - the decision procedure for destination-constrained keys,
- * written to be read beside spec §8. Every refusal names its rule. The
+ * written to be read beside doc/protocol.md §8. Every refusal names its rule. The
  * destination sets it walks are built in destset.c.
  */
 #include "policy/hop.h"
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* CA signature algorithms a host certificate may carry (§8.2 step 6). */
+/* CA signature algorithms a host certificate may carry (doc/protocol.md §8.2 step 6). */
 static int
 ca_alg_allowed(struct slice sig)
 {
@@ -37,7 +37,7 @@ ca_alg_allowed(struct slice sig)
 	return 0;
 }
 
-/* §8.2, the host certificate check, with the hop's hostname. */
+/* doc/protocol.md §8.2, the host certificate check, with the hop's hostname. */
 static int
 host_cert_ok(const struct pubkey *c, const char *host, time_t now)
 {
@@ -220,7 +220,7 @@ sign_permitted(const struct dest_set *I, const struct bindings *b,
 	return login_bound(b, pu);
 }
 
-/* §8.6 step 3.4-3.6: a login is for the host the connection is bound to
+/* doc/protocol.md §8.6 step 3.4-3.6: a login is for the host the connection is bound to
  * last, in the session that binding names. */
 const char *
 login_bound(const struct bindings *b, const struct purpose *pu)

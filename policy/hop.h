@@ -1,7 +1,7 @@
 /*
- * hop.h - destination constraints and the decision procedure of spec §8,
- * with the spec's names: hop_matches, hop_permitted, path_permitted
- * (wmatch, §8.1, is rules/match.h's). Pure functions of their arguments
+ * hop.h - destination constraints and the decision procedure of doc/protocol.md §8,
+ * with doc/protocol.md's names: hop_matches, hop_permitted, path_permitted
+ * (wmatch, doc/protocol.md §8.1, is rules/match.h's). Pure functions of their arguments
  * (and the clock for certificate validity), so unit tests can walk every
  * clause.
  */
@@ -60,18 +60,18 @@ struct verdict {
 	const char *rule;       /* in words a user can act on */
 };
 
-/* §8.1, wmatch: rules/match.h (one matcher for the whole agent). */
-/* §8.2: does host key K (canonical blob, plain or certificate) match h? */
+/* doc/protocol.md §8.1, wmatch: rules/match.h (one matcher for the whole agent). */
+/* doc/protocol.md §8.2: does host key K (canonical blob, plain or certificate) match h? */
 int hop_matches(struct slice K, const struct hop *h, time_t now);
-/* §8.3: prev NULL = ORIGIN; K.p NULL = ANY; user NULL = ANY. The index of
+/* doc/protocol.md §8.3: prev NULL = ORIGIN; K.p NULL = ANY; user NULL = ANY. The index of
  * the constraint that permitted the hop goes to *which if given. */
 int hop_permitted(const struct dest_set *I, const struct slice *prev,
     struct slice K, const char *user, time_t now, size_t *which);
-/* §8.4: 1 if permitted, else 0 with *v filled in. */
+/* doc/protocol.md §8.4: 1 if permitted, else 0 with *v filled in. */
 int path_permitted(const struct dest_set *I, const struct bindings *C,
     const char *user, time_t now, struct verdict *v);
 
-/* §8.6 step 3, the checks a sign request with a constrained key must
+/* doc/protocol.md §8.6 step 3, the checks a sign request with a constrained key must
  * pass: bound connection, data that is a login with this key (its
  * purpose, decided once: purpose.h), path_permitted for its user, session
  * id and host key of the last binding, hostbound after a forwarding hop.
@@ -81,11 +81,11 @@ struct purpose;
 const char *sign_permitted(const struct dest_set *I, const struct bindings *C,
     const struct purpose *pu, time_t now, size_t *hop, char *user, size_t ulen);
 
-/* §8.6 steps 3.4-3.6: is the login pu for the last host the connection
+/* doc/protocol.md §8.6 steps 3.4-3.6: is the login pu for the last host the connection
  * is bound to? NULL if so, else why not. */
 const char *login_bound(const struct bindings *b, const struct purpose *pu);
 
-/* §7.2 steps 2-7 (the caller sets attempted first, and failed when this
+/* doc/protocol.md §7.2 steps 2-7 (the caller sets attempted first, and failed when this
  * refuses): verify and append a session-bind. NULL on success (a
  * duplicate adds nothing), else why. After a refusal every later bind is
  * refused too: the first binding is the anchor of every decision, and a

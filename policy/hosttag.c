@@ -1,7 +1,7 @@
 /*
  * hosttag.c - "keyward-policy --host-tag": the 10 characters that name
  * this host in default socket names, derived as ssh-agent 10.1+ does
- * (spec §11.3). The monitor asks us because it has no libcrypto.
+ * (doc/protocol.md §11.3). The monitor asks us because it has no libcrypto.
  */
 #include "policy/policy.h"
 

@@ -15,7 +15,7 @@
 struct identity {
 	struct identity *hnext;         /* hash chain */
 	size_t order;                   /* index in the order array */
-	uint8_t *blob;                  /* canonical public blob (§4.5) */
+	uint8_t *blob;                  /* canonical public blob (doc/protocol.md §4.5) */
 	size_t blob_len;
 	char *comment;
 	enum key_kind kind;

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-/* Is identity I usable at all on connection C (§8.4 with u = ANY)? */
+/* Is identity I usable at all on connection C (doc/protocol.md §8.4 with u = ANY)? */
 const char *
 id_owner_refuses(const struct identity *id, const struct conn *c)
 {
@@ -142,7 +142,7 @@ h_list(struct ctx *c)
 		struct identity *id = P->ids.order[i];
 		size_t need = 8 + id->blob_len + strlen(id->comment);
 		struct verdict v;
-		if (!id_visible(id, c->conn, &v)) {        /* §8.5 */
+		if (!id_visible(id, c->conn, &v)) {        /* doc/protocol.md §8.5 */
 			char path[1024];
 			if (!tell_hidden)
 				continue;

@@ -1,7 +1,7 @@
 /*
  * lock.c - lock and unlock. The passphrase is never kept, only a salted
  * PBKDF2 hash of it, compared in constant time; guesses from every
- * connection wait in one queue and are judged one at a time (spec §5.8).
+ * connection wait in one queue and are judged one at a time (doc/protocol.md §5.8).
  */
 #include "ipc/log.h"
 #include "policy/dispatch.h"
@@ -13,7 +13,7 @@
 
 /* PBKDF2 over SHA-256 of the passphrase, not the passphrase itself: HMAC
  * pads a short key with zero bytes, so "pw" and "pw\0" would be one key,
- * and the passphrase is the bytes sent, a trailing NUL included (spec §2). */
+ * and the passphrase is the bytes sent, a trailing NUL included (doc/protocol.md §2). */
 static int
 derive(const uint8_t *salt, struct slice pass, uint8_t *out)
 {
@@ -79,7 +79,7 @@ h_lock(struct ctx *c)
 
 	if (msg_string_read(&c->r, &pass) != 0)
 		return -1;
-	/* Hashed as the bytes sent, a trailing NUL included (spec §2). */
+	/* Hashed as the bytes sent, a trailing NUL included (doc/protocol.md §2). */
 	if (pass.len == 0 || lock_set(&P->lock, pass) != 0) {
 		ctx_reply(c, ST_FAIL);
 		return 0;
@@ -92,7 +92,7 @@ h_lock(struct ctx *c)
 	return 0;
 }
 
-/* An unlock joins the one agent-wide queue of guesses (spec §5.8): more
+/* An unlock joins the one agent-wide queue of guesses (doc/protocol.md §5.8): more
  * connections or a deeper pipeline buy no extra guesses. */
 int
 h_unlock(struct ctx *c)

@@ -1,5 +1,5 @@
 /*
- * p11.c - PKCS#11 providers: ssh-add -s and -e (spec §5.7). Each provider
+ * p11.c - PKCS#11 providers: ssh-add -s and -e (doc/protocol.md §5.7). Each provider
  * has one keyward-pkcs11 process, started and kept by the broker; its keys
  * become identities that carry the add's constraints, every one of them
  * (the CVE-2023-51384 lesson), and sign through that helper:
@@ -105,7 +105,7 @@ h_p11_add(struct ctx *c)
 	if (msg_p11_add_decode(&c->r, &m) != 0)
 		return -1;
 	if (conn_remote(c->conn) && !P->args.allow_remote_providers) {
-		/* §5.7, §8.10: a forwarded connection loads no library */
+		/* doc/protocol.md §5.7, §8.10: a forwarded connection loads no library */
 		log_info("refused PKCS#11 add: a forwarded connection may not "
 		    "load a provider (keyward -O allow-remote-pkcs11)");
 		audit_simple(P, "add", "refuse", "a forwarded connection may not "

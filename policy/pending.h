@@ -24,7 +24,7 @@
  *
  * A barrier request (an add, a right unlock) holds every later message
  * from the monitor until the keyholder has answered, so each request is
- * judged against the state left by all before it (spec §5, as OpenSSH's
+ * judged against the state left by all before it (doc/protocol.md §5, as OpenSSH's
  * single loop does). A lock needs none: it takes effect in policy at
  * once, and the keyholder seals before it serves anything after it.
  * Queued unlocks are judged one at a time, agent-wide (lock.c).
@@ -90,7 +90,7 @@ struct pending {
 	                         * the destination constraint as sent) */
 		int has_lifetime, confirm, has_dest;
 		uint32_t lifetime;
-		int certs_only;         /* only the certificates (§6.7) */
+		int certs_only;         /* only the certificates (doc/protocol.md §6.7) */
 		struct wb certs;        /* their certsblob (keys/assoc.h),
 		                         * each CA signature verified */
 	} keep;

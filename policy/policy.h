@@ -29,14 +29,14 @@ struct conn {
 	uint32_t id;
 	uint32_t uid, pid;
 	uint32_t sock;          /* the socket it came in on (rules/scope.h) */
-	struct bindings bind;   /* session-bind chain (spec §7.3) */
+	struct bindings bind;   /* session-bind chain (doc/protocol.md §7.3) */
 	struct caller caller;   /* who the peer is (MSG_PEER), caller.h */
 	/* The identity table and bindings the last list here saw when it
 	 * logged the keys it hid: the same again logs nothing (h_list). */
 	struct { int told, attempted, failed; size_t nbind; uint64_t gen; } hid;
 };
 
-/* "Remote" (spec §8.10): a session-bind was attempted or made. */
+/* "Remote" (doc/protocol.md §8.10): a session-bind was attempted or made. */
 static inline int
 conn_remote(const struct conn *c)
 {
@@ -48,7 +48,7 @@ struct lockstate {
 	uint8_t salt[LOCK_SALT_LEN];
 	uint8_t hash[LOCK_HASH_LEN];
 	unsigned failures;      /* survives lock/unlock until a good unlock */
-	uint64_t gate_ms;       /* no guess is judged before (spec §5.8) */
+	uint64_t gate_ms;       /* no guess is judged before (doc/protocol.md §5.8) */
 	struct pending *queue, *queue_tail;     /* guesses waiting, all clients */
 };
 
@@ -84,7 +84,7 @@ struct policy {
 	uint8_t rbuf[IPC_MAX_MSG + 1];
 };
 
-uint64_t now_ms(void);          /* CLOCK_BOOTTIME, as the reference (§6.2) */
+uint64_t now_ms(void);          /* CLOCK_BOOTTIME, as the reference (doc/protocol.md §6.2) */
 
 /* dispatch.c: one datagram from each peer; may policy take the next
  * message from the monitor now (no barrier, no peer over its queue)? */
@@ -123,7 +123,7 @@ void keys_add_done(struct policy *P, struct pending *p, struct slice pub);
 void keys_resolved(struct policy *P, struct pending *p, struct slice path);
 /* An expiry was set or an identity went: recompute the next one. */
 void keys_expiry_changed(struct policy *P);
-/* Is identity id usable at all on connection c (§8.4 with u = ANY)? */
+/* Is identity id usable at all on connection c (doc/protocol.md §8.4 with u = ANY)? */
 int id_visible(const struct identity *id, const struct conn *c,
     struct verdict *v);
 /* Why a key a forwarded host added may not serve c (NULL: it may): it
@@ -148,7 +148,7 @@ size_t held_by(const struct pending *list, unsigned states,
 void sign_audited(struct policy *P, struct pending *p, int ok);
 void sign_signed(struct policy *P, struct pending *p, struct slice sig);
 
-/* host tag for the default socket name (spec §11.3) */
+/* host tag for the default socket name (doc/protocol.md §11.3) */
 int host_tag_print(void);
 
 #endif

@@ -43,7 +43,7 @@ void purpose_decide(struct purpose *pu, struct slice data,
     struct slice key_blob);
 /* A login checked against the connection's bindings as they are now (b
  * NULL: the client has gone): NULL if it is for the last host bound, in
- * its session (§8.6 steps 3.4-3.6), else why not. */
+ * its session (doc/protocol.md §8.6 steps 3.4-3.6), else why not. */
 const char *purpose_unverified(const struct purpose *pu,
     const struct bindings *b);
 /* The SHA-256 of the data (what the audit trail records of it, and what

@@ -99,7 +99,7 @@ confirm_text(const struct policy *P, const struct identity *id,
 	}
 }
 
-/* §8.9: a FIDO key whose application is not web-safe (not ssh:, unless
+/* doc/protocol.md §8.9: a FIDO key whose application is not web-safe (not ssh:, unless
  * -O websafe-allow says otherwise) signs only a login with that key or
  * an SSHSIG blob: never a website's WebAuthn challenge. */
 static const char *

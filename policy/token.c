@@ -1,6 +1,6 @@
 /*
- * token.c - signatures made by a FIDO token (sk- keys, spec §4.7) and the
- * providers that reach it (§6.5). Policy asks and judges; it never waits:
+ * token.c - signatures made by a FIDO token (sk- keys, doc/protocol.md §4.7) and the
+ * providers that reach it (doc/protocol.md §6.5). Policy asks and judges; it never waits:
  *
  *   sign: (judged, confirmed, audited as any key; sign.c) --> SK_MATERIAL
  *         SK_MATERIAL --keyholder: (alg, application, flags, key handle)-->

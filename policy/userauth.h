@@ -1,6 +1,6 @@
 /*
  * userauth.h - the data a constrained key may sign: an SSH userauth
- * request (RFC 4252 §7, and OpenSSH's hostbound variant), spec §8.7; and
+ * request (RFC 4252 §7, and OpenSSH's hostbound variant), doc/protocol.md §8.7; and
  * an SSHSIG blob. Policy parses a sign request's data with these once, in
  * purpose_decide (purpose.h), and keeps what they found.
  */

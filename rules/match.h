@@ -3,7 +3,7 @@
  * any run, '?' one byte, anything else itself, the whole string) and its
  * pattern lists (comma-separated, a "!"-negated pattern's match excludes,
  * some positive pattern must match). Used by the rules language (rules.c),
- * destination constraints (spec §8.1: a hop's user, a host certificate's
+ * destination constraints (doc/protocol.md §8.1: a hop's user, a host certificate's
  * principals; policy/hop.c) and policy's option lists (-P providers,
  * websafe-allow).
  *
@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* §8.1: 1 if s matches the pattern p, else 0. */
+/* doc/protocol.md §8.1: 1 if s matches the pattern p, else 0. */
 int wmatch(const char *s, const char *p);
 /* The same, the pattern being the plen bytes at p (no NUL needed). */
 int wmatch_n(const char *s, const char *p, size_t plen);

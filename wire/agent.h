@@ -1,6 +1,6 @@
 /*
- * agent.h - the agent protocol's numbers (spec §3) and the one table of
- * the extension requests keyward answers (§5.9, §7): the monitor forwards
+ * agent.h - the agent protocol's numbers (doc/protocol.md §3) and the one table of
+ * the extension requests keyward answers (doc/protocol.md §5.9, §7): the monitor forwards
  * by it, policy lists it in its answer to "query", keyward-ctl asks for
  * keyward's own by it; and the client protocol's messages that keyward
  * writes at one end and reads at the other: keyward's own extension
@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-/* Message numbers (spec §3). */
+/* Message numbers (doc/protocol.md §3). */
 enum {
 	SSH_AGENT_FAILURE = 5,
 	SSH_AGENT_SUCCESS = 6,
@@ -39,14 +39,14 @@ enum {
 	SSH_AGENT_EXTENSION_RESPONSE = 29,
 };
 
-/* Constraint types of an ADD (spec §6). */
+/* Constraint types of an ADD (doc/protocol.md §6). */
 enum {
 	SSH_AGENT_CONSTRAIN_LIFETIME = 1,
 	SSH_AGENT_CONSTRAIN_CONFIRM = 2,
 	SSH_AGENT_CONSTRAIN_EXTENSION = 255,
 };
 
-/* The constraint extension naming a FIDO key's provider (§6.5). */
+/* The constraint extension naming a FIDO key's provider (doc/protocol.md §6.5). */
 #define SK_PROVIDER_EXTENSION_NAME "sk-provider@openssh.com"
 
 #define EXT_QUERY               "query"

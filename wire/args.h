@@ -18,7 +18,7 @@
  *                     AUDIT_SOCKET AUDIT_KEY
  *   keyward-session   LOGLEVEL AGENT_PID
  *
- * LOGLEVEL debug|info; HASH a fingerprint hash name (spec §4.5);
+ * LOGLEVEL debug|info; HASH a fingerprint hash name (doc/protocol.md §4.5);
  * LIFETIME -1 (none) or seconds; CONFIRM seconds; AUDIT none|fd|syslog
  * (fd: the trail is fd 5); SYNC sync|nosync; PROVIDERS the -P pattern
  * list; REMOTE remote-providers|local-providers (-O allow-remote-pkcs11);
@@ -42,7 +42,7 @@
 #define ARGS_MAX          19    /* the longest list, its name and NULL */
 #define ARGS_NUM_LEN      24
 
-/* Defaults of ssh-agent (spec §11.1, §8.9). */
+/* Defaults of ssh-agent (doc/protocol.md §11.1, §8.9). */
 #define PROVIDERS_DEFAULT "/usr/lib*/*,/usr/local/lib*/*"
 #define WEBSAFE_DEFAULT   "ssh:*"
 /* -O audit=syslog: where records go unless -O audit-tag/-socket say. */

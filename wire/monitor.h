@@ -51,10 +51,10 @@ struct constraints {
 	uint32_t lifetime;
 	int confirm;
 	int has_dest;
-	struct slice dest;      /* restrict-destination constraint_list (§6.6) */
+	struct slice dest;      /* restrict-destination constraint_list (doc/protocol.md §6.6) */
 	int has_provider;
-	struct slice provider;  /* sk-provider@openssh.com (§6.5): text */
-	int has_certs;          /* associated-certs-v00@openssh.com (§6.7), */
+	struct slice provider;  /* sk-provider@openssh.com (doc/protocol.md §6.5): text */
+	int has_certs;          /* associated-certs-v00@openssh.com (doc/protocol.md §6.7), */
 	int certs_only;         /* PKCS#11 adds only: its flag and */
 	struct slice certs;     /* its certsblob (keys/assoc.h) */
 };

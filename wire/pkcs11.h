@@ -17,8 +17,8 @@
  * status is a PKCS#11 CKR_* value, 0 (P11_OK) for success; a failure
  * lists no key and carries no signature. key is an index into the list
  * the LOGIN reply gave; alg an enum sig_alg (keys/sshkey.h) of a plain key;
- * key_blob a plain Ed25519, ECDSA or RSA public key (spec §4.2); the
- * signature a whole SSH signature blob (spec §4.6) of algorithm alg.
+ * key_blob a plain Ed25519, ECDSA or RSA public key (doc/protocol.md §4.2); the
+ * signature a whole SSH signature blob (doc/protocol.md §4.6) of algorithm alg.
  */
 #ifndef KEYWARD_PKCS11_H
 #define KEYWARD_PKCS11_H

@@ -1,5 +1,5 @@
 /*
- * bench.c - keyward side by side with OpenSSH's ssh-agent (issue 7).
+ * bench.c - keyward side by side with OpenSSH's ssh-agent.
  *
  *   bench KW_SOCK KW_PID SA_SOCK SA_PID WORKDIR   the whole benchmark
  *   bench loop SOCK N [ed25519|p256|rsa]          N sequential signatures on
@@ -7,8 +7,8 @@
  *                                                 and strace -c on an agent)
  *
  * tests/bench/run.sh starts both agents and runs the first form. The client
- * speaks the agent protocol itself (spec §1: uint32 length + payload),
- * generates its keys with OpenSSL, adds them (§4.4, §5.4), signs (§5.3) and
+ * speaks the agent protocol itself (doc/protocol.md §1: uint32 length + payload),
+ * generates its keys with OpenSSL, adds them (doc/protocol.md §4.4, §5.4), signs (doc/protocol.md §5.3) and
  * verifies every signature it receives with OpenSSL; a signature that does
  * not verify stops the run. Verification happens after each timed window,
  * so it never counts in a figure.
@@ -406,8 +406,8 @@ expect_success(struct conn *c, const char *what)
 struct bkey {
 	enum key_kind kind;
 	EVP_PKEY *pk;
-	struct wb blob;         /* public blob (§4.2) */
-	struct wb priv;         /* type name and private fields (§4.4) */
+	struct wb blob;         /* public blob (doc/protocol.md §4.2) */
+	struct wb priv;         /* type name and private fields (doc/protocol.md §4.4) */
 	const char *alg;        /* signature name we ask for */
 	const EVP_MD *md;       /* NULL for Ed25519 */
 	uint32_t flags;         /* sign request flags */
@@ -465,7 +465,7 @@ inproc_sign(const struct bkey *k, const uint8_t *data, size_t dlen, uint8_t *out
 	return len;
 }
 
-/* SSH signature blob (§4.6) of data, for the session-bind host key. */
+/* SSH signature blob (doc/protocol.md §4.6) of data, for the session-bind host key. */
 static void
 ssh_sign_ed25519(const struct bkey *k, const uint8_t *data, size_t dlen, struct wb *out)
 {
@@ -1007,7 +1007,7 @@ load_std_keys(int a)
 	add_key(&c, &k_ec, "bench-p256");
 	add_key(&c, &k_rsa, "bench-rsa3072");
 
-	/* The constrained key (§6.6): origin -> "hostname" with k_host. */
+	/* The constrained key (doc/protocol.md §6.6): origin -> "hostname" with k_host. */
 	conn_begin(&c, MSG_ADD_CONSTRAINED);
 	wb_bytes(&c.out, k_dest.priv.p, k_dest.priv.len);
 	wb_cstring(&c.out, "bench-dest");
@@ -1221,7 +1221,7 @@ session_bind(struct conn *c, const uint8_t *sid, size_t sidlen)
 	wb_free(&sig);
 }
 
-/* The hostbound userauth request of §8.7 that ssh asks the agent to sign. */
+/* The hostbound userauth request of doc/protocol.md §8.7 that ssh asks the agent to sign. */
 static void
 userauth_data(struct wb *w, const uint8_t *sid, size_t sidlen, uint32_t seq, const struct bkey *k)
 {

@@ -1,5 +1,5 @@
 /*
- * fuzz_dest.c - libFuzzer harness for destination constraints (spec §6.6,
+ * fuzz_dest.c - libFuzzer harness for destination constraints (doc/protocol.md §6.6,
  * §7.2, §8): keys/dest.c, policy/destset.c, policy/hop.c, policy/bind.c,
  * policy/userauth.c, policy/purpose.c.
  * The first byte chooses what the rest is:
@@ -17,8 +17,8 @@
  *     matcher (dynamic programming from the end of both strings);
  *  3  a run of session-binds, each (string hostkey, string session id,
  *     string signature, byte forwarding): bind_add on one connection's
- *     chain, whose invariants (§7.2) are checked after each; bindings_free;
- *  4  the whole sign check of §8.6: string constraint_list, string data,
+ *     chain, whose invariants (doc/protocol.md §7.2) are checked after each; bindings_free;
+ *  4  the whole sign check of doc/protocol.md §8.6: string constraint_list, string data,
  *     then session-binds as in 3; dest_set_build, bind_add, purpose_decide
  *     (policy/purpose.c, as h_sign), sign_permitted; a permitted signature
  *     implies path_permitted and a session id equal to the last binding's.
@@ -94,7 +94,7 @@ check_set(const struct dest_set *d)
 			const struct hopkey *k = &c->to.keys[j];
 			struct slice K = { k->blob, k->len };
 			struct pubkey pk;
-			/* a certificate only ever matches a CA spec (§8.2) */
+			/* a certificate only ever matches a CA spec (doc/protocol.md §8.2) */
 			CHECK(key_parse_public(K, &pk, NULL) == 0);
 			if (k->is_ca || pk.is_cert)
 				continue;
@@ -113,7 +113,7 @@ check_set(const struct dest_set *d)
 			    NOW, &v) == 1);
 		}
 	}
-	/* no binding: local use is allowed unless a bind failed (§8.4) */
+	/* no binding: local use is allowed unless a bind failed (doc/protocol.md §8.4) */
 	memset(&C, 0, sizeof(C));
 	CHECK(path_permitted(d, &C, "u", NOW, &v) == 1);
 	C.attempted = 1;

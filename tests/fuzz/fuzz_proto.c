@@ -153,7 +153,7 @@ check_forwarded(const uint8_t *p, size_t len, const struct wb *ipc)
 		CHECK(p[0] == (h.type == MSG_LOCK ? SSH_AGENTC_LOCK : SSH_AGENTC_UNLOCK));
 		CHECK(msg_string_read(&r, &m) == 0);
 		/* the passphrase as sent: a NUL only as its last byte, and that
-		 * one kept, since it is hashed too (spec §2) */
+		 * one kept, since it is hashed too (doc/protocol.md §2) */
 		CHECK(m.len < 2 ||
 		    memchr(m.p, '\0', m.len - 1) == NULL);
 		CHECK(rd_string(&req, &a) == 0 && rd_done(&req) == 0 && slice_eq(a, m));

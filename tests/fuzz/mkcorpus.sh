@@ -188,13 +188,13 @@ sub pub_of {
 	@f[0, 1] = @f[1, 0] if $t eq 'ssh-rsa';          # n, e in the private form
 	return join '', map { str($_) } $t, @f;
 }
-# strings after the type name in a private key encoding (§4.4)
+# strings after the type name in a private key encoding (doc/protocol.md §4.4)
 my %nstr = ('ssh-ed25519' => 2, 'ecdsa-sha2-nistp256' => 3, 'ecdsa-sha2-nistp384' => 3,
 	'ecdsa-sha2-nistp521' => 3, 'ssh-rsa' => 6,
 	'ssh-ed25519-cert-v01@openssh.com' => 3, 'ecdsa-sha2-nistp256-cert-v01@openssh.com' => 2,
 	'ecdsa-sha2-nistp384-cert-v01@openssh.com' => 2, 'ecdsa-sha2-nistp521-cert-v01@openssh.com' => 2,
 	'ssh-rsa-cert-v01@openssh.com' => 5);
-# FIDO keys (§4.4): strings, then the flags byte, then key handle and reserved
+# FIDO keys (doc/protocol.md §4.4): strings, then the flags byte, then key handle and reserved
 my %skstr = ('sk-ssh-ed25519@openssh.com' => 2, 'sk-ecdsa-sha2-nistp256@openssh.com' => 3,
 	'sk-ssh-ed25519-cert-v01@openssh.com' => 3,
 	'sk-ecdsa-sha2-nistp256-cert-v01@openssh.com' => 2);
@@ -380,7 +380,7 @@ hexput fuzz_msg tk-p11-sign 6400000001000000070000001f2f7573722f6c69622f736f6674
 hexput fuzz_msg tk-p11-stop 6500000000000000000000001f2f7573722f6c69622f736f667468736d2f6c6962736f667468736d322e736f
 hexput fuzz_msg ext-policy-answer 7f00000001000000071d00000012706f6c696379406b6579776172642e646576000000066b6579206b0a
 hexput fuzz_msg ext-policy-args 7f0000000100000007000000046c6f6164000000066b6579206b0a
-# FIDO signatures (§4.6) as a token's answer becomes them, valid for the
+# FIDO signatures (doc/protocol.md §4.6) as a token's answer becomes them, valid for the
 # fixed keys and data of fuzz_keys.c (no token signs for ssh-agent here)
 hexput fuzz_keys sksig-ed25519 0000001a736b2d7373682d65643235353139406f70656e7373682e636f6d00000040f617dad6d59bb867ba60eecfd1d70ba37eaa1d4b086ebf16f6290e114e57bbf7640e054828b9d2f5d697c0f6bae068c45fec23237e2c8d92fcdc9e50446bb70d0100000007
 hexput fuzz_keys sksig-ecdsa 00000022736b2d65636473612d736861322d6e69737470323536406f70656e7373682e636f6d00000048000000205b4bd03cd276c2439ce98e80a40c3d9d26561882c853b8e440691e0f6f40c74b0000002006a70f64d50ab0ffb3879ec719b07fa7e048e08448f012d65b826c653d58d7510501020304

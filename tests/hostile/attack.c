@@ -1,5 +1,5 @@
 /*
- * attack.c - a hostile agent-protocol client (issue 13 item 8): the table
+ * attack.c - a hostile agent-protocol client: the table
  * of its cases and the one it runs.
  *
  *   attack [-r] CASE SOCK PID NAME

@@ -56,9 +56,9 @@ attack_bind_failed(void)
 	else {
 		diag("bind-failed: ssh-agent lists the constrained key after a "
 		    "failed bind: this "
-		    "OpenSSH predates 9.6, which hides it (spec §7.4, §14)");
+		    "OpenSSH predates 9.6, which hides it (doc/protocol.md §7.4, §14)");
 		tap_skip("ssh-agent before 9.6 leaves a failed bind \"local\" (spec "
-		    "§14)");
+		    "doc/protocol.md §14)");
 	}
 	list_has(c.msg, probe_key, &found);
 	tap_ok(n >= 0 && found, "bind-failed: ... and still lists the unconstrained "

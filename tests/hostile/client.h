@@ -13,7 +13,7 @@
 
 #define AC_MAX_PROCS    16384   /* processes scanned in /proc at most */
 
-/* Message numbers (spec §3). */
+/* Message numbers (doc/protocol.md §3). */
 #define MSG_FAILURE          5
 #define MSG_SUCCESS          6
 #define MSG_REQ_IDENTITIES   11

@@ -350,7 +350,7 @@ msg_pass(struct wb *w, uint8_t type, const void *pw, size_t n)
 	msg_end(w, m);
 }
 
-/* restrict-destination (§6.6): origin -> host, with the given host keys. */
+/* restrict-destination (doc/protocol.md §6.6): origin -> host, with the given host keys. */
 static void
 put_dest(struct wb *w, const char *host, struct key **hk, int nhk)
 {
@@ -392,7 +392,7 @@ msg_add_dest(struct wb *w, const struct key *k, const char *comment, const char 
 	msg_end(w, m);
 }
 
-/* A session-bind to host (spec §6.8), its signature over a fresh random
+/* A session-bind to host (doc/protocol.md §6.8), its signature over a fresh random
  * session id -- or, forged, over other bytes. */
 void
 msg_bind(struct wb *w, const struct key *host, int forwarding, int forged)

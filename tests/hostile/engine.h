@@ -51,7 +51,7 @@
 
 /* ------------------------------------------------------------ the keys */
 
-/* A key with its public blob and plain private encoding (§4.2, §4.4),
+/* A key with its public blob and plain private encoding (doc/protocol.md §4.2, §4.4),
  * both with their strings recorded for the wire checks. */
 struct ukey {
 	struct testkey k;

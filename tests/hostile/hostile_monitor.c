@@ -404,7 +404,7 @@ tb_rule(struct tb *t, const char *fhost, const struct ukey *fkey,
 	tb_end(t);
 }
 
-/* ------------------------------------------------- userauth (§8.7) data */
+/* ------------------------------------------------- userauth (doc/protocol.md §8.7) data */
 
 static void
 ua_make(struct wb *w, struct slice sid, const char *user, const struct ukey *k,
@@ -833,7 +833,7 @@ t_open_twice(void)
 	wb_free(&ua);
 }
 
-/* Replayed binds and forged forwarding flags (§7.2, §8.4). */
+/* Replayed binds and forged forwarding flags (doc/protocol.md §7.2, §8.4). */
 static void
 t_replay(void)
 {
@@ -874,7 +874,7 @@ t_replay(void)
 	    "not listed (no constraint leads on from xhost)");
 	ua_make(&ua, sid_sl(&sf), "perseus", &U[K_D], &HX);
 	ok(refused(do_sign(f, &U[K_D], wb_slice_of(&ua), 0, 0)),
-	    "forged forwarding: hostbound userauth for that session refused (§8.4)");
+	    "forged forwarding: hostbound userauth for that session refused (doc/protocol.md §8.4)");
 	ua_make(&ua, sid_sl(&sf), "perseus", &U[K_D], NULL);
 	ok(refused(do_sign(f, &U[K_D], wb_slice_of(&ua), 0, 0)),
 	    "forged forwarding: plain publickey userauth refused too");
@@ -1074,7 +1074,7 @@ t_constrained(void)
 	    "two-hop: a 299-byte user name: refused");
 	ua_make(&ua, sid_sl(&sy), "alice", &U[K_D2], NULL);
 	ok(refused(do_sign(c, &U[K_D2], wb_slice_of(&ua), 0, 0)),
-	    "two-hop: plain publickey after a forwarding hop: refused (§8.6 3.5)");
+	    "two-hop: plain publickey after a forwarding hop: refused (doc/protocol.md §8.6 3.5)");
 	ua_make(&ua, sid_sl(&sy), "alice", &U[K_D2], &HX);
 	ok(refused(do_sign(c, &U[K_D2], wb_slice_of(&ua), 0, 0)),
 	    "two-hop: hostbound naming the forwarding host: refused");

@@ -8,7 +8,7 @@
  * data, pipelined on one connection ahead of another's; KH_DELETE,
  * KH_WIPE and KH_LOCK followed by signing; FIDO keys, which it must never
  * sign with, and KH_SK_MATERIAL; every type byte. A compromised policy may get signatures from every loaded key
- * (DESIGN.md, "Trust, stated plainly"), but never a private key byte.
+ * (doc/design.md, "Trust, stated plainly"), but never a private key byte.
  *
  * The keyholder answers every request it can decode exactly once; a
  * header it cannot decode makes it exit (255: fail closed). Death by a

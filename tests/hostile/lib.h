@@ -123,8 +123,8 @@ int cl_call(struct cl *c, const struct wb *m, int timeout_ms);
 struct key {
 	enum key_kind kind;             /* KEY_ED25519, KEY_ECDSA_P521 or KEY_RSA */
 	EVP_PKEY *pk;
-	struct wb blob;         /* public blob (§4.2) */
-	struct wb priv;         /* type name and private fields (§4.4) */
+	struct wb blob;         /* public blob (doc/protocol.md §4.2) */
+	struct wb priv;         /* type name and private fields (doc/protocol.md §4.4) */
 	int bits;
 };
 
@@ -151,10 +151,10 @@ void msg_add(struct wb *w, const struct key *k, const char *comment);
 void msg_sign(struct wb *w, const struct key *k, const uint8_t *data, size_t dlen);
 void msg_remove(struct wb *w, const struct key *k);
 void msg_pass(struct wb *w, uint8_t type, const void *pw, size_t n);
-/* An ADD restricted to origin -> host with the given host keys (§6.6). */
+/* An ADD restricted to origin -> host with the given host keys (doc/protocol.md §6.6). */
 void msg_add_dest(struct wb *w, const struct key *k, const char *comment, const char *host,
     struct key **hk, int nhk);
-/* A session-bind to host (spec §6.8), its signature over a fresh random
+/* A session-bind to host (doc/protocol.md §6.8), its signature over a fresh random
  * session id -- or, forged, over other bytes. */
 void msg_bind(struct wb *w, const struct key *host, int forwarding, int forged);
 

@@ -1,9 +1,9 @@
 /*
  * unlock.c - the attack on the lock passphrase: guesses pipelined on many
- * connections; the agent-wide rate limit (spec §5.8) keeps it locked.
+ * connections; the agent-wide rate limit (doc/protocol.md §5.8) keeps it locked.
  *
  *   unlock-guessing 8 connections x 16 pipelined UNLOCKs, the right
- *                   passphrase the 128th; and "pw\0" is not "pw" (spec §2)
+ *                   passphrase the 128th; and "pw\0" is not "pw" (doc/protocol.md §2)
  */
 #include "tests/hostile/lib.h"
 
@@ -28,7 +28,7 @@ attack_unlock_guessing(void)
 	char guess[64], s[32];
 	int i, j, t, n, found, locked_at_check, owner;
 
-	/* §2: a lock passphrase is hashed as the bytes sent. */
+	/* doc/protocol.md §2: a lock passphrase is hashed as the bytes sent. */
 	wb_init(&w);
 	msg_pass(&w, MSG_LOCK, "pw\0", 3);
 	t = call_once(&w, bound_ms(10000), NULL);

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Destination constraints: the worked example of spec §8.11 with the real
+# Destination constraints: the worked example of doc/protocol.md §8.11 with the real
 # tools, user root in place of perseus/medea (users: 103-dest-users.t):
 #   ssh-add -H kh -h scylla -h "scylla>charybdis" KEY
 # perseus plays "elsewhere".

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Destination constraints with user names (spec §8.11 with real users):
+# Destination constraints with user names (doc/protocol.md §8.11 with real users):
 #   ssh-add -h "kwperseusN@scylla" -h "scylla>kwmedeaN@charybdis" KEY
 # The right user works; another user (root) is refused at signing time while
 # the key is still listed (user patterns are ignored when listing). Needs
@@ -49,7 +49,7 @@ dest_row "perseus@scylla>perseus@charybdis" DENY refused-sign
 dest_ssh -m list k "$UP@scylla" "$UM@charybdis"
 dest_row "list@perseus@scylla>medea@charybdis" DENY empty
 
-# wildcard user pattern (spec §8.1 wmatch), one hop from the origin
+# wildcard user pattern (doc/protocol.md §8.1 wmatch), one hop from the origin
 dest_add_ok k -h "kwp*@scylla"
 dest_ssh k "$UP@scylla"
 dest_row "wildcard kwp*: origin>perseus@scylla" ALLOW ok

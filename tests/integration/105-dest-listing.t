@@ -1,6 +1,6 @@
 #!/bin/bash
 # Destination constraints: the listing seen locally versus through forwarded
-# connections (spec §8.5), and an unconstrained key usable everywhere next to
+# connections (doc/protocol.md §8.5), and an unconstrained key usable everywhere next to
 # constrained ones.
 #   kA: -h perseus -h "perseus>scylla"     (onward hop from perseus)
 #   kB: -h perseus                         (only logs in to perseus)

@@ -1,10 +1,10 @@
 #!/bin/bash
-# Destination constraints and host certificates (spec §8.2): medusa and
+# Destination constraints and host certificates (doc/protocol.md §8.2): medusa and
 # gorgon serve ed25519 host certificates signed by one host CA, principal =
 # their alias; known_hosts has only "@cert-authority medusa,gorgon CA" for
 # them, so "ssh-add -h medusa" resolves to the CA key (is_ca = 1, hostname
 # medusa). stheno and scylla are plain hosts. Principals are the exact alias
-# names, no wildcards (9.2 and 10.5 match wildcards the other way round, §14).
+# names, no wildcards (9.2 and 10.5 match wildcards the other way round, doc/protocol.md §14).
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-dest.sh"
 

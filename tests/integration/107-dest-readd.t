@@ -1,5 +1,5 @@
 #!/bin/bash
-# Destination constraints and re-adding (spec §5.4): every attribute is
+# Destination constraints and re-adding (doc/protocol.md §5.4): every attribute is
 # replaced, not merged. Re-adding without -h makes the key unrestricted;
 # re-adding with other -h replaces the old hops; the list position and the
 # identity count are unchanged.

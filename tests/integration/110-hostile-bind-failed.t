@@ -1,5 +1,5 @@
 #!/bin/bash
-# 110-hostile-bind-failed - hostile client (tests/hostile/bind.c, issue 13 item 8):
+# 110-hostile-bind-failed - hostile client (tests/hostile/bind.c):
 # hidden keys: after a failed session-bind LIST hides destination-constrained
 # keys and keyward refuses constraints@keyward.dev.
 # Throughout, a probe does LIST and an Ed25519 SIGN every 100 ms: the

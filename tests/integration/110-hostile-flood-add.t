@@ -1,5 +1,5 @@
 #!/bin/bash
-# 110-hostile-flood-add - hostile client (tests/hostile/floods.c, issue 13 item 8):
+# 110-hostile-flood-add - hostile client (tests/hostile/floods.c):
 # add flood: 17 connections each pipelining 16 valid 256 KiB ADDs (an Ed25519 key
 # restricted to a host with 1,450 P-521 keys).
 # Throughout, a probe does LIST and an Ed25519 SIGN every 100 ms: the

@@ -1,5 +1,5 @@
 #!/bin/bash
-# 110-hostile-flood-big-rsa - hostile client (tests/hostile/floods.c, issue 13 item 8):
+# 110-hostile-flood-big-rsa - hostile client (tests/hostile/floods.c):
 # big RSA: an RSA-16384 key added and signing while the probe times Ed25519
 # signatures (the issue's target, under 50 ms, is reported, not asserted).
 # Throughout, a probe does LIST and an Ed25519 SIGN every 100 ms: the

@@ -1,5 +1,5 @@
 #!/bin/bash
-# 110-hostile-flood-sign - hostile client (tests/hostile/floods.c, issue 13 item 8):
+# 110-hostile-flood-sign - hostile client (tests/hostile/floods.c):
 # sign flood: an RSA-8192 key signing for 20 connections that pipeline 250 KiB
 # sign requests.
 # Throughout, a probe does LIST and an Ed25519 SIGN every 100 ms: the

@@ -1,5 +1,5 @@
 #!/bin/bash
-# 110-hostile-pipeline-long - hostile client (tests/hostile/pipelines.c, issue 13 item 8):
+# 110-hostile-pipeline-long - hostile client (tests/hostile/pipelines.c):
 # long pipelines: 17, 100 and 1000 requests in one write, all answered in order.
 # Throughout, a probe does LIST and an Ed25519 SIGN every 100 ms: the
 # agent must survive, keep its keys and answer it within 1 s (x3 sanitized).

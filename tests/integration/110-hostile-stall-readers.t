@@ -1,5 +1,5 @@
 #!/bin/bash
-# 110-hostile-stall-readers - hostile client (tests/hostile/stalls.c, issue 13 item 8):
+# 110-hostile-stall-readers - hostile client (tests/hostile/stalls.c):
 # readers that never read: 8 connections pipelining LISTs of 200 keys; the agent
 # tree's memory stays within 64 MiB of idle and returns to 1.5x idle.
 # Throughout, a probe does LIST and an Ed25519 SIGN every 100 ms: the

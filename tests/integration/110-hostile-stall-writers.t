@@ -1,5 +1,5 @@
 #!/bin/bash
-# 110-hostile-stall-writers - hostile client (tests/hostile/stalls.c, issue 13 item 8):
+# 110-hostile-stall-writers - hostile client (tests/hostile/stalls.c):
 # slow writers (a byte every 10 ms) and clients that vanish mid-frame and while
 # a signature is pending.
 # Throughout, a probe does LIST and an Ed25519 SIGN every 100 ms: the

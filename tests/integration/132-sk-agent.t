@@ -4,7 +4,7 @@
 # ssh-add -S, -l, -L, -T; ssh logins to sshd (which checks the user-presence
 # flag); ssh-keygen -Y sign/verify; -c, -t, -x/-X; a PIN asked through
 # SSH_ASKPASS; providers outside -P; an add naming a provider through a
-# forwarded agent; a key for a web origin (spec §8.9).
+# forwarded agent; a key for a web origin (doc/protocol.md §8.9).
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-sk.sh"
 
@@ -151,7 +151,7 @@ ok $? "after unlock the sk key signs"
 sk_verify sk2
 ok $RC "and the signature verifies"
 
-# --- an add naming a provider through a forwarded agent (spec §8.10, §6.5):
+# --- an add naming a provider through a forwarded agent (doc/protocol.md §8.10, §6.5):
 # refused unless the agent runs with -O allow-remote-pkcs11 (OpenSSH 9.4;
 # Debian's 9.2p1 has it too, from the CVE-2023-38408 fix)
 run ssh-add -D
@@ -174,7 +174,7 @@ hide_key sk1
 sk_sign sk1
 ok $? "and the key signs"
 
-# --- a key for a web origin (spec §8.9): SSHSIG and logins, nothing else
+# --- a key for a web origin (doc/protocol.md §8.9): SSHSIG and logins, nothing else
 sk_key websrc ed25519-sk
 sk_rekey websrc web example.com
 ok $? "an ed25519-sk key for the application example.com (rewritten from an ssh: one)"
@@ -269,7 +269,7 @@ run ssh-add -T "$T/keys/plain.pub"
 ok $RC "and signs with it"
 stop_agent
 
-# --- keyward goes further (issue 14): keyward-ctl names each sk key's
+# --- keyward goes further: keyward-ctl names each sk key's
 # provider, and the audit trail records the provider and what the token
 # asserted (user presence, user verification, counter) for every signature.
 if is_keyward; then

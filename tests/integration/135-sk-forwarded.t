@@ -1,7 +1,7 @@
 #!/bin/bash
 # check: serial (counts the token helpers and prompts open at once)
 # One forwarded host may not take the token helpers or the prompts from the
-# user's own clients (issue 24 item 5). Played with the real ssh -A: on
+# user's own clients. Played with the real ssh -A: on
 # hostA NFLOOD ssh-keygen -Y sign with a FIDO key run at once, each on its
 # own forwarded agent connection (bound first to hostA with the forwarding
 # flag by the user's ssh).

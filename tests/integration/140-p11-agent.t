@@ -2,7 +2,7 @@
 # PKCS#11 (smartcard) keys through the agent under test, with the real
 # OpenSSH 9.2 tools and a SoftHSM2 token (lib-p11.sh): ssh-add -s / -e /
 # -l / -L / -T, ssh logins to sshd with each key type, a wrong PIN, a
-# provider outside -P, two providers at once, -c, -t, -x/-X (spec §5.7,
+# provider outside -P, two providers at once, -c, -t, -x/-X (doc/protocol.md §5.7,
 # §13.5).
 #
 # Debian's ssh-agent 9.2 (its ssh-pkcs11-helper) does not know Ed25519

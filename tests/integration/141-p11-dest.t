@@ -1,13 +1,13 @@
 #!/bin/bash
 # Destination constraints (ssh-add -h ... -s) on PKCS#11 keys, through real
 # sshd hops and ssh -A, as 101..105-dest-*.t and 133-sk-dest.t do for
-# other keys (spec §5.7, §13.5 agent-pkcs11-restrict). A constraint given
+# other keys (doc/protocol.md §5.7, §13.5 agent-pkcs11-restrict). A constraint given
 # with -s applies to every key the provider brings (CVE-2023-51384: before
 # OpenSSH 9.6 only the first key got it), so every key is tried.
 #   provider A (SoftHSM2 token p11-*):  ssh-add -h hostA -s      (hostA only)
 #   provider B (second token p11b-*):   ssh-add -h hostA -h "hostA>hostB" -s
 # hostC is never permitted. Then an ssh-add -s run on hostA through the
-# forwarded agent must be refused (spec §8.10).
+# forwarded agent must be refused (doc/protocol.md §8.10).
 #
 # Debian's ssh-agent 9.2 has no Ed25519 PKCS#11 keys: the rows for
 # provider A's Ed25519 key are skipped for it (never counted as passes).
@@ -134,7 +134,7 @@ ok $RC "and the key signs"
 
 # REMOVE_SMARTCARD_KEY (21) from a forwarded connection: OpenSSH (9.2 and
 # 10.5 alike) checks neither the connection nor the keys' destination
-# constraints there, only realpath; spec §5.7 lists 21 among the refused
+# constraints there, only realpath; doc/protocol.md §5.7 lists 21 among the refused
 # messages. Not asserted (a policy decision); what the agent did is noted.
 run ssh -n -F "$T/ssh_config" -o "IdentityFile=$T/keys/login" -A hostA \
 	"ssh-add -e $(printf %q "$P11_MODULE")"

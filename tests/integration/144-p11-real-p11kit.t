@@ -6,7 +6,7 @@
 # (lib-p11real.sh p11r_scenario). Through the proxy the helper cannot
 # tell the module is SoftHSM2: its sandbox must still leave SoftHSM2 its
 # token directory (from SOFTHSM2_CONF) and survive its syslog calls, and
-# no process may be stopped by its filter (issue 25). /usr/bin/ssh-agent
+# no process may be stopped by its filter. /usr/bin/ssh-agent
 # is the oracle.
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-p11.sh"

@@ -5,7 +5,7 @@
 # signs; pulled out, a signature is refused and the agent keeps serving;
 # put back, ssh-add -e and -s add it again and it signs again. The module
 # sees the card go and come inside keyward-pkcs11's sandbox (pcscd's
-# events, reconnects) and no process is stopped by its filter (issue 25).
+# events, reconnects) and no process is stopped by its filter.
 # /usr/bin/ssh-agent is the oracle.
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-p11.sh"

@@ -6,7 +6,7 @@
 # (p11r_scenario): a wrong PIN is refused, the right one adds the key,
 # -l/-L list it, ssh-keygen -Y sign verifies, sshd login, -e, re-add; the
 # module talks to pcscd and signs through it inside keyward-pkcs11's
-# sandbox, and no process is stopped by its filter (issue 25).
+# sandbox, and no process is stopped by its filter.
 # /usr/bin/ssh-agent is the oracle.
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-p11.sh"

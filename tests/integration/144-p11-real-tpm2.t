@@ -6,7 +6,7 @@
 # the TPM, -l/-L list them, ssh-keygen -Y sign verifies, sshd logins, -e,
 # re-add. After login the module reconnects to the TPM for each command:
 # the resolver reads /etc/hosts and opens AF_INET sockets inside
-# keyward-pkcs11's sandbox, which must let it (issue 25), and no process
+# keyward-pkcs11's sandbox, which must let it, and no process
 # may be stopped by its filter. /usr/bin/ssh-agent is the oracle.
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-p11.sh"

@@ -9,7 +9,7 @@
 # recognized") and ykcs11 a reader that is not a YubiKey:
 # ssh-add -s is refused cleanly, OpenSC really talked to the card (APDUs
 # in pcscd's log) inside keyward-pkcs11's sandbox, no process is stopped
-# by its filter and the agent keeps serving (issue 25). vpcd's port is
+# by its filter and the agent keeps serving. vpcd's port is
 # fixed (35963) but lives in the private network namespace of pcscd and
 # vicc, so runs of this file do not share it. /usr/bin/ssh-agent is the
 # oracle.

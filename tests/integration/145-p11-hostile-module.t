@@ -1,6 +1,6 @@
 #!/bin/bash
 # A hostile PKCS#11 module (tests/p11/hostile.c) inside keyward-pkcs11's
-# sandbox (issue 25): the module is code the user chose, and the sandbox
+# sandbox: the module is code the user chose, and the sandbox
 # is a deny list, so each thing it must still be kept from is tried here.
 # What the filter traps (signalling, tracing or reading its parent,
 # exec, fork, becoming dumpable, taking SIGSYS over, executable memory)

@@ -1,5 +1,5 @@
 #!/bin/bash
-# keyward-ctl policy load / policy show / connections (issue 16): rules
+# keyward-ctl policy load / policy show / connections: rules
 # loaded into a running agent replace the old ones whole and show back in
 # canonical form, which loads again to the same text; a malformed file is
 # refused by keyward-ctl with its file:line:column and by the agent too

@@ -1,5 +1,5 @@
 #!/bin/bash
-# A lying keyward-peer, end to end (issue 16): the test build's inspector
+# A lying keyward-peer, end to end: the test build's inspector
 # answers every question with one kind of lie (KEYWARD_TEST_PEER_LIE, as
 # an inspector a hostile peer had taken over could). Bytes that do not
 # decode, an answer to a question never asked, or one over PEER_MAX_REPLY:

@@ -1,5 +1,5 @@
 #!/bin/bash
-# keyward(5) against the server the agent is forwarded to (issue 24): the
+# keyward(5) against the server the agent is forwarded to: the
 # user's real ssh -A (readable by keyward-peer: nocaps) logs in to the
 # loopback sshd "hostile", whose session runs tests/tools/fwd_attack.py
 # on the forwarded socket: a raw agent client that asks for SSHSIG

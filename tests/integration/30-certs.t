@@ -53,7 +53,7 @@ hide_key ced25519
 run ssh_as hostCA "$T/keys/ced25519.pub" -- true
 is "$RC" 255 "plain key only in the agent, no certificate anywhere: CA login fails"
 # certificate on disk only, plain key in the agent: ssh has the agent sign
-# with the plain key over data carrying the certificate (spec 13.4 cert-file)
+# with the plain key over data carrying the certificate (doc/protocol.md §13.4 cert-file)
 run ssh_as hostCA "$T/keys/ced25519.pub" -o "CertificateFile=$T/keys/ced25519-cert.pub" -- 'echo cert-file'
 is "$RC:$OUT" "0:cert-file" "certificate on disk + plain key in the agent logs in"
 unhide_key ced25519

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Untrusted text (issue 13, item 7): a key whose comment holds bytes that
+# Untrusted text: a key whose comment holds bytes that
 # are not UTF-8, an ESC [ sequence, a C1 control and bidi controls, added
 # by the real ssh-add, and a signature (rawclient.pl) whose user name holds
 # the same kind of bytes. The agent's log (-d) holds no control, C1, bidi

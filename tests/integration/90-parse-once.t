@@ -1,5 +1,5 @@
 #!/bin/bash
-# A sign request's data is parsed once (issue 26): policy decides its
+# A sign request's data is parsed once: policy decides its
 # purpose on arrival (policy/purpose.c, purpose_decide) and every decider
 # reads what it kept. Read from the sources: the parsers of a sign
 # request's data are called from purpose.c alone, and purpose_decide from

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Every program is one folder, every library a folder, and no program's
-# folder is linked into another program (issue 26). A program folder is
+# folder is linked into another program. A program folder is
 # one with a C file defining main, at any depth (monitor/, policy/, ctl/,
 # token/sk/, token/pkcs11/...); the others (ipc/, keys/, wire/, rules/,
 # crypto/, seccomp/, token/common/) are libraries. A source belongs to the

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Socket activation (spec §11.4), the way doc/keyward.socket and
+# Socket activation (doc/protocol.md §11.4), the way doc/keyward.socket and
 # doc/keyward.service set it up, played by systemd-socket-activate (no
 # running systemd needed): the supervisor owns the socket and passes it as
 # fd 3; keyward -D prints nothing on stdout, ssh-add and ssh use the

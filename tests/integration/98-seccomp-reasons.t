@@ -17,7 +17,7 @@
 # defined in the product, with an underscore in it, is written name(); and
 # so is a word after a file's name that has an underscore or is a
 # function, as in the old form "main.c accept_client" (gone or not). A
-# definition is a line starting "name(" (STYLE.md: the return type on the
+# definition is a line starting "name(" (doc/style.md: the return type on the
 # line before).
 . "$(dirname "$0")/lib.sh"
 

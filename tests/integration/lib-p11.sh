@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # tests/integration/lib-p11.sh - a SoftHSM2 PKCS#11 token for the smartcard
-# tests 140-p11-agent.t, 141-p11-dest.t, 142-p11-hostile.t (issue 15).
+# tests 140-p11-agent.t, 141-p11-dest.t, 142-p11-hostile.t.
 # Source it after lib.sh.
 #
 # The token is SoftHSM2 (Debian softhsm2 2.6.1), a real PKCS#11 module that

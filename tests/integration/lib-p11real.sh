@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # tests/integration/lib-p11real.sh - the PKCS#11 modules Debian ships, for
-# the 144-p11-real-*.t tests (issue 25): tpm2-pkcs11 on a software TPM,
+# the 144-p11-real-*.t tests: tpm2-pkcs11 on a software TPM,
 # p11-kit-proxy, OpenSC and ykcs11 with a private pcscd. Source it after
 # lib.sh and lib-p11.sh (p11_askpass, P11_PIN). Each function skips
 # (never passes) what it cannot set up: it returns 1 with $P11R_WHY set.

@@ -328,7 +328,7 @@ EOP
 }
 
 # sk_cert_add NAME: hex of the ADD (17) payload of NAME's certificate
-# (NAME-cert.pub from ssh-keygen -s) with NAME's private fields (§4.4:
+# (NAME-cert.pub from ssh-keygen -s) with NAME's private fields (doc/protocol.md §4.4:
 # the certificate, Ed25519's A again, application, flags, key handle,
 # reserved).
 sk_cert_add() {

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """pivcard.py PORT KEY.pem CERT.der PIN - a PIV card for vsmartcard's vpcd.
 
-A test fixture (issue 25): the smallest PIV applet OpenSC's PIV driver and
+A test fixture: the smallest PIV applet OpenSC's PIV driver and
 Yubico's ykcs11 accept, with one ECDSA P-256 key in slot 9A (card
 authentication... here PIV authentication) whose certificate is CERT.der.
 It connects to vpcd on 127.0.0.1:PORT and speaks vpcd's protocol: each

@@ -1,7 +1,7 @@
 /*
- * test_bind.c - session-bind@openssh.com, spec §7.2 steps 2-7 (bind_add;
+ * test_bind.c - session-bind@openssh.com, doc/protocol.md §7.2 steps 2-7 (bind_add;
  * the caller marks the connection attempted first) and the per-connection
- * state of §7.3, with real host keys signing real session ids.
+ * state of doc/protocol.md §7.3, with real host keys signing real session ids.
  */
 #include "policy/hop.h"
 #include "tests/unit/testkeys.h"
@@ -225,13 +225,13 @@ test_rows(void)
 			if (do_bind(&C, &rows[i].before[j]) != NULL)
 				setup = 0;
 		if (!setup)
-			ok(0, "§7.2 %s: bindings before could not be made", rows[i].what);
+			ok(0, "doc/protocol.md §7.2 %s: bindings before could not be made", rows[i].what);
 		why = do_bind(&C, op);
-		is_int(why == NULL, rows[i].want, "§7.2 %s: %s", rows[i].what,
+		is_int(why == NULL, rows[i].want, "doc/protocol.md §7.2 %s: %s", rows[i].what,
 		    rows[i].want ? "SUCCESS" : "refused");
 		if ((why == NULL) != rows[i].want)
 			printf("#   bind_add said: %s\n", why ? why : "(success)");
-		is_int(C.n, rows[i].n_after, "§7.2 %s: %zu binding(s) after",
+		is_int(C.n, rows[i].n_after, "doc/protocol.md §7.2 %s: %zu binding(s) after",
 		    rows[i].what, rows[i].n_after);
 		if (why == NULL && C.n == rows[i].nbefore + 1) {
 			const struct binding *b = &C.b[C.n - 1];
@@ -239,19 +239,19 @@ test_rows(void)
 			memset(sid, op->fill, op->sidlen);
 			ok(b->keylen == blobs[op->host].len &&
 			    memcmp(b->key, blobs[op->host].p, b->keylen) == 0,
-			    "§7.2 %s: records the host key as sent", rows[i].what);
+			    "doc/protocol.md §7.2 %s: records the host key as sent", rows[i].what);
 			ok(b->sidlen == op->sidlen && memcmp(b->sid, sid, op->sidlen) == 0,
-			    "§7.2 %s: records the session id", rows[i].what);
-			is_int(b->forwarding != 0, op->fwd, "§7.2 %s: records is_forwarding %d",
+			    "doc/protocol.md §7.2 %s: records the session id", rows[i].what);
+			is_int(b->forwarding != 0, op->fwd, "doc/protocol.md §7.2 %s: records is_forwarding %d",
 			    rows[i].what, op->fwd);
 		}
-		ok(C.attempted, "§7.2 %s: the connection stays bind-attempted",
+		ok(C.attempted, "doc/protocol.md §7.2 %s: the connection stays bind-attempted",
 		    rows[i].what);
 		bindings_free(&C);
 	}
 }
 
-/* §6.8: 16 bindings per connection; the 17th fails, leaving 16. */
+/* doc/protocol.md §6.8: 16 bindings per connection; the 17th fails, leaving 16. */
 static void
 test_limit(void)
 {
@@ -265,15 +265,15 @@ test_limit(void)
 		if (do_bind(&C, &op) != NULL)
 			all = 0;
 	}
-	ok(all, "§7.2 16 forwarding binds: all SUCCESS");
-	is_int(C.n, 16, "§7.2 16 forwarding binds: 16 bindings");
+	ok(all, "doc/protocol.md §7.2 16 forwarding binds: all SUCCESS");
+	is_int(C.n, 16, "doc/protocol.md §7.2 16 forwarding binds: 16 bindings");
 	struct bindop op17 = { P256, 32, 0x99, GOOD, AUTH };
-	ok(do_bind(&C, &op17) != NULL, "§7.2 the 17th bind: refused");
-	is_int(C.n, 16, "§7.2 the 17th bind: 16 bindings left");
+	ok(do_bind(&C, &op17) != NULL, "doc/protocol.md §7.2 the 17th bind: refused");
+	is_int(C.n, 16, "doc/protocol.md §7.2 the 17th bind: 16 bindings left");
 	struct bindop dup = { CHARYBDIS, 32, 0x40, GOOD, FWD };
 	ok(do_bind(&C, &dup) == NULL,
-	    "§7.2 a duplicate of the first after 16: SUCCESS (step 5 before 6)");
-	is_int(C.n, 16, "§7.2 a duplicate of the first after 16: nothing added");
+	    "doc/protocol.md §7.2 a duplicate of the first after 16: SUCCESS (step 5 before 6)");
+	is_int(C.n, 16, "doc/protocol.md §7.2 a duplicate of the first after 16: nothing added");
 	bindings_free(&C);
 	is_int(C.n, 0, "bindings_free: no binding left");
 }

@@ -1,6 +1,6 @@
 /*
  * test_buf.c - the one reader and the one writer (ipc/buf.c) against the
- * wire types of spec §2: each getter on valid, short and oversized input,
+ * wire types of doc/protocol.md §2: each getter on valid, short and oversized input,
  * the text and mpint rules, and the writer's exact bytes. A getter that
  * fails names its error, clears its outputs and consumes nothing.
  */

@@ -1,6 +1,6 @@
 /*
  * test_canonical.c - key_canonical (keys/sshkey.c), the one way keys are
- * compared (spec §4.5): a plain key re-encoded with minimal mpints, a
+ * compared (doc/protocol.md §4.5): a plain key re-encoded with minimal mpints, a
  * certificate whole as received, anything that does not parse refused.
  * Real keys made by OpenSSL; the blobs are built field by field here.
  */

@@ -6,7 +6,7 @@
  * truncations, lengths and counts past the bytes left or past their
  * limits, trailing bytes, NULs in text, bools other than 0 and 1, an
  * unknown caller status, hops without a session-bind, more listed than
- * open. Names from the spec's examples: perseus reaches scylla and
+ * open. Names from doc/protocol.md's examples: perseus reaches scylla and
  * charybdis.
  */
 #include "wire/conns.h"

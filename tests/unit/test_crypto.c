@@ -1,8 +1,8 @@
 /*
  * test_crypto.c - libcrypto glue (crypto/pkey.c, crypto/sig.c): private
- * halves must match public halves (spec §4.4, §15.22), signatures made and
- * verified for every algorithm (§4.6), certificate CA signatures (§4.3),
- * fingerprints (§4.5). OpenSSH's own ssh-keygen is the outside witness:
+ * halves must match public halves (doc/protocol.md §4.4, §15.22), signatures made and
+ * verified for every algorithm (doc/protocol.md §4.6), certificate CA signatures (doc/protocol.md §4.3),
+ * fingerprints (doc/protocol.md §4.5). OpenSSH's own ssh-keygen is the outside witness:
  * what it signs we verify, what we sign it verifies.
  */
 #include "crypto/crypto.h"
@@ -874,7 +874,7 @@ static const struct {
 	{ "sk-ssh-ed25519: the counter cut short fails", SKED, SV_CUT, -1 },
 };
 
-/* sk_sig_verify over the message a token signs (§4.6), and everything
+/* sk_sig_verify over the message a token signs (doc/protocol.md §4.6), and everything
  * that must make it fail; sig_verify takes the same blobs for sk keys. */
 static void
 test_sk_verify(void)

@@ -1,5 +1,5 @@
 /*
- * test_dest.c - restrict-destination-v00@openssh.com (spec §6.6): the
+ * test_dest.c - restrict-destination-v00@openssh.com (doc/protocol.md §6.6): the
  * structural rules of dest_parse one at a time, the full key decode of
  * dest_set_build, the 1024-constraint limit, and every truncation.
  */
@@ -120,7 +120,7 @@ rconstraint_write(struct wb *w, const struct rconstraint *c)
 static const struct {
 	const char *what;
 	struct rconstraint c;
-	int parses;                     /* dest_parse (structure, §6.6) */
+	int parses;                     /* dest_parse (structure, doc/protocol.md §6.6) */
 	int builds;                     /* dest_set_build (keys fully decoded) */
 } rows[] = {
 	/* what                                       constraint: from, to, reserved, extra                                    parse    build */
@@ -197,11 +197,11 @@ test_rows(void)
 		rconstraint_write(&w, &rows[i].c);
 		tk_check(&w, rows[i].what);
 		run(w.p, w.len, &parsed, &built, &n);
-		is_int(parsed, rows[i].parses, "§6.6 %s: dest_parse %s", rows[i].what,
+		is_int(parsed, rows[i].parses, "doc/protocol.md §6.6 %s: dest_parse %s", rows[i].what,
 		    rows[i].parses ? "accepts" : "refuses, with a reason");
 		if (parsed == 1)
-			is_int(n, 1, "§6.6 %s: one constraint", rows[i].what);
-		is_int(built, rows[i].builds, "§6.6 %s: dest_set_build %s", rows[i].what,
+			is_int(n, 1, "doc/protocol.md §6.6 %s: one constraint", rows[i].what);
+		is_int(built, rows[i].builds, "doc/protocol.md §6.6 %s: dest_set_build %s", rows[i].what,
 		    rows[i].builds ? "accepts" : "refuses, with a reason");
 		wb_free(&w);
 	}
@@ -223,9 +223,9 @@ test_contents(void)
 	rconstraint_write(&w, &c2);
 	tk_check(&w, "two constraints");
 	is_int(dest_parse(wb_slice_of(&w), NULL, NULL, &why), 2,
-	    "§6.6 perseus@scylla, scylla>medea@charybdis: dest_parse counts 2");
+	    "doc/protocol.md §6.6 perseus@scylla, scylla>medea@charybdis: dest_parse counts 2");
 	if (dest_set_build(&d, wb_slice_of(&w), &why) != 0) {
-		ok(0, "§6.6 perseus@scylla, scylla>medea@charybdis: built (%s)", why);
+		ok(0, "doc/protocol.md §6.6 perseus@scylla, scylla>medea@charybdis: built (%s)", why);
 		wb_free(&w);
 		return;
 	}
@@ -274,8 +274,8 @@ test_list(void)
 
 	/* an empty list is not "unconstrained" */
 	run(NULL, 0, &parsed, &built, NULL);
-	is_int(parsed, 0, "§6.6 empty constraint_list: dest_parse refuses");
-	is_int(built, 0, "§6.6 empty constraint_list: dest_set_build refuses");
+	is_int(parsed, 0, "doc/protocol.md §6.6 empty constraint_list: dest_parse refuses");
+	is_int(built, 0, "doc/protocol.md §6.6 empty constraint_list: dest_set_build refuses");
 
 	/* 7: 1024 constraints, and one more */
 	wb_init(&w);
@@ -283,17 +283,17 @@ test_list(void)
 		rconstraint_write(&w, &c);
 	tk_check(&w, "1024 constraints");
 	run(w.p, w.len, &parsed, &built, &n);
-	is_int(n, 1024, "§6.6 7: 1024 constraints: dest_parse accepts all");
-	is_int(built, 1, "§6.6 7: 1024 constraints: dest_set_build accepts");
+	is_int(n, 1024, "doc/protocol.md §6.6 7: 1024 constraints: dest_parse accepts all");
+	is_int(built, 1, "doc/protocol.md §6.6 7: 1024 constraints: dest_set_build accepts");
 	if (dest_set_build(&d, wb_slice_of(&w), &why) == 0) {
-		is_int(d.n, 1024, "§6.6 7: 1024 constraints: 1024 kept");
+		is_int(d.n, 1024, "doc/protocol.md §6.6 7: 1024 constraints: 1024 kept");
 		dest_set_free(&d);
 	}
 	rconstraint_write(&w, &c);
 	tk_check(&w, "1025 constraints");
 	run(w.p, w.len, &parsed, &built, &n);
-	is_int(parsed, 0, "§6.6 7: 1025 constraints: dest_parse refuses");
-	is_int(built, 0, "§6.6 7: 1025 constraints: dest_set_build refuses");
+	is_int(parsed, 0, "doc/protocol.md §6.6 7: 1025 constraints: dest_parse refuses");
+	is_int(built, 0, "doc/protocol.md §6.6 7: 1025 constraints: dest_set_build refuses");
 	wb_free(&w);
 
 	/* the callback sees each rule; its refusal fails the parse */
@@ -310,7 +310,7 @@ test_list(void)
 	/* a byte after the last constraint is a truncated constraint */
 	wb_u8(&w, 0);
 	run(w.p, w.len, &parsed, &built, NULL);
-	is_int(parsed, 0, "§6.6 a stray byte after the last constraint: refused");
+	is_int(parsed, 0, "doc/protocol.md §6.6 a stray byte after the last constraint: refused");
 	wb_free(&w);
 }
 
@@ -339,7 +339,7 @@ test_truncations(void)
 		rconstraint_write(&w, &lists[i].c);
 		tk_check(&w, lists[i].what);
 		run(w.p, w.len, &parsed, &built, NULL);
-		ok(parsed == 1 && built == 1, "§6.6 %s: whole list accepted",
+		ok(parsed == 1 && built == 1, "doc/protocol.md §6.6 %s: whole list accepted",
 		    lists[i].what);
 		for (size_t n = 0; n < w.len; n++) {
 			run(w.p, n, &parsed, &built, NULL);
@@ -348,11 +348,11 @@ test_truncations(void)
 			if (built != 0 && bad_build == SIZE_MAX)
 				bad_build = n;
 		}
-		ok(bad_parse == SIZE_MAX, "§6.6 %s: dest_parse refuses each of %zu "
+		ok(bad_parse == SIZE_MAX, "doc/protocol.md §6.6 %s: dest_parse refuses each of %zu "
 		    "truncations, with a reason", lists[i].what, w.len);
 		if (bad_parse != SIZE_MAX)
 			printf("#   the prefix of %zu bytes\n", bad_parse);
-		ok(bad_build == SIZE_MAX, "§6.6 %s: dest_set_build refuses each of %zu "
+		ok(bad_build == SIZE_MAX, "doc/protocol.md §6.6 %s: dest_set_build refuses each of %zu "
 		    "truncations, with a reason", lists[i].what, w.len);
 		if (bad_build != SIZE_MAX)
 			printf("#   the prefix of %zu bytes\n", bad_build);

@@ -1,5 +1,5 @@
 /*
- * test_fphash.c - the fingerprint hash names (keys/fphash.c, spec §4.5):
+ * test_fphash.c - the fingerprint hash names (keys/fphash.c, doc/protocol.md §4.5):
  * -E takes sha256, md5, sha1, sha384 and sha512 in any case and gives
  * the canonical name; policy's argument list and crypto/sig.c take only
  * the canonical name; each hash has its label and form.

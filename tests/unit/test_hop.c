@@ -1,7 +1,7 @@
 /*
- * test_hop.c - the decision procedure of spec §8, clause by clause:
- * hop_matches (§8.2), hop_permitted and path_permitted (§8.3, §8.4,
- * §8.5; wmatch, §8.1, is test_match.c's) and the worked example of §8.11 row by row, with
+ * test_hop.c - the decision procedure of doc/protocol.md §8, clause by clause:
+ * hop_matches (doc/protocol.md §8.2), hop_permitted and path_permitted (doc/protocol.md §8.3, §8.4,
+ * §8.5; wmatch, doc/protocol.md §8.1, is test_match.c's) and the worked example of doc/protocol.md §8.11 row by row, with
  * real host keys, real session-binds and real userauth data.
  */
 #include "policy/hop.h"
@@ -46,7 +46,7 @@ host_index(const char *name, size_t len)
 	return -1;
 }
 
-/* ---------------------------------------------------- §8.2 hop_matches */
+/* ---------------------------------------------------- doc/protocol.md §8.2 hop_matches */
 
 enum {
 	K_SCYLLA, K_OTHER,
@@ -199,18 +199,18 @@ test_hop_matches(void)
 			    match_rows[i].spec[j].is_ca };
 		}
 		is_int(hop_matches(wb_slice_of(&subjects[match_rows[i].K]), &h, NOW),
-		    match_rows[i].want, "§8.2 %s: %s", match_rows[i].what,
+		    match_rows[i].want, "doc/protocol.md §8.2 %s: %s", match_rows[i].what,
 		    match_rows[i].want ? "match" : "no match");
 	}
 	/* validity is checked against the clock of the check (step 2) */
 	struct hopkey ca = { keys[CA].blob.p, keys[CA].blob.len, 1 };
 	struct hop h = { NULL, "scylla", &ca, 1 };
 	is_int(hop_matches(wb_slice_of(&subjects[C_VALID]), &h, NOW + 3600), 0,
-	    "§8.2 a valid certificate no longer matches an hour later");
+	    "doc/protocol.md §8.2 a valid certificate no longer matches an hour later");
 	is_int(hop_matches(wb_slice_of(&subjects[C_NOT_YET]), &h, NOW + 1), 1,
-	    "§8.2 a not-yet-valid certificate matches once it is");
+	    "doc/protocol.md §8.2 a not-yet-valid certificate matches once it is");
 	is_int(hop_matches(sl_str("garbage"), &h, NOW), 0,
-	    "§8.2 a host key that does not decode matches nothing");
+	    "doc/protocol.md §8.2 a host key that does not decode matches nothing");
 }
 
 /* ---------------------------------------- identities, as ssh-add -h says */
@@ -218,7 +218,7 @@ test_hop_matches(void)
 #define ID(...) ((const char *const[]){ __VA_ARGS__, NULL })
 #define UNCONSTRAINED NULL
 
-/* One -h SPEC: "[from>][user@]to" (§9), with each host's own key. */
+/* One -h SPEC: "[from>][user@]to" (doc/protocol.md §9), with each host's own key. */
 static void
 constraint_from_spec(struct wb *w, const char *spec)
 {
@@ -274,7 +274,7 @@ sid_for(uint8_t sid[32], size_t i, int h)
 	memset(sid, (int)(0x10 * (i + 1) + (unsigned)h), 32);
 }
 
-/* Bindings written as the spec's tables write them: "scylla fwd,
+/* Bindings written as doc/protocol.md's tables write them: "scylla fwd,
  * charybdis auth"; "" is a local unbound connection, "failed" one whose
  * only session-bind failed. With via_bind each one is a real session-bind
  * (signed by the host, through bind_add); without, the chain is written
@@ -331,7 +331,7 @@ next:
 	}
 }
 
-/* ------------------------------------- §8.3 / §8.4 / §8.5 path_permitted */
+/* ------------------------------------- doc/protocol.md §8.3 / §8.4 / §8.5 path_permitted */
 
 static const struct {
 	const char *what;
@@ -340,100 +340,100 @@ static const struct {
 	const char *user;               /* NULL: ANY (listing, remove, re-add) */
 	int want;
 } path_rows[] = {
-	/* §8.4 step 1: no constraint, no restriction */
-	{ "§8.4 step 1: unconstrained, local unbound, listing",
+	/* doc/protocol.md §8.4 step 1: no constraint, no restriction */
+	{ "doc/protocol.md §8.4 step 1: unconstrained, local unbound, listing",
 	  UNCONSTRAINED, "", NULL, 1 },
-	{ "§8.4 step 1: unconstrained, failed bind, listing",
+	{ "doc/protocol.md §8.4 step 1: unconstrained, failed bind, listing",
 	  UNCONSTRAINED, "failed", NULL, 1 },
-	{ "§8.4 step 1: unconstrained, [charybdis auth] as root",
+	{ "doc/protocol.md §8.4 step 1: unconstrained, [charybdis auth] as root",
 	  UNCONSTRAINED, "charybdis auth", "root", 1 },
-	{ "§8.4 step 1: unconstrained, [scylla fwd] signing",
+	{ "doc/protocol.md §8.4 step 1: unconstrained, [scylla fwd] signing",
 	  UNCONSTRAINED, "scylla fwd", "root", 1 },
-	{ "§8.4 step 1: unconstrained, [scylla auth, charybdis auth]",
+	{ "doc/protocol.md §8.4 step 1: unconstrained, [scylla auth, charybdis auth]",
 	  UNCONSTRAINED, "scylla auth, charybdis auth", NULL, 1 },
 	/* step 2: a failed bind hides constrained keys */
-	{ "§8.4 step 2: attempted and n = 0, listing",
+	{ "doc/protocol.md §8.4 step 2: attempted and n = 0, listing",
 	  ID("perseus@scylla"), "failed", NULL, 0 },
-	{ "§8.4 step 2: attempted and n = 0, as perseus",
+	{ "doc/protocol.md §8.4 step 2: attempted and n = 0, as perseus",
 	  ID("perseus@scylla"), "failed", "perseus", 0 },
 	/* step 3: local, unbound */
-	{ "§8.4 step 3: n = 0, local, listing",
+	{ "doc/protocol.md §8.4 step 3: n = 0, local, listing",
 	  ID("perseus@scylla"), "", NULL, 1 },
-	{ "§8.4 step 3: n = 0, local, as perseus",
+	{ "doc/protocol.md §8.4 step 3: n = 0, local, as perseus",
 	  ID("perseus@scylla"), "", "perseus", 1 },
 	/* step 4: the walk */
-	{ "§8.4 step 4: auth binding not last: [scylla auth, charybdis auth]",
+	{ "doc/protocol.md §8.4 step 4: auth binding not last: [scylla auth, charybdis auth]",
 	  ID("scylla", "scylla>charybdis"), "scylla auth, charybdis auth", NULL, 0 },
-	{ "§8.4 step 4: auth binding not last: [scylla auth, charybdis fwd]",
+	{ "doc/protocol.md §8.4 step 4: auth binding not last: [scylla auth, charybdis fwd]",
 	  ID("scylla", "scylla>charybdis", "charybdis>elsewhere"),
 	  "scylla auth, charybdis fwd", NULL, 0 },
-	{ "§8.4 step 4: sign through a forwarding last binding: [scylla fwd] as perseus",
+	{ "doc/protocol.md §8.4 step 4: sign through a forwarding last binding: [scylla fwd] as perseus",
 	  ID("perseus@scylla", "scylla>charybdis"), "scylla fwd", "perseus", 0 },
-	{ "§8.4 step 4: the same, listing",
+	{ "doc/protocol.md §8.4 step 4: the same, listing",
 	  ID("perseus@scylla", "scylla>charybdis"), "scylla fwd", NULL, 1 },
-	{ "§8.4 step 4: user at the final hop only: [scylla fwd, charybdis auth] as medea",
+	{ "doc/protocol.md §8.4 step 4: user at the final hop only: [scylla fwd, charybdis auth] as medea",
 	  ID("perseus@scylla", "scylla>medea@charybdis"),
 	  "scylla fwd, charybdis auth", "medea", 1 },
-	{ "§8.4 step 4: the intermediate hop's user is not the final one's: as perseus",
+	{ "doc/protocol.md §8.4 step 4: the intermediate hop's user is not the final one's: as perseus",
 	  ID("perseus@scylla", "scylla>medea@charybdis"),
 	  "scylla fwd, charybdis auth", "perseus", 0 },
-	{ "§8.4 step 4: final hop user checked: [scylla auth] as medea",
+	{ "doc/protocol.md §8.4 step 4: final hop user checked: [scylla auth] as medea",
 	  ID("perseus@scylla", "scylla>medea@charybdis"), "scylla auth", "medea", 0 },
-	{ "§8.3 step 3: empty user pattern = any user: as root",
+	{ "doc/protocol.md §8.3 step 3: empty user pattern = any user: as root",
 	  ID("scylla"), "scylla auth", "root", 1 },
-	{ "§8.3 step 3: empty user pattern = any user: as \"\"",
+	{ "doc/protocol.md §8.3 step 3: empty user pattern = any user: as \"\"",
 	  ID("scylla"), "scylla auth", "", 1 },
-	{ "§8.3 step 3: med*@scylla as medea",    ID("med*@scylla"), "scylla auth", "medea", 1 },
-	{ "§8.3 step 3: med*@scylla as medusa",   ID("med*@scylla"), "scylla auth", "medusa", 1 },
-	{ "§8.3 step 3: med*@scylla as med",      ID("med*@scylla"), "scylla auth", "med", 1 },
-	{ "§8.3 step 3: med*@scylla as perseus",  ID("med*@scylla"), "scylla auth", "perseus", 0 },
-	{ "§8.3 step 3: med*@scylla as Medea",    ID("med*@scylla"), "scylla auth", "Medea", 0 },
-	{ "§8.3 step 3: ?edea@scylla as medea",   ID("?edea@scylla"), "scylla auth", "medea", 1 },
-	{ "§8.3 step 3: ?edea@scylla as edea",    ID("?edea@scylla"), "scylla auth", "edea", 0 },
-	{ "§8.3 step 3: ?edea@scylla as mmedea",  ID("?edea@scylla"), "scylla auth", "mmedea", 0 },
-	{ "§8.3 step 3: users ignored when listing: medea@scylla",
+	{ "doc/protocol.md §8.3 step 3: med*@scylla as medea",    ID("med*@scylla"), "scylla auth", "medea", 1 },
+	{ "doc/protocol.md §8.3 step 3: med*@scylla as medusa",   ID("med*@scylla"), "scylla auth", "medusa", 1 },
+	{ "doc/protocol.md §8.3 step 3: med*@scylla as med",      ID("med*@scylla"), "scylla auth", "med", 1 },
+	{ "doc/protocol.md §8.3 step 3: med*@scylla as perseus",  ID("med*@scylla"), "scylla auth", "perseus", 0 },
+	{ "doc/protocol.md §8.3 step 3: med*@scylla as Medea",    ID("med*@scylla"), "scylla auth", "Medea", 0 },
+	{ "doc/protocol.md §8.3 step 3: ?edea@scylla as medea",   ID("?edea@scylla"), "scylla auth", "medea", 1 },
+	{ "doc/protocol.md §8.3 step 3: ?edea@scylla as edea",    ID("?edea@scylla"), "scylla auth", "edea", 0 },
+	{ "doc/protocol.md §8.3 step 3: ?edea@scylla as mmedea",  ID("?edea@scylla"), "scylla auth", "mmedea", 0 },
+	{ "doc/protocol.md §8.3 step 3: users ignored when listing: medea@scylla",
 	  ID("medea@scylla"), "scylla auth", NULL, 1 },
-	{ "§8.3 step 1: ORIGIN needs an origin constraint",
+	{ "doc/protocol.md §8.3 step 1: ORIGIN needs an origin constraint",
 	  ID("charybdis>scylla"), "scylla auth", NULL, 0 },
-	{ "§8.3 step 1: from-hop must hold the previous host's key",
+	{ "doc/protocol.md §8.3 step 1: from-hop must hold the previous host's key",
 	  ID("scylla", "elsewhere>charybdis"), "scylla fwd, charybdis auth", "medea", 0 },
-	{ "§8.3 step 2: to-hop must hold the host's key",
+	{ "doc/protocol.md §8.3 step 2: to-hop must hold the host's key",
 	  ID("scylla"), "charybdis auth", NULL, 0 },
 	/* step 5: the beyond rule */
-	{ "§8.4 step 5: [scylla fwd] listing, only origin>scylla",
+	{ "doc/protocol.md §8.4 step 5: [scylla fwd] listing, only origin>scylla",
 	  ID("perseus@scylla"), "scylla fwd", NULL, 0 },
-	{ "§8.4 step 5: [scylla auth] listing, only origin>scylla",
+	{ "doc/protocol.md §8.4 step 5: [scylla auth] listing, only origin>scylla",
 	  ID("perseus@scylla"), "scylla auth", NULL, 1 },
-	{ "§8.4 step 5: [scylla fwd] listing, with scylla>charybdis",
+	{ "doc/protocol.md §8.4 step 5: [scylla fwd] listing, with scylla>charybdis",
 	  ID("perseus@scylla", "scylla>medea@charybdis"), "scylla fwd", NULL, 1 },
-	{ "§8.4 step 5: [scylla fwd] listing, onward hop from another host",
+	{ "doc/protocol.md §8.4 step 5: [scylla fwd] listing, onward hop from another host",
 	  ID("perseus@scylla", "charybdis>elsewhere"), "scylla fwd", NULL, 0 },
-	{ "§8.4 step 5: [scylla fwd, charybdis fwd] listing, nothing from charybdis",
+	{ "doc/protocol.md §8.4 step 5: [scylla fwd, charybdis fwd] listing, nothing from charybdis",
 	  ID("scylla", "scylla>medea@charybdis"), "scylla fwd, charybdis fwd", NULL, 0 },
-	{ "§8.4 step 5: [scylla fwd, charybdis fwd] listing, charybdis>elsewhere",
+	{ "doc/protocol.md §8.4 step 5: [scylla fwd, charybdis fwd] listing, charybdis>elsewhere",
 	  ID("scylla", "scylla>charybdis", "charybdis>elsewhere"),
 	  "scylla fwd, charybdis fwd", NULL, 1 },
-	/* §8.3: different hops, different constraints */
-	{ "§8.3 three hops, three constraints",
+	/* doc/protocol.md §8.3: different hops, different constraints */
+	{ "doc/protocol.md §8.3 three hops, three constraints",
 	  ID("scylla", "scylla>charybdis", "charybdis>elsewhere"),
 	  "scylla fwd, charybdis fwd, elsewhere auth", "medea", 1 },
-	{ "§8.3 second of two origin constraints permits medea",
+	{ "doc/protocol.md §8.3 second of two origin constraints permits medea",
 	  ID("perseus@scylla", "medea@scylla"), "scylla auth", "medea", 1 },
-	{ "§8.3 missing middle constraint",
+	{ "doc/protocol.md §8.3 missing middle constraint",
 	  ID("scylla", "charybdis>elsewhere"),
 	  "scylla fwd, charybdis fwd, elsewhere auth", "medea", 0 },
-	{ "§8.3 cycle scylla>charybdis>scylla without charybdis>scylla",
+	{ "doc/protocol.md §8.3 cycle scylla>charybdis>scylla without charybdis>scylla",
 	  ID("scylla", "scylla>charybdis"),
 	  "scylla fwd, charybdis fwd, scylla auth", NULL, 0 },
-	{ "§8.3 cycle scylla>charybdis>scylla with charybdis>scylla",
+	{ "doc/protocol.md §8.3 cycle scylla>charybdis>scylla with charybdis>scylla",
 	  ID("scylla", "scylla>charybdis", "charybdis>scylla"),
 	  "scylla fwd, charybdis fwd, scylla auth", NULL, 1 },
-	/* §8.5 listing table */
-	{ "§8.5 [scylla auth] needs origin>scylla",
+	/* doc/protocol.md §8.5 listing table */
+	{ "doc/protocol.md §8.5 [scylla auth] needs origin>scylla",
 	  ID("charybdis"), "scylla auth", NULL, 0 },
-	{ "§8.5 [scylla fwd, charybdis auth] origin>scylla and scylla>charybdis",
+	{ "doc/protocol.md §8.5 [scylla fwd, charybdis auth] origin>scylla and scylla>charybdis",
 	  ID("scylla", "scylla>charybdis"), "scylla fwd, charybdis auth", NULL, 1 },
-	{ "§8.5 [scylla fwd, charybdis auth] without scylla>charybdis",
+	{ "doc/protocol.md §8.5 [scylla fwd, charybdis auth] without scylla>charybdis",
 	  ID("scylla", "scylla>elsewhere"), "scylla fwd, charybdis auth", NULL, 0 },
 };
 
@@ -493,10 +493,10 @@ test_hop_permitted(void)
 		size_t which = 99;
 		int got = hop_permitted(&I, rows[i].prev >= 0 ? &prev : NULL, K,
 		    rows[i].user, NOW, &which);
-		is_int(got, rows[i].want, "§8.3 %s: %s", rows[i].what,
+		is_int(got, rows[i].want, "doc/protocol.md §8.3 %s: %s", rows[i].what,
 		    rows[i].want ? "permitted" : "denied");
 		if (got && rows[i].want)
-			is_int(which, rows[i].which, "§8.3 %s: by constraint %zu",
+			is_int(which, rows[i].which, "doc/protocol.md §8.3 %s: by constraint %zu",
 			    rows[i].what, rows[i].which);
 	}
 	is_str(dest_host_name(&I, testkey_blob(&keys[SCYLLA]), NOW), "scylla",
@@ -508,17 +508,17 @@ test_hop_permitted(void)
 	dest_set_free(&I);
 }
 
-/* -------------------------------------------------- §8.11 worked example */
+/* -------------------------------------------------- doc/protocol.md §8.11 worked example */
 
 enum data { UA_HOSTBOUND, UA_PLAIN, UA_NO_BIND, SSHSIG, RANDOM };
 
-#define NA 2            /* "—" in the spec's table */
+#define NA 2            /* "—" in doc/protocol.md's table */
 
 static const struct {
 	const char *what;
 	const char *bindings;
 	int listed;
-	int signs;              /* NA: the spec has no answer; it must refuse */
+	int signs;              /* NA: doc/protocol.md has no answer; it must refuse */
 	const char *user;
 	enum data data;
 	const char *why;        /* part of the refusal's rule */
@@ -605,7 +605,7 @@ test_worked_example(void)
 		chain_build(&C, worked_rows[i].bindings, 1);
 		if (worked_rows[i].listed != NA)
 			is_int(path_permitted(&I, &C, NULL, NOW, &v), worked_rows[i].listed,
-			    "§8.11 %s [%s]: listed? %s", worked_rows[i].what,
+			    "doc/protocol.md §8.11 %s [%s]: listed? %s", worked_rows[i].what,
 			    worked_rows[i].bindings, worked_rows[i].listed ? "yes" : "no");
 		wb_init(&data);
 		worked_data(&data, &C, worked_rows[i].data, worked_rows[i].user);
@@ -613,18 +613,18 @@ test_worked_example(void)
 		rule = sign_permitted(&I, &C, &pu, NOW, &hop, user, sizeof(user));
 		purpose_free(&pu);
 		want = worked_rows[i].signs == 1;
-		is_int(rule == NULL, want, "§8.11 %s [%s]: signs? %s%s",
+		is_int(rule == NULL, want, "doc/protocol.md §8.11 %s [%s]: signs? %s%s",
 		    worked_rows[i].what, worked_rows[i].bindings, want ? "yes" : "no",
 		    worked_rows[i].signs == NA ? " (— in the table)" : "");
 		if ((rule == NULL) != want)
 			printf("#   rule: %s\n", rule ? rule : "(none)");
 		if (!want && worked_rows[i].why != NULL)
 			ok(rule != NULL && strstr(rule, worked_rows[i].why) != NULL,
-			    "§8.11 %s: refused because \"...%s...\"",
+			    "doc/protocol.md §8.11 %s: refused because \"...%s...\"",
 			    worked_rows[i].what, worked_rows[i].why);
 		if (worked_rows[i].user != NULL && worked_rows[i].data != SSHSIG &&
 		    C.n > 0)
-			is_str(user, worked_rows[i].user, "§8.11 %s: the user is %s",
+			is_str(user, worked_rows[i].user, "doc/protocol.md §8.11 %s: the user is %s",
 			    worked_rows[i].what, worked_rows[i].user);
 		wb_free(&data);
 		bindings_free(&C);

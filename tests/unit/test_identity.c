@@ -1,7 +1,7 @@
 /*
  * test_identity.c - policy's identity table (policy/identity.c): found by
  * exact blob, listed in first-add order, and the order of the others kept
- * when one goes (spec §5.2: clients depend on the order); and the budget
+ * when one goes (doc/protocol.md §5.2: clients depend on the order); and the budget
  * of keys held (AGENT_MAX_KEYS, AGENT_MAX_HELD_BYTES) that refuses an add
  * past it.
  */

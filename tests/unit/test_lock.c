@@ -1,5 +1,5 @@
 /*
- * test_lock.c - the lock passphrase check (policy/lock.c, spec §5.8): a
+ * test_lock.c - the lock passphrase check (policy/lock.c, doc/protocol.md §5.8): a
  * fresh salt at every lock, only the right passphrase unlocks.
  */
 #include "policy/policy.h"
@@ -27,7 +27,7 @@ static const struct {
 	{ "the passphrase plus one byte does not", { (const uint8_t *)"andromedaa", 10 }, -1 },
 	{ "the last byte different does not", { (const uint8_t *)"andromedb", 9 }, -1 },
 	{ "another case does not", { (const uint8_t *)"Andromeda", 9 }, -1 },
-	{ "the passphrase plus a trailing NUL does not (§2: hashed as sent; "
+	{ "the passphrase plus a trailing NUL does not (doc/protocol.md §2: hashed as sent; "
 	  "HMAC alone would pad it away)", { (const uint8_t *)"andromeda\0", 10 }, -1 },
 	{ "the passphrase plus two NULs does not", { (const uint8_t *)"andromeda\0\0", 11 }, -1 },
 };

@@ -1,6 +1,6 @@
 /*
  * test_match.c - the one pattern matcher (rules/match.h): OpenSSH's
- * patterns (spec §8.1, wmatch) row by row, in linear time, and its
+ * patterns (doc/protocol.md §8.1, wmatch) row by row, in linear time, and its
  * pattern lists as the rules language (match_split) and policy's option
  * lists (match_list: -P providers, websafe-allow) read them, negation
  * and patterns too long for the stack included. Allocation failure is
@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-/* ---------------------------------------------------------- §8.1 wmatch */
+/* ---------------------------------------------------------- doc/protocol.md §8.1 wmatch */
 
 static const struct {
 	const char *s, *p;

@@ -1,5 +1,5 @@
 /*
- * test_options.c - keyward's command line, which is ssh-agent's (spec
+ * test_options.c - keyward's command line, which is ssh-agent's (doc/protocol.md
  * §11.1, §11.9): the lifetime syntax, usage errors and exit statuses, and
  * BSD getopt's stop at the first non-option.
  */

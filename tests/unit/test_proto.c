@@ -1,6 +1,6 @@
 /*
  * test_proto.c - the monitor's request parser and reply writer
- * (monitor/proto.c) against spec §3, §5 and §6.1: each client request
+ * (monitor/proto.c) against doc/protocol.md §3, §5 and §6.1: each client request
  * becomes the IPC message policy expects, or an immediate FAILURE.
  */
 #include "ipc/limits.h"
@@ -62,17 +62,17 @@ static const struct prow {
 	int want;               /* MSG_* forwarded, 0: FAILURE at once */
 	int expc;               /* MSG_ADD: constraints policy gets (lifetime = arg) */
 } rows[] = {
-	/* §5.2 list */
+	/* doc/protocol.md §5.2 list */
 	{ "11 request identities: forwarded as MSG_LIST", RQ_BARE, 11, 0, 0, 0, NULL, MSG_LIST, 0 },
 	{ "11 with trailing bytes: FAILURE", RQ_BARE_TRAILING, 11, 0, 0, 0, NULL, 0, 0 },
-	/* §5.3 sign */
+	/* doc/protocol.md §5.3 sign */
 	{ "13 sign, flags 0: forwarded as MSG_SIGN", RQ_SIGN, 13, ED, 0, 0, NULL, MSG_SIGN, 0 },
 	{ "13 sign, flags 0x02|0x04 passed on as sent", RQ_SIGN, 13, KRSA, 0, 6, NULL, MSG_SIGN, 0 },
 	{ "13 sign, unknown flag bits passed on", RQ_SIGN, 13, P256, 0, 0xfffffff8, NULL,
 	  MSG_SIGN, 0 },
 	{ "13 sign with trailing bytes: FAILURE", RQ_SIGN_TRAILING, 13, ED, 0, 0, NULL, 0, 0 },
 	{ "13 sign without flags: FAILURE", RQ_SIGN_NO_FLAGS, 13, ED, 0, 0, NULL, 0, 0 },
-	/* §5.4 add, §4.4 encodings */
+	/* doc/protocol.md §5.4 add, doc/protocol.md §4.4 encodings */
 	{ "17 add ssh-ed25519: forwarded as MSG_ADD", RQ_ADD, 17, ED, CS_NONE, 0, NULL, MSG_ADD, 0 },
 	{ "17 add ecdsa-sha2-nistp256", RQ_ADD, 17, P256, CS_NONE, 0, NULL, MSG_ADD, 0 },
 	{ "17 add ecdsa-sha2-nistp384", RQ_ADD, 17, P384, CS_NONE, 0, NULL, MSG_ADD, 0 },
@@ -92,7 +92,7 @@ static const struct prow {
 	  NULL, 0, 0 },
 	{ "17 add, comment with one trailing NUL: forwarded", RQ_ADD_COMMENT_TRAILING_NUL, 17,
 	  ED, CS_NONE, 0, NULL, MSG_ADD, 0 },
-	/* §6.1 constraints; 17 and 25 are treated identically */
+	/* doc/protocol.md §6.1 constraints; 17 and 25 are treated identically */
 	{ "25 add, lifetime 3600", RQ_ADD, 25, ED, CS_LIFE, 3600, NULL, MSG_ADD, XL },
 	{ "25 add, lifetime 0 (expire now)", RQ_ADD, 25, ED, CS_LIFE, 0, NULL, MSG_ADD, XL },
 	{ "25 add, lifetime 0xffffffff", RQ_ADD, 25, ED, CS_LIFE, 0xffffffff, NULL, MSG_ADD,
@@ -114,7 +114,7 @@ static const struct prow {
 	{ "25 add, unknown constraint type 4: FAILURE", RQ_ADD, 25, ED, CS_TYPE, 4, NULL, 0, 0 },
 	{ "25 add, unknown constraint type 254: FAILURE", RQ_ADD, 25, ED, CS_TYPE, 254, NULL, 0, 0 },
 	{ "25 add, lifetime cut to 3 bytes: FAILURE", RQ_ADD, 25, ED, CS_LIFE_TRUNC, 0, NULL, 0, 0 },
-	{ "25 add, 255 sk-provider@openssh.com: forwarded, for policy to judge (§6.5)",
+	{ "25 add, 255 sk-provider@openssh.com: forwarded, for policy to judge (doc/protocol.md §6.5)",
 	  RQ_ADD, 25, ED, CS_EXT, 0, "sk-provider@openssh.com", MSG_ADD, XP },
 	{ "25 add, 255 associated-certs-v00@openssh.com: FAILURE", RQ_ADD, 25, ED, CS_EXT, 0,
 	  "associated-certs-v00@openssh.com", 0, 0 },
@@ -130,7 +130,7 @@ static const struct prow {
 	  NULL, 0, 0 },
 	{ "25 add, empty restrict-destination list: FAILURE", RQ_ADD, 25, ED, CS_DEST_EMPTY, 0,
 	  NULL, 0, 0 },
-	/* §5.5, §5.6 remove */
+	/* doc/protocol.md §5.5, §5.6 remove */
 	{ "18 remove identity: forwarded as MSG_REMOVE", RQ_REMOVE, 18, ED, 0, 0, NULL,
 	  MSG_REMOVE, 0 },
 	{ "18 remove with trailing bytes: FAILURE", RQ_REMOVE_TRAILING, 18, ED, 0, 0, NULL, 0, 0 },
@@ -139,7 +139,7 @@ static const struct prow {
 	  MSG_REMOVE_ALL, 0 },
 	{ "9 remove all RSA (legacy): forwarded as MSG_REMOVE_ALL", RQ_BARE, 9, 0, 0, 0, NULL,
 	  MSG_REMOVE_ALL, 0 },
-	/* §5.7 smartcards: forwarded for policy to judge (-P, remote) */
+	/* doc/protocol.md §5.7 smartcards: forwarded for policy to judge (-P, remote) */
 	{ "20 add smartcard key: forwarded as MSG_P11_ADD", RQ_SMARTCARD, 20, 0, 0, 0,
 	  NULL, MSG_P11_ADD, 0 },
 	{ "21 remove smartcard key: forwarded as MSG_P11_REMOVE", RQ_SMARTCARD, 21, 0,
@@ -152,7 +152,7 @@ static const struct prow {
 	  0, 1, NULL, 0, 0 },
 	{ "26 add smartcard key, constraint type 0: FAILURE", RQ_SMARTCARD, 26, 0, 0, 1,
 	  NULL, 0, 0 },
-	/* §6.7 associated-certs on a PKCS#11 add; arg chooses the list
+	/* doc/protocol.md §6.7 associated-certs on a PKCS#11 add; arg chooses the list
 	 * (build_certs), expc XL: a lifetime before it */
 	{ "26 associated-certs, one certificate: forwarded with it", RQ_SMARTCARD_CERTS,
 	  26, ED, 0, AC_ONE, NULL, MSG_P11_ADD, 0 },
@@ -184,19 +184,19 @@ static const struct prow {
 	  26, ED, 0, AC_LIST_TRUNC, NULL, 0, 0 },
 	{ "20 add smartcard key (unconstrained) with associated-certs: FAILURE",
 	  RQ_SMARTCARD_CERTS, 20, ED, 0, AC_ONE, NULL, 0, 0 },
-	/* §5.8 lock */
+	/* doc/protocol.md §5.8 lock */
 	{ "22 lock: forwarded as MSG_LOCK", RQ_PASS, 22, 0, 0, 0, "andromeda", MSG_LOCK, 0 },
 	{ "23 unlock: forwarded as MSG_UNLOCK", RQ_PASS, 23, 0, 0, 0, "andromeda", MSG_UNLOCK, 0 },
 	{ "22 lock, empty passphrase: passed to policy (which refuses it)", RQ_PASS, 22, 0, 0,
 	  0, "", MSG_LOCK, 0 },
-	{ "22 lock, passphrase with one trailing NUL: kept, hashed as sent (§2)", RQ_PASS_TRAILING_NUL, 22,
+	{ "22 lock, passphrase with one trailing NUL: kept, hashed as sent (doc/protocol.md §2)", RQ_PASS_TRAILING_NUL, 22,
 	  0, 0, 0, "andromeda", MSG_LOCK, 0 },
 	{ "22 lock, passphrase with NUL inside: FAILURE", RQ_PASS_NUL, 22, 0, 0, 0, NULL, 0, 0 },
 	{ "22 lock without a passphrase: FAILURE, agent keeps running", RQ_PASS_NONE, 22, 0, 0,
 	  0, NULL, 0, 0 },
 	{ "23 unlock without a passphrase: FAILURE", RQ_PASS_NONE, 23, 0, 0, 0, NULL, 0, 0 },
 	{ "23 unlock with trailing bytes: FAILURE", RQ_PASS_TRAILING, 23, 0, 0, 0, "x", 0, 0 },
-	/* §5.9 extensions, §7 session-bind */
+	/* doc/protocol.md §5.9 extensions, doc/protocol.md §7 session-bind */
 	{ "27 query: forwarded as MSG_QUERY", RQ_EXT, 27, 0, 0, 0, "query", MSG_QUERY, 0 },
 	{ "27 query with trailing bytes: FAILURE", RQ_EXT_TRAILING, 27, 0, 0, 0, "query", 0, 0 },
 	{ "27 unknown extension: FAILURE", RQ_EXT, 27, 0, 0, 0, "perseus@argos.example", 0, 0 },
@@ -242,7 +242,7 @@ static const struct prow {
 	  "connections@keyward.dev", 0, 0 },
 	{ "27 constraints@keyward.dev: forwarded as MSG_CONSTRAINTS", RQ_EXT, 27, 0, 0, 0,
 	  "constraints@keyward.dev", MSG_CONSTRAINTS, 0 },
-	/* §5.10 unknown and legacy types */
+	/* doc/protocol.md §5.10 unknown and legacy types */
 	{ "0 (no such type): FAILURE", RQ_BARE, 0, 0, 0, 0, NULL, 0, 0 },
 	{ "1 request RSA identities (SSH-1): FAILURE", RQ_BARE, 1, 0, 0, 0, NULL, 0, 0 },
 	{ "2 RSA identities answer: FAILURE", RQ_BARE, 2, 0, 0, 0, NULL, 0, 0 },
@@ -795,7 +795,7 @@ forwards_as(const uint8_t *p, size_t n, void *arg)
 	int rc, type = *(const int *)arg;
 
 	if (n == 0)
-		return -1;      /* a zero-length frame never reaches the parser (§1.3) */
+		return -1;      /* a zero-length frame never reaches the parser (doc/protocol.md §1.3) */
 	wb_init(&ipc);
 	wb_init(&reply);
 	rc = proto_request(p, n, REQ_ID, CONN_ID, &ipc, &reply);

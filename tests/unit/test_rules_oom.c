@@ -1,5 +1,5 @@
 /*
- * test_rules_oom.c - every matcher fails closed (issue 24, item 8): with
+ * test_rules_oom.c - every matcher fails closed: with
  * every allocation failing, a deny rule still refuses, a destination
  * pattern still matches, and a pattern too long to match without memory
  * ends the process (fatal) rather than read as "no match", which would

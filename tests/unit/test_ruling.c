@@ -4,7 +4,7 @@
  * remembered yes covers exactly its key, caller, purpose and destination,
  * that it ends with its time, a lock (rules_forget) or new rules, and that
  * the approvals kept stay within RULES_MAX_REMEMBERED; on a named socket
- * (issue 27), that its default deny is where the rules end, and that a
+ *, that its default deny is where the rules end, and that a
  * yes stays on the socket it was given on.
  */
 #include "policy/audit.h"

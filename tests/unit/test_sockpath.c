@@ -1,6 +1,6 @@
 /*
  * test_sockpath.c - how the socket path is printed in the shell commands
- * (spec §11.2, 10.3+ rules): \, ' and " get a backslash; a path with a
+ * (doc/protocol.md §11.2, 10.3+ rules): \, ' and " get a backslash; a path with a
  * space or tab is wrapped in double quotes; nothing else is escaped.
  */
 #include "monitor/sockpath.h"

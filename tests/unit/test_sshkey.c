@@ -1,6 +1,6 @@
 /*
  * test_sshkey.c - key blobs, certificates and ADD private encodings
- * (keys/sshkey.c) against spec §4.1-§4.4 and §4.6, with real keys made by
+ * (keys/sshkey.c) against doc/protocol.md §4.1-§4.4 and §4.6, with real keys made by
  * OpenSSL and encodings built field by field in the test.
  */
 #include "ipc/limits.h"
@@ -464,7 +464,7 @@ test_public_fields(void)
 		tb_free(&t);
 	}
 
-	/* §4.5: re-encode canonically (minimal mpints) */
+	/* doc/protocol.md §4.5: re-encode canonically (minimal mpints) */
 	tb_init(&t);
 	build_pub(&t, &(struct pubrow){ "", KRSA, PM_RSA_N_ZEROS, 0, NULL, 0, NULL });
 	wb_init(&w);
@@ -1213,7 +1213,7 @@ static const struct {
 	{ "ssh-rsa", SIG_RSA_SHA1, KEY_RSA },
 	{ "rsa-sha2-256", SIG_RSA_SHA256, KEY_RSA },
 	{ "rsa-sha2-512", SIG_RSA_SHA512, KEY_RSA },
-	/* a signature carries the plain name, never a -cert- name (§4.6) */
+	/* a signature carries the plain name, never a -cert- name (doc/protocol.md §4.6) */
 	{ "rsa-sha2-256-cert-v01@openssh.com", SIG_NONE, KEY_NONE },
 	{ "ssh-ed25519-cert-v01@openssh.com", SIG_NONE, KEY_NONE },
 	{ "sk-ssh-ed25519@openssh.com", SIG_SK_ED25519, KEY_SK_ED25519 },
@@ -1257,7 +1257,7 @@ test_sig_algs(void)
 /* ------------------------------------------------- real ssh-add vectors */
 
 /* What ssh-add 9.2 sent for FIDO keys and their certificates: the ADD
- * encodings of §4.4 as the real tool writes them (the Ed25519-SK
+ * encodings of doc/protocol.md §4.4 as the real tool writes them (the Ed25519-SK
  * certificate form repeats A), read to the last byte, and the plain
  * form policy hands the keyholder the same for a key and its certificate. */
 static void
@@ -1351,7 +1351,7 @@ static const struct skrow {
 	{ "algorithm 0x02 (not in the middleware API) refused", SKS_ALG, -1 },
 };
 
-/* The encoder against blobs built field by field (§4.6), and the reader
+/* The encoder against blobs built field by field (doc/protocol.md §4.6), and the reader
  * against the encoder and against truncation and trailing bytes. */
 static void
 test_sk_sigs(void)

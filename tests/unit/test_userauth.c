@@ -1,8 +1,8 @@
 /*
  * test_userauth.c - the data a constrained key may sign: userauth_parse
- * field by field (spec §8.7), then the checks of a sign request in their
- * order (§8.6 step 3) through sign_permitted, on connections bound with
- * real session-binds, for the identity of the worked example (§8.11); and
+ * field by field (doc/protocol.md §8.7), then the checks of a sign request in their
+ * order (doc/protocol.md §8.6 step 3) through sign_permitted, on connections bound with
+ * real session-binds, for the identity of the worked example (doc/protocol.md §8.11); and
  * the purpose a sign request's data is given once (policy/purpose.c).
  */
 #include "policy/hop.h"
@@ -55,8 +55,8 @@ make_keys(void)
 	    .principals = (const char *const[]){ "perseus", NULL },
 	    .valid_after = 0, .valid_before = UINT64_MAX };
 	tk_cert_bytes(&c, &blob[ID_CERT]);
-	/* The same RSA key with a redundant leading zero in e: §2 accepts
-	 * it and §4.5 makes it the same key. */
+	/* The same RSA key with a redundant leading zero in e: doc/protocol.md §2 accepts
+	 * it and doc/protocol.md §4.5 makes it the same key. */
 	{
 		struct rd r;
 		struct slice name, e, n;
@@ -185,7 +185,7 @@ req_write(struct wb *w, const struct req *q, int id, const struct bindings *C)
 	tua_write(w, &u);
 }
 
-/* ------------------------------------------------- §8.7 userauth_parse */
+/* ------------------------------------------------- doc/protocol.md §8.7 userauth_parse */
 
 #define OK 1
 #define REFUSED 0
@@ -258,7 +258,7 @@ test_parse(void)
 		req_write(&data, q, parse_rows[i].id, &C);
 		got = userauth_parse(wb_slice_of(&data),
 		    wb_slice_of(&blob[parse_rows[i].id]), &ua) == 0;
-		is_int(got, parse_rows[i].want, "§8.7 %s: %s", parse_rows[i].what,
+		is_int(got, parse_rows[i].want, "doc/protocol.md §8.7 %s: %s", parse_rows[i].what,
 		    parse_rows[i].want ? "a userauth request" : "not userauth");
 		if (got && parse_rows[i].want) {
 			const struct binding *last = &C.b[C.n - 1];
@@ -268,7 +268,7 @@ test_parse(void)
 			    ua.hostbound == (q->method != NULL) &&
 			    (!ua.hostbound ||
 			    slice_eq(ua.hostkey, sl(last->key, last->keylen))),
-			    "§8.7 %s: session id, user \"%s\", hostbound %d%s",
+			    "doc/protocol.md §8.7 %s: session id, user \"%s\", hostbound %d%s",
 			    parse_rows[i].what, user, q->method != NULL,
 			    q->method ? " and host key" : "");
 		}
@@ -277,7 +277,7 @@ test_parse(void)
 	bindings_free(&C);
 }
 
-/* ---------------------------------------- §8.6 sign requests, in order */
+/* ---------------------------------------- doc/protocol.md §8.6 sign requests, in order */
 
 static int
 host_index(const char *name, size_t len)
@@ -356,7 +356,7 @@ static const struct {
 	{ "RSA identity, pkalg rsa-sha2-256",         WORKED, ID_RSA,     TWO_HOPS, { .pkalg = "rsa-sha2-256", .method = HB, .hostkey = HK_LAST }, NULL },
 	{ "RSA identity, pkalg rsa-sha2-512",         WORKED, ID_RSA,     TWO_HOPS, { .pkalg = "rsa-sha2-512", .method = HB, .hostkey = HK_LAST }, NULL },
 	{ "certificate identity, data names it",      WORKED, ID_CERT,    TWO_HOPS, { .method = HB, .hostkey = HK_LAST },               NULL },
-	{ "plain identity, certificate in the data (§8.7 CertificateFile)",
+	{ "plain identity, certificate in the data (doc/protocol.md §8.7 CertificateFile)",
 	                                              WORKED, ID_ED25519, TWO_HOPS, { .key = ID_CERT, .method = HB, .hostkey = HK_LAST }, "not an SSH authentication request" },
 	{ "user of 400 bytes matching *a",            ENDS_IN_A, ID_ED25519, ONE_HOP, { .user = LONG_A },                              NULL },
 	{ "user of 320 bytes ending in b, against *a: checked whole",
@@ -414,11 +414,11 @@ test_sign(void)
 		    user, sizeof(user));
 		purpose_free(&pu);
 		if (sign_rows[i].why == NULL) {
-			ok(rule == NULL, "§8.6 %s [%s]: signs", sign_rows[i].what,
+			ok(rule == NULL, "doc/protocol.md §8.6 %s [%s]: signs", sign_rows[i].what,
 			    sign_rows[i].bindings);
 		} else {
 			ok(rule != NULL && strstr(rule, sign_rows[i].why) != NULL,
-			    "§8.6 %s [%s]: refused (\"...%s...\")", sign_rows[i].what,
+			    "doc/protocol.md §8.6 %s [%s]: refused (\"...%s...\")", sign_rows[i].what,
 			    sign_rows[i].bindings, sign_rows[i].why);
 		}
 		if ((rule == NULL) != (sign_rows[i].why == NULL) ||
@@ -446,7 +446,7 @@ static const struct {
 } sshsig_rows[] = {
 	{ "git namespace, as git commit -S sends it", SS_GOOD, "git", 0 },
 	{ "file namespace, as ssh-keygen -Y sign -n file", SS_GOOD, "file", 0 },
-	{ "a namespace with a trailing NUL is text (§2)", SS_NUL_END, "x@example.com", 0 },
+	{ "a namespace with a trailing NUL is text (doc/protocol.md §2)", SS_NUL_END, "x@example.com", 0 },
 	{ "no SSHSIG magic: other data", SS_NO_MAGIC, "git", -1 },
 	{ "magic cut short", SS_SHORT_MAGIC, "git", -1 },
 	{ "empty namespace: not SSHSIG", SS_EMPTY_NS, "", -1 },

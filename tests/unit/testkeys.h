@@ -2,10 +2,10 @@
  * testkeys.h - the one library of test keys: real keys made with OpenSSL at
  * run time, and every SSH encoding the tests feed the code under test,
  * built from the keys' components field by field and independently of the
- * parsers under test: public blobs (spec §4.2), certificates (§4.3),
- * private ADD encodings (§4.4), signatures (§4.6), restrict-destination
- * constraint lists (§6.6), userauth requests (§8.7) and SSHSIG blobs
- * (§8.8). Encodings go into a struct tb (tests/unit/tb.h), which also
+ * parsers under test: public blobs (doc/protocol.md §4.2), certificates (doc/protocol.md §4.3),
+ * private ADD encodings (doc/protocol.md §4.4), signatures (doc/protocol.md §4.6), restrict-destination
+ * constraint lists (doc/protocol.md §6.6), userauth requests (doc/protocol.md §8.7) and SSHSIG blobs
+ * (doc/protocol.md §8.8). Encodings go into a struct tb (tests/unit/tb.h), which also
  * records every string length for the truncation and length checks. A
  * failure to build a test input aborts, so it never passes for a test
  * that ran. The one key encoder of the tests: the hostile client
@@ -59,7 +59,7 @@ struct testkey {
 	struct comp a, seed;                    /* Ed25519 */
 	struct comp q, d;                       /* ECDSA */
 	struct comp n, e, rd, iqmp, p, pq;      /* RSA: rd = d, pq = q */
-	struct wb blob;                         /* public blob (§4.2) */
+	struct wb blob;                         /* public blob (doc/protocol.md §4.2) */
 };
 
 static inline void
@@ -120,7 +120,7 @@ testkey_from_pkey(struct testkey *k, enum key_kind kind, EVP_PKEY *pk)
 		comp_bn(pk, OSSL_PKEY_PARAM_RSA_D, &k->rd);
 		comp_bn(pk, OSSL_PKEY_PARAM_RSA_FACTOR1, &k->p);
 		comp_bn(pk, OSSL_PKEY_PARAM_RSA_FACTOR2, &k->pq);
-		/* OpenSSL's coefficient is q^-1 mod p, as SSH's iqmp (§4.4). */
+		/* OpenSSL's coefficient is q^-1 mod p, as SSH's iqmp (doc/protocol.md §4.4). */
 		comp_bn(pk, OSSL_PKEY_PARAM_RSA_COEFFICIENT1, &k->iqmp);
 		break;
 	case KEY_SK_ECDSA_P256:
@@ -224,7 +224,7 @@ tk_cert_name(enum key_kind kind)
 	}
 }
 
-/* The public fields after the type name (§4.2). */
+/* The public fields after the type name (doc/protocol.md §4.2). */
 static inline void
 tk_pub_fields(struct tb *t, const struct testkey *k)
 {
@@ -256,7 +256,7 @@ tk_pub(struct tb *t, const struct testkey *k)
 	tk_pub_fields(t, k);
 }
 
-/* What follows a FIDO key's application in an ADD (§4.4). */
+/* What follows a FIDO key's application in an ADD (doc/protocol.md §4.4). */
 static inline void
 tk_sk_tail(struct tb *t, const struct testkey *k)
 {
@@ -265,7 +265,7 @@ tk_sk_tail(struct tb *t, const struct testkey *k)
 	tb_string(t, "", 0);                    /* reserved */
 }
 
-/* The private fields of the certificate form (§4.4), cert already written. */
+/* The private fields of the certificate form (doc/protocol.md §4.4), cert already written. */
 static inline void
 tk_priv_cert_fields(struct tb *t, const struct testkey *k)
 {
@@ -303,19 +303,19 @@ tk_priv_cert_fields(struct tb *t, const struct testkey *k)
 	}
 }
 
-/* The plain private encoding of an ADD message (§4.4): the public
+/* The plain private encoding of an ADD message (doc/protocol.md §4.4): the public
  * fields the certificate form leaves to the certificate, then the rest. */
 static inline void
 tk_priv(struct tb *t, const struct testkey *k)
 {
 	tb_cstring(t, tk_name(k->kind));
 	if (key_is_sk(k->kind)) {               /* public fields, then the
-	                                         * key handle (§4.4) */
+	                                         * key handle (doc/protocol.md §4.4) */
 		tk_pub_fields(t, k);
 		tk_sk_tail(t, k);
 		return;
 	}
-	if (k->kind == KEY_RSA) {              /* n before e, unlike §4.2 */
+	if (k->kind == KEY_RSA) {              /* n before e, unlike doc/protocol.md §4.2 */
 		tb_mpint(t, k->n.b, k->n.len);
 		tb_mpint(t, k->e.b, k->e.len);
 	} else if (k->kind != KEY_ED25519) {
@@ -324,7 +324,7 @@ tk_priv(struct tb *t, const struct testkey *k)
 	tk_priv_cert_fields(t, k);
 }
 
-/* The public blob (§4.2) and the plain private encoding (§4.4) of pk, a
+/* The public blob (doc/protocol.md §4.2) and the plain private encoding (doc/protocol.md §4.4) of pk, a
  * key of this kind, into blob and priv (neither initialised before): for
  * the clients that run against any agent (tests/hostile/, tests/bench/),
  * which keep the encodings and not the components. */
@@ -365,7 +365,7 @@ struct certspec {
 	int corrupt_signature;          /* flip a bit in the signature */
 };
 
-/* What a FIDO token signs (§4.6), made here with the stand-in key:
+/* What a FIDO token signs (doc/protocol.md §4.6), made here with the stand-in key:
  * SHA-256(application) || flags || counter || SHA-256(data); Ed25519
  * signs those 69 bytes, ECDSA their SHA-256. The blob is built field by
  * field: string name; string inner; byte flags; uint32 counter. */
@@ -420,7 +420,7 @@ tk_default_alg(enum key_kind kind)
 	return kind == KEY_RSA ? SIG_RSA_SHA512 : sig_alg_for(kind, 0);
 }
 
-/* Append the SSH signature blob (§4.6) of data; SIG_NONE: the default alg. */
+/* Append the SSH signature blob (doc/protocol.md §4.6) of data; SIG_NONE: the default alg. */
 static inline void
 tk_sign(const struct testkey *k, enum sig_alg alg, struct slice data,
     struct wb *out)
@@ -491,7 +491,7 @@ tk_cert(struct tb *t, const struct certspec *cs)
 	tb_free(&ca);
 }
 
-/* The certificate form of an ADD encoding (§4.4). */
+/* The certificate form of an ADD encoding (doc/protocol.md §4.4). */
 static inline void
 tk_priv_cert(struct tb *t, const struct certspec *cs)
 {
@@ -518,7 +518,7 @@ tk_cert_bytes(const struct certspec *cs, struct wb *out)
 	tb_free(&c);
 }
 
-/* --------------------------------------------- restrict-destination (§6.6) */
+/* --------------------------------------------- restrict-destination (doc/protocol.md §6.6) */
 
 struct tspec {
 	struct slice blob;
@@ -564,7 +564,7 @@ tconstraint_write(struct wb *w, const struct thop *from, const struct thop *to,
 	wb_end_string(w, mark);
 }
 
-/* ------------------------------------------------ userauth requests (§8.7) */
+/* ------------------------------------------------ userauth requests (doc/protocol.md §8.7) */
 
 struct tua {
 	struct slice sid;
@@ -600,7 +600,7 @@ tua_write(struct wb *w, const struct tua *u)
 	tk_check(w, "userauth request");
 }
 
-/* An SSHSIG blob as ssh-keygen -Y sign makes it (§8.8): six magic bytes
+/* An SSHSIG blob as ssh-keygen -Y sign makes it (doc/protocol.md §8.8): six magic bytes
  * without a length, namespace, reserved, hash algorithm, H(message). */
 static inline void
 tsshsig_write(struct wb *w, const char *ns)

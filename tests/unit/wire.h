@@ -2,7 +2,7 @@
  * wire.h - test helpers shared by the decoder tests: one check that feeds a
  * decoder its valid input (written with tests/unit/tb.h, which remembers
  * where every string length field is), every truncation, trailing garbage
- * and every length field made too long (spec §2: a string must fit in what
+ * and every length field made too long (doc/protocol.md §2: a string must fit in what
  * is left of the enclosing buffer).
  */
 #ifndef KEYWARD_TEST_WIRE_H

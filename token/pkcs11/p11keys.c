@@ -1,7 +1,7 @@
 /*
  * p11keys.c - the keys of a PKCS#11 token as keyward-pkcs11 lists them
  * (p11keys.h): private key objects of the types SSH signs with, each with
- * its public half as an SSH public key blob (spec §4.2) and its label.
+ * its public half as an SSH public key blob (doc/protocol.md §4.2) and its label.
  * Trusts: nothing the module says beyond what is checked here; each
  * blob is parsed back (keys/sshkey.c) before it is listed.
  */

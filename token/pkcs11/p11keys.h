@@ -20,7 +20,7 @@ struct p11key {
 	CK_OBJECT_HANDLE obj;
 	enum key_kind kind;
 	uint32_t flags;                 /* P11_KEY_* (wire/pkcs11.h) */
-	uint8_t blob[P11_MAX_KEY_BLOB]; /* the public key, spec §4.2 */
+	uint8_t blob[P11_MAX_KEY_BLOB]; /* the public key, doc/protocol.md §4.2 */
 	size_t blob_len;
 	char label[P11_MAX_LABEL];      /* CKA_LABEL, cut at its first NUL
 	                                 * and at a character boundary */

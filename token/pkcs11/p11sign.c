@@ -1,7 +1,7 @@
 /*
  * p11sign.c - keyward-pkcs11's SIGN (p11sign.h): the mechanism and hash
  * for each SSH signature algorithm, the token's C_Sign, and its raw
- * signature re-encoded as an SSH signature blob (spec §4.6).
+ * signature re-encoded as an SSH signature blob (doc/protocol.md §4.6).
  */
 #include "ipc/buf.h"
 #include "ipc/limits.h"
@@ -52,7 +52,7 @@ sigspec_of(uint32_t alg)
 	return NULL;
 }
 
-/* The token's raw signature as an SSH signature blob (spec §4.6). */
+/* The token's raw signature as an SSH signature blob (doc/protocol.md §4.6). */
 static int
 sig_blob(const struct sigspec *sp, const struct p11key *k, const uint8_t *raw,
     size_t n, struct wb *w)
