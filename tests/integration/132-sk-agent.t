@@ -225,7 +225,9 @@ run ssh-add -l
 is "$OUT" "$(fp_line "$T/keys/sk1.pub")" "the agent keeps the key and keeps serving"
 stop_agent
 
-# --- -O allow-remote-pkcs11: the forwarded add naming a provider is allowed
+# --- -O allow-remote-pkcs11: the forwarded add naming a provider is allowed;
+# the key is then hostA's own (keyward(1): keys a forwarded host adds), so
+# a local signature with it is refused, unless -O allow-remote-add too
 sk_agent -O allow-remote-pkcs11
 run ssh-add "$T/keys/login"
 ok $RC "ssh-add login"
@@ -233,8 +235,18 @@ unhide_key sk1
 fwd_add
 ok $RC "with -O allow-remote-pkcs11 the add through hostA (ssh -A) succeeds"
 hide_key sk1
+not sk_sign sk1
+ok $? "the key hostA added is hostA's: no local signature with it"
+stop_agent
+sk_agent -O allow-remote-pkcs11 -O allow-remote-add
+run ssh-add "$T/keys/login"
+ok $RC "ssh-add login"
+unhide_key sk1
+fwd_add
+ok $RC "with -O allow-remote-add too, the add through hostA succeeds"
+hide_key sk1
 sk_sign sk1
-ok $? "and the key it added signs"
+ok $? "and the key it added signs locally"
 stop_agent
 
 # --- a token that reports no user presence: the agent passes the signature
