@@ -271,7 +271,10 @@ start_agent_fg() {
 	AGENT_FG_PID=$!
 	AGENT_PIDS+=("$AGENT_FG_PID")
 	export SSH_AUTH_SOCK=$sock
-	wait_for_socket "$sock" 10
+	wait_for_socket "$sock" 10 || return 1
+	# keyward prints its lines once it serves, a moment after the socket
+	# exists (ssh-agent right after binding it): read them only then
+	poll_until 10 grep -q '^echo Agent pid' "$T/agent-fg.out"
 }
 
 # stop_pid PID: SIGTERM it and wait until it (and its children) are gone.
