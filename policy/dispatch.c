@@ -213,7 +213,7 @@ policy_from_monitor(struct policy *P, const uint8_t *p, size_t n)
 	}
 	/* keyward's own extensions (wire/agent.h): conn 0 is the monitor's
 	 * start-up rules, never a client's. */
-	if ((f & F_OWNER) && c.conn != NULL && c.conn->bind.attempted) {
+	if ((f & F_OWNER) && c.conn != NULL && conn_remote(c.conn)) {
 		log_info("connection %u: keyward's own request (message %u) "
 		    "refused: the connection attempted a session-bind, so it may "
 		    "come from a forwarded host", c.h.conn, c.h.type);

@@ -13,6 +13,7 @@
 #include "wire/listing.h"
 #include "ipc/log.h"
 #include "policy/dispatch.h"
+#include "policy/origin.h"
 #include "rules/scope.h"
 
 #include <stdio.h>
@@ -171,7 +172,7 @@ list_conn(const struct policy *P, const struct conn *cn, time_t now,
 		.status = ca->status,
 		.exe = text_of(ca->exe), .cmdline = text_of(ca->cmdline),
 		.anc = anc, .nanc = ca->exe != NULL ? ca->nanc : 0,
-		.bind_attempted = cn->bind.attempted || cn->bind.n > 0,
+		.bind_attempted = conn_remote(cn),
 		.hops = hops, .nhops = cn->bind.n,
 		.socket = text_of(scope_name(P->rules, cn->sock)),
 	};

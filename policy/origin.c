@@ -44,6 +44,12 @@ conn_forwarded(const struct conn *c)
 	return o.kind != ORIGIN_LOCAL;
 }
 
+int
+conn_remote(const struct conn *c)
+{
+	return c->bind.attempted || c->bind.n > 0;
+}
+
 void
 origin_share_key(const struct origin *o, struct wb *out)
 {

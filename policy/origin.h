@@ -48,6 +48,13 @@ void conn_origin(const struct conn *c, struct origin *o);
  * unknown origin. */
 int conn_forwarded(const struct conn *c);
 
+/* Whether c is "remote" in OpenSSH's sense (doc/protocol.md §8.10): a
+ * session-bind was attempted or made, a forwarding one or not. Wider than
+ * conn_forwarded: the user's own ssh that bound its login counts too. It
+ * decides only what OpenSSH's agent decides with it (loading a PKCS#11
+ * provider); everything keyward adds reads the origin. */
+int conn_remote(const struct conn *c);
+
 /*
  * The bytes a per-origin share (prompts, token helpers, audit coalescing)
  * counts a connection under; empty for a local one. A known origin is its

@@ -28,6 +28,7 @@
 #include "policy/audit.h"
 #include "policy/describe.h"
 #include "policy/dispatch.h"
+#include "policy/origin.h"
 #include "policy/token.h"
 #include "rules/match.h"
 

@@ -36,13 +36,6 @@ struct conn {
 	struct { int told, attempted, failed; size_t nbind; uint64_t gen; } hid;
 };
 
-/* "Remote" (doc/protocol.md §8.10): a session-bind was attempted or made. */
-static inline int
-conn_remote(const struct conn *c)
-{
-	return c->bind.attempted || c->bind.n > 0;
-}
-
 struct lockstate {
 	int locked;
 	uint8_t salt[LOCK_SALT_LEN];
