@@ -5,6 +5,9 @@
  *   bench loop SOCK N [ed25519|p256|rsa]          N sequential signatures on
  *                                                 one connection (for perf
  *                                                 and strace -c on an agent)
+ *   bench loop SOCK N add|list                    N adds of one key (each
+ *                                                 then removed), N lists of
+ *                                                 one key
  *
  * tests/bench/run.sh starts both agents and runs the first form. The client
  * speaks the agent protocol itself (doc/protocol.md §1: uint32 length + payload),
@@ -1813,6 +1816,30 @@ loop_mode(int argc, char **argv)
 	RAND_bytes(data_base, sizeof(data_base));
 	conn_init(&c, argv[2]);
 	conn_connect(&c, argv[2]);
+	if (strcmp(alg, "add") == 0 || strcmp(alg, "list") == 0) {
+		/* the one-key figures: N adds into an empty agent (each
+		 * followed by a remove all), or N lists of one key */
+		remove_all(&c);
+		if (alg[0] == 'l')
+			add_key(&c, &k, "bench-loop");
+		fprintf(stderr, "bench loop: %s %ld times\n", alg, n);
+		t1 = now_ns();
+		for (i = 0; i < n; i++) {
+			if (alg[0] == 'l') {
+				conn_begin(&c, MSG_REQ_IDENTITIES);
+				if (list_parse(&c, conn_call(&c)) != 1)
+					die("the list is not one key");
+				continue;
+			}
+			add_key(&c, &k, "bench-loop");
+			remove_all(&c);
+		}
+		printf("%ld %s (%s), %.1f us each\n", n, alg, alg[0] == 'l' ?
+		    "one key loaded" : "each with a remove all",
+		    (double)(now_ns() - t1) / 1e3 / (double)n);
+		conn_free(&c);
+		return 0;
+	}
 	add_key(&c, &k, "bench-loop");
 	/* A marker the strace/perf wrapper may wait for. */
 	fprintf(stderr, "bench loop: key added, signing %ld times\n", n);
@@ -1859,7 +1886,7 @@ main(int argc, char **argv)
 		return loop_mode(argc, argv);
 	if (argc != 6) {
 		fprintf(stderr, "usage: bench KW_SOCK KW_PID SA_SOCK SA_PID WORKDIR\n"
-		    "       bench loop SOCK N [ed25519|p256|rsa]\n");
+		    "       bench loop SOCK N [ed25519|p256|rsa|add|list]\n");
 		return 2;
 	}
 	config();
