@@ -26,10 +26,6 @@ enum {
 	F_OWNER = 1 << 2,       /* refused where a session-bind was attempted:
 	                         * for the key's owner, not for forwarded hosts */
 	F_BOOK = 1 << 3,        /* connection bookkeeping: never answered */
-	F_MANAGE = 1 << 4,      /* refused to a forwarded connection unless
-	                         * -O allow-remote-manage: the server the agent
-	                         * is forwarded to must not lock the user out
-	                         * or take the user's keys away */
 };
 
 /* While locked, a request without F_LOCKED gets FAILURE, except a list,
@@ -48,10 +44,10 @@ static const struct {
 	{ MSG_LIST,       F_CONN,              L_EMPTY_LIST, "list", h_list },
 	{ MSG_SIGN,       F_CONN,              L_FAIL,       "sign", h_sign },
 	{ MSG_ADD,        F_CONN,              L_FAIL,       "add",  h_add },
-	{ MSG_REMOVE,     F_CONN | F_MANAGE,   L_FAIL,       NULL,   h_remove },
-	{ MSG_REMOVE_ALL, F_MANAGE /* conn 0: SIGUSR1 */, L_FAIL, NULL, h_remove_all },
-	{ MSG_LOCK,       F_CONN | F_MANAGE,   L_FAIL,       NULL,   h_lock },
-	{ MSG_UNLOCK,     F_CONN | F_LOCKED | F_MANAGE, L_FAIL, NULL, h_unlock },
+	{ MSG_REMOVE,     F_CONN,              L_FAIL,       NULL,   h_remove },
+	{ MSG_REMOVE_ALL, 0 /* conn 0: SIGUSR1 */, L_FAIL,  NULL,   h_remove_all },
+	{ MSG_LOCK,       F_CONN,              L_FAIL,       NULL,   h_lock },
+	{ MSG_UNLOCK,     F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_unlock },
 	{ MSG_QUERY,      F_CONN,              L_FAIL,       NULL,   h_query },
 	/* conn 0: -O policy= at start; else keyward-ctl policy load */
 	{ MSG_POLICY_LOAD, F_OWNER,            L_FAIL,       "policy", h_policy_load },
@@ -62,29 +58,36 @@ static const struct {
 	{ MSG_BIND_BAD,   F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_bind_bad },
 	{ MSG_CONSTRAINTS,    F_CONN | F_OWNER,    L_FAIL,       NULL,   h_constraints },
 	{ MSG_P11_ADD,    F_CONN,              L_FAIL,       "add",  h_p11_add },
-	{ MSG_P11_REMOVE, F_CONN | F_MANAGE,   L_FAIL,       NULL,   h_p11_remove },
+	{ MSG_P11_REMOVE, F_CONN,              L_FAIL,       NULL,   h_p11_remove },
 };
 
 #define NROWS(t) (sizeof(t) / sizeof((t)[0]))
 
 /* Management: served on the main socket and on a named one declared
- * "manage", refused on the other named ones (rules/scope.h). */
+ * "manage", refused on the other named ones (rules/scope.h). A row
+ * marked "forwarded" is also refused to a forwarded connection unless
+ * -O allow-remote-manage: the server the agent is forwarded to must not
+ * lock the user out or take the user's keys away. (A forwarded re-add of
+ * a key the agent holds is management too; add.c tells it from an add.)
+ * The name and the refusal live in this one row, so a request cannot be
+ * refused as management without them. */
 static const struct {
 	uint8_t type;
 	const char *name;       /* for the log and the audit trail */
 	uint8_t refusal;        /* an agent request's, or an extension's */
+	int forwarded;          /* refused to a forwarded connection too */
 } management[] = {
-	{ MSG_ADD,         "add",         ST_FAIL },
-	{ MSG_P11_ADD,     "add",         ST_FAIL },
-	{ MSG_REMOVE,      "remove",      ST_FAIL },
-	{ MSG_P11_REMOVE,  "remove",      ST_FAIL },
-	{ MSG_REMOVE_ALL,  "remove-all",  ST_FAIL },
-	{ MSG_LOCK,        "lock",        ST_FAIL },
-	{ MSG_UNLOCK,      "unlock",      ST_FAIL },
-	{ MSG_POLICY_LOAD, "policy",      ST_EXT_FAIL },
-	{ MSG_POLICY_SHOW, "policy-show", ST_EXT_FAIL },
-	{ MSG_CONNS,       "connections", ST_EXT_FAIL },
-	{ MSG_CONSTRAINTS,     "constraints",     ST_EXT_FAIL },
+	{ MSG_ADD,          "add",          ST_FAIL,     0 },
+	{ MSG_P11_ADD,      "add",          ST_FAIL,     0 },
+	{ MSG_REMOVE,       "remove",       ST_FAIL,     1 },
+	{ MSG_P11_REMOVE,   "remove",       ST_FAIL,     1 },
+	{ MSG_REMOVE_ALL,   "remove-all",   ST_FAIL,     1 },
+	{ MSG_LOCK,         "lock",         ST_FAIL,     1 },
+	{ MSG_UNLOCK,       "unlock",       ST_FAIL,     1 },
+	{ MSG_POLICY_LOAD,  "policy",       ST_EXT_FAIL, 0 },
+	{ MSG_POLICY_SHOW,  "policy-show",  ST_EXT_FAIL, 0 },
+	{ MSG_CONNS,        "connections",  ST_EXT_FAIL, 0 },
+	{ MSG_CONSTRAINTS,  "constraints",  ST_EXT_FAIL, 0 },
 };
 
 /* The management row of a request type; NROWS(management): none. */
@@ -186,7 +189,7 @@ void
 policy_from_monitor(struct policy *P, const uint8_t *p, size_t n)
 {
 	struct ctx c = { .P = P };
-	size_t i;
+	size_t i, m;
 	int f;
 
 	keys_expire(P);
@@ -224,10 +227,11 @@ policy_from_monitor(struct policy *P, const uint8_t *p, size_t n)
 		return;
 	}
 	/* Before the lock: a forwarded unlock is no guess at all. */
-	/* (every F_MANAGE row has its management row, for its name) */
-	if ((f & F_MANAGE) && c.conn != NULL && conn_forwarded(c.conn) &&
+	m = management_row(c.h.type);
+	if (m < NROWS(management) && management[m].forwarded &&
+	    c.conn != NULL && conn_forwarded(c.conn) &&
 	    !P->args.allow_remote_manage) {
-		const char *what = management[management_row(c.h.type)].name;
+		const char *what = management[m].name;
 
 		log_info("connection %u: %s refused: the connection is forwarded "
 		    "(keyward -O allow-remote-manage allows it)", c.h.conn, what);
