@@ -286,3 +286,13 @@ audit_sign(struct policy *P, const struct audit_rec *r,
 	wb_u8(&w, '}');
 	return audit_send(P, &w, req);
 }
+
+void
+audit_simple(struct policy *P, const char *event, const char *decision,
+    const char *reason, const struct conn *c, const struct identity *id)
+{
+	struct audit_rec r = { event, decision, reason, c, id, SIG_NONE, -1,
+	    NULL, NULL };
+
+	audit_emit(P, &r, 0);
+}

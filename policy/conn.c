@@ -121,3 +121,12 @@ h_bind_bad(struct ctx *c)
 	ctx_reply(c, ST_EXT_FAIL);
 	return 0;
 }
+
+struct conn *
+conn_find(struct policy *P, uint32_t id)
+{
+	for (struct conn *c = P->conns; c != NULL; c = c->next)
+		if (c->id == id)
+			return c;
+	return NULL;
+}

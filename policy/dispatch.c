@@ -121,45 +121,6 @@ refuse_unmanaged(struct ctx *c)
 	return 1;
 }
 
-void
-send_to(struct chan *c, struct wb *w, const char *peer)
-{
-	if (chan_send(c, w) != 0)
-		fatal("%s is gone; shutting down", peer);
-}
-
-void
-reply_status(struct policy *P, uint32_t conn, uint32_t req, uint8_t st)
-{
-	msg_status_reply(&P->out, req, conn, st);
-	send_to(&P->mon, &P->out, "monitor");
-}
-
-void
-ctx_reply(struct ctx *c, uint8_t st)
-{
-	reply_status(c->P, c->h.conn, c->h.req, st);
-}
-
-struct conn *
-conn_find(struct policy *P, uint32_t id)
-{
-	for (struct conn *c = P->conns; c != NULL; c = c->next)
-		if (c->id == id)
-			return c;
-	return NULL;
-}
-
-void
-audit_simple(struct policy *P, const char *event, const char *decision,
-    const char *reason, const struct conn *c, const struct identity *id)
-{
-	struct audit_rec r = { event, decision, reason, c, id, SIG_NONE, -1,
-	    NULL, NULL };
-
-	audit_emit(P, &r, 0);
-}
-
 int
 policy_may_read_monitor(const struct policy *P)
 {

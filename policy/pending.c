@@ -2,18 +2,10 @@
  * pending.c - the list of requests waiting for another process or for
  * time (the states and their transitions are drawn in pending.h).
  */
-#include "ipc/clock.h"
 #include "ipc/log.h"
 #include "policy/policy.h"
 
 #include <stdlib.h>
-#include <time.h>
-
-uint64_t
-now_ms(void)
-{
-	return clock_ms(CLOCK_BOOTTIME);
-}
 
 uint32_t
 pending_new_id(struct policy *P)

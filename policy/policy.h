@@ -9,6 +9,7 @@
 
 #include "wire/args.h"
 #include "ipc/chan.h"
+#include "ipc/clock.h"
 #include "ipc/limits.h"
 #include "wire/auditor.h"
 #include "wire/broker.h"
@@ -77,7 +78,13 @@ struct policy {
 	uint8_t rbuf[IPC_MAX_MSG + 1];
 };
 
-uint64_t now_ms(void);          /* CLOCK_BOOTTIME, as the reference (doc/protocol.md §6.2) */
+/* Policy's one clock: CLOCK_BOOTTIME, which counts the time the machine
+ * slept, as the reference's key lifetimes do (doc/protocol.md §6.2). */
+static inline uint64_t
+now_ms(void)
+{
+	return clock_ms(CLOCK_BOOTTIME);
+}
 
 /* dispatch.c: one datagram from each peer; may policy take the next
  * message from the monitor now (no barrier, no peer over its queue)? */
