@@ -24,13 +24,28 @@
 #include <sys/time.h>
 #include <time.h>
 
+/* A comma before every field but the first of its object or array. */
 void
 audit_key(struct wb *w, const char *k)
 {
-	if (w->len > 1)
+	if (w->len > 0 && w->p[w->len - 1] != '{' && w->p[w->len - 1] != '[')
 		wb_u8(w, ',');
 	text_json_str(w, k);
 	wb_u8(w, ':');
+}
+
+void
+audit_bool(struct wb *w, const char *k, int v)
+{
+	audit_key(w, k);
+	wb_bytes(w, v ? "true" : "false", v ? 4 : 5);
+}
+
+void
+audit_str(struct wb *w, const char *k, const char *v)
+{
+	audit_key(w, k);
+	text_json_str(w, v);            /* NULL: null */
 }
 
 void
@@ -178,12 +193,88 @@ audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req)
 	return audit_sign(P, r, NULL, req);
 }
 
+/* Who asked: the connection, its peer, where it comes from. A forwarded
+ * request's program on the socket is the user's ssh relaying it: named
+ * as the relay, never as who asked. */
+static void
+who(const struct policy *P, struct wb *w, const struct conn *c)
+{
+	int forwarded;
+
+	if (c == NULL) {
+		audit_key(w, "conn");
+		wb_bytes(w, "null", 4);
+		return;
+	}
+	audit_num(w, "conn", c->id);
+	audit_num(w, "peer_uid", c->uid);
+	audit_num(w, "peer_pid", c->pid);
+	forwarded = conn_forwarded(c);
+	audit_str(w, "origin", forwarded ? "forwarded" : "local");
+	audit_key(w, forwarded ? "relay" : "peer");
+	caller_json(w, &c->caller, c->pid, c->uid);
+	if (forwarded) {
+		audit_key(w, "peer");
+		wb_bytes(w, "null", 4);
+	}
+	audit_str(w, "socket", scope_name(P->rules, c->sock));
+}
+
+/* The key the record is about, and where it came from: a forwarded
+ * host's own key serves only that host (policy/keys.c id_owner_refuses). */
+static void
+identity(struct wb *w, const struct identity *id)
+{
+	char ofp[FP_TEXT_MAX];
+
+	audit_key(w, "key");
+	wb_u8(w, '{');
+	audit_str(w, "fingerprint", id->fp);
+	audit_str(w, "comment", id->comment);
+	audit_str(w, "type", key_kind_name(id->kind));
+	audit_bool(w, "certificate", id->is_cert);
+	audit_bool(w, "destination_constrained", id->dest.n > 0);
+	if (id->provider != NULL)
+		audit_str(w, "provider", id->provider);
+	if (id->owner != NULL) {
+		if (fingerprint((struct slice){ id->owner, id->owner_len },
+		    "sha256", ofp, sizeof(ofp)) != 0)
+			snprintf(ofp, sizeof(ofp), "unknown");
+		audit_str(w, "added_by_host", ofp);
+	}
+	wb_u8(w, '}');
+}
+
+/* What the authenticator asserted, in the signature it made. */
+static void
+token(struct wb *w, const struct sk_result *sk)
+{
+	audit_key(w, "token");
+	wb_u8(w, '{');
+	audit_bool(w, "user_presence", sk->flags & SK_FLAG_USER_PRESENCE);
+	audit_bool(w, "user_verification", sk->flags & SK_FLAG_USER_VERIFICATION);
+	audit_num(w, "counter", (long long)sk->counter);
+	wb_u8(w, '}');
+}
+
+/* The rule that decided, and for a confirm whether a remembered yes did. */
+static void
+rule(struct wb *w, const struct ruling *h)
+{
+	audit_key(w, "rule");
+	wb_u8(w, '{');
+	audit_num(w, "line", (long long)h->line);
+	audit_str(w, "action", rules_action_name(h->action));
+	wb_u8(w, '}');
+	if (h->action == RULE_CONFIRM)
+		audit_bool(w, "remembered", h->remembered);
+}
+
 int
 audit_sign(struct policy *P, const struct audit_rec *r,
     const struct purpose *pu, uint32_t req)
 {
 	struct wb w;
-	int forwarded;
 
 	if (!P->audit_on)
 		return 0;
@@ -193,72 +284,14 @@ audit_sign(struct policy *P, const struct audit_rec *r,
 	wb_init(&w);
 	wb_u8(&w, '{');
 	audit_time(&w);
-	audit_key(&w, "event");
-	text_json_str(&w, r->event);
-	if (r->conn != NULL) {
-		audit_num(&w, "conn", r->conn->id);
-		audit_num(&w, "peer_uid", r->conn->uid);
-		audit_num(&w, "peer_pid", r->conn->pid);
-		/* A forwarded request's program on the socket is the user's
-		 * ssh relaying it: named as the relay, never as who asked. */
-		forwarded = conn_forwarded(r->conn);
-		audit_key(&w, "origin");
-		text_json_str(&w, forwarded ? "forwarded" : "local");
-		audit_key(&w, forwarded ? "relay" : "peer");
-		caller_json(&w, &r->conn->caller, r->conn->pid, r->conn->uid);
-		if (forwarded) {
-			audit_key(&w, "peer");
-			wb_bytes(&w, "null", 4);
-		}
-		audit_key(&w, "socket");
-		text_json_str(&w, scope_name(P->rules, r->conn->sock));
-	} else {
-		audit_key(&w, "conn");
-		wb_bytes(&w, "null", 4);
-	}
-	if (r->id != NULL) {
-		audit_key(&w, "key");
-		wb_bytes(&w, "{\"fingerprint\":", 15);
-		text_json_str(&w, r->id->fp);
-		wb_bytes(&w, ",\"comment\":", 11);
-		text_json_str(&w, r->id->comment);
-		wb_bytes(&w, ",\"type\":", 8);
-		text_json_str(&w, key_kind_name(r->id->kind));
-		wb_bytes(&w, ",\"certificate\":", 15);
-		wb_bytes(&w, r->id->is_cert ? "true" : "false", r->id->is_cert ? 4 : 5);
-		wb_bytes(&w, ",\"destination_constrained\":", 27);
-		wb_bytes(&w, r->id->dest.n ? "true" : "false", r->id->dest.n ? 4 : 5);
-		if (r->id->provider != NULL) {
-			wb_bytes(&w, ",\"provider\":", 12);
-			text_json_str(&w, r->id->provider);
-		}
-		/* where the key came from: a forwarded host's own key serves
-		 * only that host (policy/keys.c id_owner_refuses) */
-		if (r->id->owner != NULL) {
-			char ofp[FP_TEXT_MAX];
-			if (fingerprint((struct slice){ r->id->owner,
-			    r->id->owner_len }, "sha256", ofp, sizeof(ofp)) != 0)
-				snprintf(ofp, sizeof(ofp), "unknown");
-			wb_bytes(&w, ",\"added_by_host\":", 17);
-			text_json_str(&w, ofp);
-		}
-		wb_u8(&w, '}');
-	}
-	if (r->sk != NULL) {
-		/* what the authenticator asserted, in the signature it made */
-		char tok[128];
-		int n = snprintf(tok, sizeof(tok), "{\"user_presence\":%s,"
-		    "\"user_verification\":%s,\"counter\":%lu}",
-		    r->sk->flags & SK_FLAG_USER_PRESENCE ? "true" : "false",
-		    r->sk->flags & SK_FLAG_USER_VERIFICATION ? "true" : "false",
-		    (unsigned long)r->sk->counter);
-		audit_key(&w, "token");
-		wb_bytes(&w, tok, (size_t)n);
-	}
-	if (r->alg != SIG_NONE) {
-		audit_key(&w, "alg");
-		text_json_str(&w, sig_alg_name(r->alg));
-	}
+	audit_str(&w, "event", r->event);
+	who(P, &w, r->conn);
+	if (r->id != NULL)
+		identity(&w, r->id);
+	if (r->sk != NULL)
+		token(&w, r->sk);
+	if (r->alg != SIG_NONE)
+		audit_str(&w, "alg", sig_alg_name(r->alg));
 	if (r->conn != NULL)
 		path(P, &w, r);
 	if (pu != NULL) {
@@ -267,22 +300,10 @@ audit_sign(struct policy *P, const struct audit_rec *r,
 	}
 	if (r->count >= 0)
 		audit_num(&w, "keys", r->count);
-	if (r->rule != NULL && r->rule->line > 0) {
-		char rb[96];
-		int n = snprintf(rb, sizeof(rb), "{\"line\":%zu,\"action\":\"%s\"}",
-		    r->rule->line, rules_action_name(r->rule->action));
-		audit_key(&w, "rule");
-		wb_bytes(&w, rb, (size_t)n);
-		if (r->rule->action == RULE_CONFIRM) {
-			audit_key(&w, "remembered");
-			wb_bytes(&w, r->rule->remembered ? "true" : "false",
-			    r->rule->remembered ? 4 : 5);
-		}
-	}
-	audit_key(&w, "decision");
-	text_json_str(&w, r->decision);
-	audit_key(&w, "reason");
-	text_json_str(&w, r->reason);
+	if (r->rule != NULL && r->rule->line > 0)
+		rule(&w, r->rule);
+	audit_str(&w, "decision", r->decision);
+	audit_str(&w, "reason", r->reason);
 	wb_u8(&w, '}');
 	return audit_send(P, &w, req);
 }

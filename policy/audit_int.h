@@ -11,9 +11,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A record's fields, in order: the key (with its comma), a number. */
+/* A record's fields, in order: the key (with its comma, none after the
+ * '{' or '[' that opens an object or array), a number, a boolean, a
+ * string (NULL: null). */
 void audit_key(struct wb *w, const char *k);
 void audit_num(struct wb *w, const char *k, long long v);
+void audit_bool(struct wb *w, const char *k, int v);
+void audit_str(struct wb *w, const char *k, const char *v);
 /* A host or user key's fingerprint in the -E hash, "?" if none. */
 void audit_fp(const struct policy *P, struct slice blob, char *out, size_t n);
 /* "time": now, UTC, to the millisecond. */
