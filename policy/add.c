@@ -145,6 +145,21 @@ h_add(struct ctx *c)
 		return 0;
 	}
 	id->sock = c->conn->sock;       /* its scope (rules/scope.h) */
+	/* Where it came from, said to the user by keyward-ctl and prompts
+	 * whether or not the key is that host's own. */
+	{
+		struct origin o;
+
+		conn_origin(c->conn, &o);
+		id->added_over = o.kind;
+		if (o.kind == ORIGIN_FORWARDED && o.host.len > 0) {
+			if ((id->added_by = malloc(o.host.len)) == NULL)
+				fatal("out of memory");
+			memcpy(id->added_by, o.host.p, o.host.len);
+			id->added_by_len = o.host.len;
+		} else if (o.kind == ORIGIN_FORWARDED)
+			id->added_over = ORIGIN_UNKNOWN;
+	}
 	/* A key added where a forwarded host may be asking belongs to that
 	 * host: it serves only connections forwarded from it (keys.c
 	 * id_owner_refuses), never the user's own. Without a host to name
@@ -234,6 +249,11 @@ keys_add_live(struct policy *P, struct pending *p)
 		old->owner = id->owner;
 		old->owner_len = id->owner_len;
 		id->owner = NULL;
+		free(old->added_by);            /* and where it came from */
+		old->added_by = id->added_by;
+		old->added_by_len = id->added_by_len;
+		old->added_over = id->added_over;
+		id->added_by = NULL;
 		dest_set_free(&old->dest);      /* re-adding replaces every constraint */
 		old->dest = id->dest;
 		memset(&id->dest, 0, sizeof(id->dest));

@@ -233,11 +233,12 @@ audit_sign(struct policy *P, const struct audit_rec *r,
 			text_json_str(&w, r->id->provider);
 		}
 		/* where the key came from: a forwarded host's own key serves
-		 * only that host (policy/keys.c id_owner_refuses) */
-		if (r->id->owner != NULL) {
+		 * only that host (policy/keys.c id_owner_refuses), unless
+		 * -O allow-remote-add, which the record says too */
+		if (r->id->added_by != NULL) {
 			char ofp[FP_TEXT_MAX];
-			if (fingerprint((struct slice){ r->id->owner,
-			    r->id->owner_len }, "sha256", ofp, sizeof(ofp)) != 0)
+			if (fingerprint((struct slice){ r->id->added_by,
+			    r->id->added_by_len }, "sha256", ofp, sizeof(ofp)) != 0)
 				snprintf(ofp, sizeof(ofp), "unknown");
 			wb_bytes(&w, ",\"added_by_host\":", 17);
 			text_json_str(&w, ofp);
