@@ -306,7 +306,7 @@ kfp=$(dest_fp kP)
 # an identity: comment (hex), seconds_left, confirm, rules (hex: count +
 # rules); the provider string between confirm and rules is empty (none),
 # then the add's origin: local (00), no host key, no name
-ident() { printf '%s%s%s%s%s%s%s' "$(hexb "$blob")" "$(hexb "$1")" "$(hexstr "$kfp")" "$2" "$3" 00000000000000000000 "$4"; }
+ident() { printf '%s%s%s%s%s%s%s' "$(hexb "$blob")" "$(hexb "$1")" "$(hexstr "$kfp")" "$2" "$3" 00000000000000000000000000 "$4"; }
 hex() { printf '%s' "$1" | od -An -tx1 -v | tr -d ' \n'; }
 hop() { printf '%s%s%s' "$(hexstr "$1")" "$(hexstr "$2")" "$3"; }   # user host keys
 hkey() { printf '%s%s' "$(hexstr "$1")" "$2"; }                       # fp is_ca
