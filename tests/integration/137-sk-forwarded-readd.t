@@ -158,6 +158,6 @@ else
 	signs
 	is $? 1 "ssh-agent: the user's key no longer makes a signature that verifies"
 	stop_agent
-	skip_n 20 "keyward's management refusal and options"
+	skip_n 23 "keyward's management refusal and options"
 fi
 done_testing
