@@ -104,6 +104,21 @@ text_id(FILE *f, const struct listing_id *id)
 		fputc('\n', f);
 	}
 
+	/* who added it: a forwarded host's key is not the user's own */
+	fputs("    added by: ", f);
+	if (id->added_over == LISTING_ADDED_FORWARDED) {
+		fputs("forwarded host ", f);
+		text_str(f, id->added_by);
+		if (id->added_by_name.len > 0) {
+			fputs(" (", f);
+			text_str(f, id->added_by_name);
+			fputc(')', f);
+		}
+	} else if (id->added_over == LISTING_ADDED_UNKNOWN)
+		fputs("a forwarded host keyward cannot name", f);
+	else
+		fputs("local", f);
+	fputc('\n', f);
 	if (id->seconds_left == LISTING_NO_LIFETIME)
 		fputs("    lifetime: none\n", f);
 	else
@@ -201,6 +216,12 @@ json_id(FILE *f, const struct listing_id *id)
 		fputs(",\"provider\":", f);
 		json_str(f, id->provider);
 	}
+	fprintf(f, ",\"added_over\":\"%s\",\"added_by\":",
+	    id->added_over == LISTING_ADDED_FORWARDED ? "forwarded" :
+	    id->added_over == LISTING_ADDED_UNKNOWN ? "unknown" : "local");
+	json_str_or_null(f, id->added_by);
+	fputs(",\"added_by_name\":", f);
+	json_str_or_null(f, id->added_by_name);
 	fputs(",\"lifetime_left\":", f);
 	if (id->seconds_left == LISTING_NO_LIFETIME)
 		fputs("null", f);

@@ -12,6 +12,7 @@
 #include "monitor/proto.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -150,6 +151,53 @@ evict_idle(uint64_t now)
 }
 
 /*
+ * Connections counted per peer pid, for shedding: open addressing over
+ * twice the connection limit, so one pass over the clients counts them
+ * all and one more picks the candidate (linear in the clients; a count
+ * per client by another pass over all of them was quadratic, and the
+ * loop asks at every round while the agent is full). A slot is empty
+ * unless it carries the current pass's generation: nothing to clear.
+ */
+struct pidcount {
+	pid_t pid;
+	uint32_t n;
+	uint32_t gen;
+};
+static struct pidcount *pid_tab;
+static size_t pid_tab_size;             /* a power of two */
+static uint32_t pid_gen;
+
+static struct pidcount *
+pid_count(pid_t pid)
+{
+	size_t i = ((uint32_t)pid * 2654435761U) & (pid_tab_size - 1);
+
+	while (pid_tab[i].gen == pid_gen && pid_tab[i].pid != pid)
+		i = (i + 1) & (pid_tab_size - 1);
+	if (pid_tab[i].gen != pid_gen)
+		pid_tab[i] = (struct pidcount){ pid, 0, pid_gen };
+	return &pid_tab[i];
+}
+
+static void
+pid_count_all(void)
+{
+	if (pid_tab == NULL) {
+		for (pid_tab_size = 2; pid_tab_size < 2 * M.maxclients;)
+			pid_tab_size <<= 1;
+		if ((pid_tab = calloc(pid_tab_size, sizeof(*pid_tab))) == NULL)
+			fatal("out of memory");
+	}
+	if (++pid_gen == 0) {           /* wrapped: old stamps could match */
+		memset(pid_tab, 0, pid_tab_size * sizeof(*pid_tab));
+		pid_gen = 1;
+	}
+	for (size_t i = 0; i < M.nclients; i++)
+		if (!M.clients[i]->dead)
+			pid_count(M.clients[i]->pid)->n++;
+}
+
+/*
  * At the connection limit with no one idle: the peer process holding the
  * most connections, if it holds CLIENT_SHED_MIN or more, gives one up.
  * Every forwarded channel of one ssh -A comes from that ssh process (its
@@ -164,14 +212,14 @@ shed_candidate(void)
 {
 	size_t best = M.nclients, most = 0;
 
+	pid_count_all();
 	for (size_t i = 0; i < M.nclients; i++) {
 		const struct client *c = M.clients[i];
-		size_t n = 0;
+		size_t n;
 
 		if (c->dead)
 			continue;
-		for (size_t j = 0; j < M.nclients; j++)
-			n += !M.clients[j]->dead && M.clients[j]->pid == c->pid;
+		n = pid_count(c->pid)->n;
 		if (n < CLIENT_SHED_MIN || n < most)
 			continue;
 		if (n > most || best == M.nclients ||

@@ -108,6 +108,48 @@ identity_of(struct ctx *c, const struct pubkey *pub, const struct msg_add *m,
 }
 
 int
+add_origin(const struct policy *P, const struct conn *c, struct origin *o,
+    const char **why)
+{
+	conn_origin(c, o);
+	if (o->kind == ORIGIN_FORWARDED && o->host.len == 0)
+		o->kind = ORIGIN_UNKNOWN;
+	/* Without a host to name (a session-bind failed, or no binding
+	 * forwards) there is no one the key could belong to, and it is
+	 * refused. */
+	if (o->kind == ORIGIN_UNKNOWN && !P->args.allow_remote_add) {
+		*why = "added over a forwarded connection whose host keyward "
+		    "cannot name (a session-bind failed or none forwards)";
+		return -1;
+	}
+	return 0;
+}
+
+void
+id_set_added(const struct policy *P, struct identity *id,
+    const struct origin *o)
+{
+	/* Where it came from, said to the user by keyward-ctl and prompts
+	 * whether or not the key is that host's own. */
+	id->added_over = o->kind;
+	if (o->kind != ORIGIN_FORWARDED)
+		return;
+	if ((id->added_by = malloc(o->host.len)) == NULL)
+		fatal("out of memory");
+	memcpy(id->added_by, o->host.p, o->host.len);
+	id->added_by_len = o->host.len;
+	/* A key added where a forwarded host may be asking belongs to that
+	 * host: it serves only connections forwarded from it (keys.c
+	 * id_owner_refuses), never the user's own. */
+	if (P->args.allow_remote_add)
+		return;
+	if ((id->owner = malloc(o->host.len)) == NULL)
+		fatal("out of memory");
+	memcpy(id->owner, o->host.p, o->host.len);
+	id->owner_len = o->host.len;
+}
+
+int
 h_add(struct ctx *c)
 {
 	struct policy *P = c->P;
@@ -145,28 +187,14 @@ h_add(struct ctx *c)
 		return 0;
 	}
 	id->sock = c->conn->sock;       /* its scope (rules/scope.h) */
-	/* A key added where a forwarded host may be asking belongs to that
-	 * host: it serves only connections forwarded from it (keys.c
-	 * id_owner_refuses), never the user's own. Without a host to name
-	 * (a session-bind failed, or no binding forwards) there is no one
-	 * it could belong to, and it is refused. */
-	if (!P->args.allow_remote_add) {
+	{
 		struct origin o;
 
-		conn_origin(c->conn, &o);
-		if (o.kind != ORIGIN_LOCAL && (o.kind != ORIGIN_FORWARDED ||
-		    o.host.len == 0)) {
-			refuse_add(c, "added over a forwarded connection whose host "
-			    "keyward cannot name (a session-bind failed or none "
-			    "forwards)", id);
+		if (add_origin(P, c->conn, &o, &why) != 0) {
+			refuse_add(c, why, id);
 			return 0;
 		}
-		if (o.kind == ORIGIN_FORWARDED) {
-			if ((id->owner = malloc(o.host.len)) == NULL)
-				fatal("out of memory");
-			memcpy(id->owner, o.host.p, o.host.len);
-			id->owner_len = o.host.len;
-		}
+		id_set_added(P, id, &o);
 	}
 	p = pending_new(P, P_ADD, c->h.conn, c->h.req);
 	p->add = id;
@@ -234,6 +262,11 @@ keys_add_live(struct policy *P, struct pending *p)
 		old->owner = id->owner;
 		old->owner_len = id->owner_len;
 		id->owner = NULL;
+		free(old->added_by);            /* and where it came from */
+		old->added_by = id->added_by;
+		old->added_by_len = id->added_by_len;
+		old->added_over = id->added_over;
+		id->added_by = NULL;
 		dest_set_free(&old->dest);      /* re-adding replaces every constraint */
 		old->dest = id->dest;
 		memset(&id->dest, 0, sizeof(id->dest));

@@ -221,7 +221,8 @@ who(const struct policy *P, struct wb *w, const struct conn *c)
 }
 
 /* The key the record is about, and where it came from: a forwarded
- * host's own key serves only that host (policy/keys.c id_owner_refuses). */
+ * host's own key serves only that host (policy/keys.c id_owner_refuses),
+ * unless -O allow-remote-add, which the record says too. */
 static void
 identity(struct wb *w, const struct identity *id)
 {
@@ -236,8 +237,8 @@ identity(struct wb *w, const struct identity *id)
 	audit_bool(w, "destination_constrained", id->dest.n > 0);
 	if (id->provider != NULL)
 		audit_str(w, "provider", id->provider);
-	if (id->owner != NULL) {
-		if (fingerprint((struct slice){ id->owner, id->owner_len },
+	if (id->added_by != NULL) {
+		if (fingerprint((struct slice){ id->added_by, id->added_by_len },
 		    "sha256", ofp, sizeof(ofp)) != 0)
 			snprintf(ofp, sizeof(ofp), "unknown");
 		audit_str(w, "added_by_host", ofp);

@@ -32,6 +32,46 @@ describe_path(const struct policy *P, const struct identity *id,
 	}
 }
 
+const char *
+describe_host_name(const struct policy *P, struct slice K)
+{
+	const char *name;
+	time_t now = time(NULL);
+
+	for (size_t i = 0; i < P->ids.n; i++)
+		if ((name = dest_host_name(&P->ids.order[i]->dest, K, now)) != NULL)
+			return name;
+	return NULL;
+}
+
+size_t
+describe_added(const struct policy *P, const struct identity *id, char *out,
+    size_t n)
+{
+	char fp[96], name[128];
+	const char *known;
+	struct slice k;
+
+	if (n > 0)
+		out[0] = '\0';
+	if (id->added_over == ORIGIN_UNKNOWN)
+		return (size_t)snprintf(out, n, "This key was added through a "
+		    "forwarded agent by a host keyward cannot name.");
+	if (id->added_over != ORIGIN_FORWARDED || id->added_by == NULL)
+		return 0;
+	k = (struct slice){ id->added_by, id->added_by_len };
+	if (fingerprint(k, P->fp_hash, fp, sizeof(fp)) != 0)
+		snprintf(fp, sizeof(fp), "(unreadable)");
+	/* the name came from an ssh-add -h the user typed; terminal-safe
+	 * all the same, as every name in a prompt */
+	if ((known = describe_host_name(P, k)) != NULL)
+		text_term_str(name, sizeof(name), known);
+	return (size_t)snprintf(out, n, "This key was added through the "
+	    "forwarded agent by the host with key %s%s%s%s.", fp,
+	    known != NULL ? " (" : "", known != NULL ? name : "",
+	    known != NULL ? ")" : "");
+}
+
 /* s cut to max bytes, "..." its end, at a character's start (s is
  * terminal-safe UTF-8 already). */
 static void

@@ -31,6 +31,14 @@ void describe_path(const struct policy *P, const struct identity *id,
  * client has gone). Returns the length written, as snprintf. */
 size_t describe_request(const struct policy *P, const struct identity *id,
     const struct conn *c, const struct purpose *pu, char *out, size_t n);
+/* A name for host key K from the destination constraints of any key
+ * held (the hosts the user named on ssh-add -h), or NULL. */
+const char *describe_host_name(const struct policy *P, struct slice K);
+/* Where identity id was added from, one line for a prompt ("" for a key
+ * the user's own client added): the adding host's key fingerprint and
+ * its name where one is known. Returns the length written, as snprintf. */
+size_t describe_added(const struct policy *P, const struct identity *id,
+    char *out, size_t n);
 /* The identity a request's key blob names, in canonical form; or NULL. */
 struct identity *identity_by_blob(struct policy *P, struct slice blob);
 /* The identity whose private half the keyholder calls key_id; or NULL. */

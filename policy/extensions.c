@@ -12,6 +12,7 @@
 #include "wire/conns.h"
 #include "wire/listing.h"
 #include "ipc/log.h"
+#include "policy/describe.h"
 #include "policy/dispatch.h"
 #include "policy/origin.h"
 #include "rules/scope.h"
@@ -79,6 +80,19 @@ list_id(const struct policy *P, const struct identity *id, uint64_t now,
 	o->confirm = id->confirm != 0;
 	if (id->provider != NULL)
 		o->provider = text_of(id->provider);
+	/* where the ADD came from: the user sees what a forwarded host added */
+	o->added_over = id->added_over == ORIGIN_FORWARDED ?
+	    LISTING_ADDED_FORWARDED : id->added_over == ORIGIN_UNKNOWN ?
+	    LISTING_ADDED_UNKNOWN : LISTING_ADDED_LOCAL;
+	if (o->added_over == LISTING_ADDED_FORWARDED) {
+		struct slice k = { id->added_by, id->added_by_len };
+		char *fp = fps + (*used)++ * FP_TEXT_MAX;
+
+		if (fingerprint(k, P->fp_hash, fp, FP_TEXT_MAX) != 0)
+			snprintf(fp, FP_TEXT_MAX, "?");
+		o->added_by = text_of(fp);
+		o->added_by_name = text_of(describe_host_name(P, k));
+	}
 	if (id->dest.n > 0 &&
 	    (o->rules = calloc(id->dest.n, sizeof(*o->rules))) == NULL)
 		return -1;
@@ -104,6 +118,7 @@ listing(const struct policy *P, struct listing *l, char **fps)
 		const struct dest_set *d = &P->ids.order[i]->dest;
 		for (size_t j = 0; j < d->n; j++)
 			nkeys += d->c[j].from.nkeys + d->c[j].to.nkeys;
+		nkeys++;                /* the adding host's, if any */
 	}
 	if ((nkeys > 0 && (*fps = calloc(nkeys, FP_TEXT_MAX)) == NULL) ||
 	    (P->ids.n > 0 && (l->ids = calloc(P->ids.n, sizeof(*l->ids))) == NULL))

@@ -141,6 +141,7 @@ identity_free(struct identity *id)
 	free(id->provider);
 	free(id->pub);
 	free(id->owner);
+	free(id->added_by);
 	dest_set_free(&id->dest);
 	free(id);
 }

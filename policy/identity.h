@@ -40,6 +40,14 @@ struct identity {
 	                                 * the only host it serves (keyward(1)
 	                                 * -O allow-remote-add); NULL: local */
 	size_t owner_len;
+	int added_over;                 /* where the ADD came from: an
+	                                 * enum origin_kind (policy/origin.h),
+	                                 * kept whatever -O allow-remote-add
+	                                 * says, for keyward-ctl and prompts */
+	uint8_t *added_by;              /* ORIGIN_FORWARDED: the host key of
+	                                 * the adding connection's first
+	                                 * binding; else NULL */
+	size_t added_by_len;
 };
 
 struct idtable {

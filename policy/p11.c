@@ -102,6 +102,7 @@ h_p11_add(struct ctx *c)
 	struct dest_set check = { 0 };
 	const char *why = NULL;
 	struct pending *p;
+	struct origin o;
 
 	if (msg_p11_add_decode(&c->r, &m) != 0)
 		return -1;
@@ -124,6 +125,13 @@ h_p11_add(struct ctx *c)
 	}
 	dest_set_free(&check);
 	why = NULL;
+	/* a forwarded host's keys are its own, as an ADD's (add.c) */
+	if (add_origin(P, c->conn, &o, &why) != 0) {
+		log_info("refused PKCS#11 add: %s", why);
+		audit_simple(P, "add", "refuse", why, c->conn, NULL);
+		ctx_reply(c, ST_FAIL);
+		return 0;
+	}
 	if (m.c.has_certs &&
 	    assoc_parse(m.c.certs, p11_cert_verifies, &why, &why) < 0) {
 		log_info("refused PKCS#11 add: %s", why);
@@ -142,6 +150,8 @@ h_p11_add(struct ctx *c)
 	if (m.c.has_dest)
 		wb_bytes(&p->data, m.c.dest.p, m.c.dest.len);
 	p->keep.certs_only = m.c.has_certs && m.c.certs_only;
+	p->keep.added_over = o.kind;
+	wb_bytes(&p->origin, o.host.p, o.host.len);
 	if (m.c.has_certs)
 		wb_bytes(&p->keep.certs, m.c.certs.p, m.c.certs.len);
 	wb_bytes(&p->pin, m.pin.p, m.pin.len);
@@ -284,6 +294,8 @@ p11_identity(struct policy *P, struct pending *p, const struct p11_key *k,
 	id->provider = str_dup(p->p11_provider);
 	id->key_id = ++P->next_key_id;
 	id->confirm = p->keep.confirm;
+	id_set_added(P, id, &(struct origin){ .kind = p->keep.added_over,
+	    .host = wb_slice_of(&p->origin) });
 	if (p->keep.has_dest &&
 	    dest_set_build(&id->dest, wb_slice_of(&p->data), &why) != 0)
 		fatal("a destination constraint checked at the add no longer builds");

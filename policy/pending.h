@@ -93,6 +93,8 @@ struct pending {
 		int certs_only;         /* only the certificates (doc/protocol.md §6.7) */
 		struct wb certs;        /* their certsblob (keys/assoc.h),
 		                         * each CA signature verified */
+		int added_over;         /* where the add came from (enum
+		                         * origin_kind; its host in origin) */
 	} keep;
 	struct identity *add;   /* P_ADD: the identity to insert on success */
 	struct purpose purpose; /* sign: what the data is, decided once on
@@ -102,7 +104,8 @@ struct pending {
 	char *notice;           /* a forwarded signature's desktop notice,
 	                         * raised once it is made (session.c) */
 	struct wb origin;       /* sign: the host key of the host its client
-	                         * was forwarded from; empty: none (sign.c) */
+	                         * was forwarded from; empty: none (sign.c);
+	                         * P11 add: the adding host's (p11.c) */
 };
 
 struct policy;

@@ -131,6 +131,16 @@ int id_visible(const struct identity *id, const struct conn *c,
 const char *id_owner_refuses(const struct identity *id, const struct conn *c);
 /* The keyholder forgets a key (no answer awaited). */
 void kh_delete(struct policy *P, uint64_t key_id);
+struct origin;                  /* policy/origin.h */
+/* add.c: where an add on connection c comes from, in *o; -1 with *why
+ * when it may not be kept (a host keyward cannot name, and no -O
+ * allow-remote-add to make the key the user's). */
+int add_origin(const struct policy *P, const struct conn *c,
+    struct origin *o, const char **why);
+/* Record on id who added it (keyward-ctl, prompts, audit) and, unless
+ * -O allow-remote-add, make a forwarded host's key that host's own. */
+void id_set_added(const struct policy *P, struct identity *id,
+    const struct origin *o);
 
 /* sign.c: the next step of a signature once the prompter, the auditor or
  * the keyholder has answered. */

@@ -88,14 +88,12 @@ confirm_text(const struct policy *P, const struct identity *id,
 		o += (size_t)snprintf(out + o, n - o, "\nRule at line %zu asks "
 		    "to confirm%s.", rule->line, rule->remember > 0 ? " (a yes "
 		    "is remembered for a while)" : "");
-	/* Where the key came from, when it is not the user's own. */
-	if (o < n && id->owner != NULL) {
-		char ofp[FP_TEXT_MAX];
-		if (fingerprint((struct slice){ id->owner, id->owner_len },
-		    "sha256", ofp, sizeof(ofp)) != 0)
-			snprintf(ofp, sizeof(ofp), "(unreadable)");
-		snprintf(out + o, n - o, "\nThis key was added through the "
-		    "forwarded agent by the host with key %s.", ofp);
+	/* Where the key came from, when the user's own client did not add
+	 * it (with -O allow-remote-add too: the key serves the user then). */
+	if (o < n && id->added_over != ORIGIN_LOCAL) {
+		o += (size_t)snprintf(out + o, n - o, "\n");
+		if (o < n)
+			describe_added(P, id, out + o, n - o);
 	}
 }
 

@@ -13,7 +13,7 @@
 #define MIN_KEY_BYTES   (4 + 1)                 /* string fp; bool is_ca */
 #define MIN_HOP_BYTES   (4 + 4 + 4)             /* user, host, nkeys */
 #define MIN_RULE_BYTES  (2 * MIN_HOP_BYTES)
-#define MIN_ID_BYTES    (4 + 4 + 4 + 4 + 1 + 4 + 4) /* blob .. nrules */
+#define MIN_ID_BYTES    (4 + 4 + 4 + 4 + 1 + 4 + 1 + 4 + 4 + 4) /* blob .. nrules */
 
 /* ---------------------------------------------------------------- encode */
 
@@ -56,6 +56,9 @@ listing_encode(struct wb *w, const struct listing *l)
 		wb_u32(w, id->seconds_left);
 		wb_u8(w, id->confirm != 0);
 		wb_slice(w, id->provider);
+		wb_u8(w, (uint8_t)id->added_over);
+		wb_slice(w, id->added_by);
+		wb_slice(w, id->added_by_name);
 		if (encode_count(w, id->nrules) != 0)
 			return;
 		for (size_t j = 0; j < id->nrules; j++) {
@@ -117,6 +120,26 @@ decode_rules(struct rd *r, struct listing_id *id, const char **why)
 	return 0;
 }
 
+/* Where the key came from: a host only for a forwarded add, as the
+ * encoder writes it. */
+static int
+decode_added(struct rd *r, struct listing_id *id, const char **why)
+{
+	uint8_t over;
+
+	if (rd_u8(r, &over) != 0 ||
+	    rd_text_max(r, &id->added_by, SIZE_MAX) != 0 ||
+	    rd_text_max(r, &id->added_by_name, SIZE_MAX) != 0)
+		return bad(why, "truncated identity");
+	if (over > LISTING_ADDED_UNKNOWN)
+		return bad(why, "an unknown origin of an add");
+	id->added_over = over;
+	if ((over == LISTING_ADDED_FORWARDED) != (id->added_by.len != 0) ||
+	    (over != LISTING_ADDED_FORWARDED && id->added_by_name.len != 0))
+		return bad(why, "an add's host does not fit its origin");
+	return 0;
+}
+
 static int
 decode_id(struct rd *r, struct listing_id *id, const char **why)
 {
@@ -128,6 +151,8 @@ decode_id(struct rd *r, struct listing_id *id, const char **why)
 	    rd_u32(r, &id->seconds_left) != 0 || rd_flag(r, &id->confirm) != 0 ||
 	    rd_text_max(r, &id->provider, SIZE_MAX) != 0)
 		return bad(why, "truncated identity");
+	if (decode_added(r, id, why) != 0)
+		return -1;
 	if (key_parse_public(id->blob, &id->pub, &kwhy) != 0)
 		return bad(why, kwhy != NULL ? kwhy :
 		    "an identity's key blob does not parse");

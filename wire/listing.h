@@ -9,6 +9,11 @@
  *     string key_blob; string comment; string fingerprint;
  *     uint32 seconds_left (LISTING_NO_LIFETIME: none); bool confirm;
  *     string provider (empty: none; a FIDO key's "internal" or library);
+ *     byte added_over (LISTING_ADDED_*: where the ADD came from);
+ *     string added_by (FORWARDED: the adding host's key fingerprint;
+ *       else empty); string added_by_name (FORWARDED: a name the agent
+ *       knows for that host key from a destination constraint, empty:
+ *       none; else empty);
  *     uint32 nrules; nrules times { hop from; hop to } }
  *   hop: string user; string host; uint32 nkeys;
  *     nkeys times { string fingerprint; bool is_ca }
@@ -26,6 +31,13 @@
 #include <stdint.h>
 
 #define LISTING_NO_LIFETIME 0xffffffffU
+
+/* Where the ADD of a key came from (policy/origin.h). */
+#define LISTING_ADDED_LOCAL     0       /* the user's own client */
+#define LISTING_ADDED_FORWARDED 1       /* a forwarded host, named by its key */
+#define LISTING_ADDED_UNKNOWN   2       /* forwarded from a host keyward
+                                         * cannot name (a session-bind
+                                         * failed, or none forwards) */
 
 struct listing_key {
 	struct slice fp;                /* fingerprint, as the agent hashes them */
@@ -50,6 +62,10 @@ struct listing_id {
 	uint32_t seconds_left;          /* LISTING_NO_LIFETIME: none */
 	int confirm;
 	struct slice provider;          /* empty: none */
+	int added_over;                 /* LISTING_ADDED_* */
+	struct slice added_by;          /* FORWARDED: the host key's
+	                                 * fingerprint; else empty */
+	struct slice added_by_name;     /* FORWARDED: its known name, or empty */
 	struct listing_rule *rules;     /* none: usable everywhere */
 	size_t nrules;
 };
@@ -64,7 +80,8 @@ struct listing {
 void listing_encode(struct wb *w, const struct listing *l);
 /* Decode a whole body from r into l (allocated; free with listing_free).
  * -1 with *why for the first thing wrong, l then empty: counts larger
- * than the bytes left could hold, a key blob that does not parse, a
+ * than the bytes left could hold, a key blob that does not parse, an
+ * added_over out of range or whose added_by strings do not fit it, a
  * from-hop that names a user, a to-hop without a host, trailing bytes. */
 int listing_decode(struct rd *r, struct listing *l, const char **why);
 /* Free what listing_decode allocated (or a list built the same way:

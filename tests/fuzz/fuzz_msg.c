@@ -296,6 +296,11 @@ rt_listing(struct rd *r, struct wb *w)
 	CHECK(r->len == 0);
 	for (size_t i = 0; i < l.n; i++) {
 		CHECK(l.ids[i].confirm == 0 || l.ids[i].confirm == 1);
+		/* a host only for a forwarded add, as the encoder writes it */
+		CHECK(l.ids[i].added_over >= LISTING_ADDED_LOCAL &&
+		    l.ids[i].added_over <= LISTING_ADDED_UNKNOWN);
+		CHECK((l.ids[i].added_over == LISTING_ADDED_FORWARDED) ==
+		    (l.ids[i].added_by.len != 0));
 		for (size_t j = 0; j < l.ids[i].nrules; j++)
 			CHECK(l.ids[i].rules[j].from.user.len == 0 &&
 			    l.ids[i].rules[j].to.host.len != 0);

@@ -61,6 +61,10 @@ static const struct {
 	  "prompts from one forwarded host beside a local client's" },
 	{ "prompts-many-hosts", attack_prompts_many_hosts,
 	  "prompts from many forwarded hosts beside a local client's" },
+	{ "planted-key", attack_planted_key,
+	  "a forwarded host's own key: not the user's, not another host's" },
+	{ "forwarded-readd", attack_forwarded_readd,
+	  "a forwarded re-add of the user's key: refused, the key kept" },
 	{ "soak", attack_soak, "mixed soak (make stress)" },
 };
 

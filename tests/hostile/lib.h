@@ -12,7 +12,7 @@
  * messages and keys) and probe.c (the probe, the flood) hold it. Each
  * family is a file named by what it attacks (floods.c, stalls.c,
  * connections.c, pipelines.c, unlock.c, bind.c, limits.c, prompts.c,
- * soak.c); attack.c names every case and runs the one asked for.
+ * forwarded.c, soak.c); attack.c names every case and runs the one asked for.
  */
 #ifndef KEYWARD_TESTS_HOSTILE_LIB_H
 #define KEYWARD_TESTS_HOSTILE_LIB_H
@@ -240,6 +240,9 @@ void attack_limits_keys(void);
 /* prompts.c: confirm prompts from forwarded hosts */
 void attack_prompts_one_host(void);
 void attack_prompts_many_hosts(void);
+/* forwarded.c: a forwarded host's keys */
+void attack_planted_key(void);
+void attack_forwarded_readd(void);
 /* soak.c: all of the above again and again */
 void attack_soak(void);
 

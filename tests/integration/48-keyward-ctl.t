@@ -105,7 +105,8 @@ like "$cline" '^256 SHA256:[A-Za-z0-9+/]{43} kX@kwtest \(ED25519-CERT\)$' \
 is "$cline" "$xcert" "kX's certificate is listed as ssh-keygen -lf prints it"
 
 # one key at a time: lifetime, confirm, destinations
-is "$(block "$(dest_fp kP)" | tail -n +2)" "    lifetime: none
+is "$(block "$(dest_fp kP)" | tail -n +2)" "    added by: local
+    lifetime: none
     confirm: no
     destination: none (usable everywhere)" "kP: no lifetime, no confirm, usable everywhere"
 
@@ -114,10 +115,11 @@ left=$(printf '%s\n' "$tb" | sed -n 's/^    lifetime: \([0-9]*\) s left$/\1/p')
 like "$left" '^[0-9]+$' "kT: 'lifetime: N s left' ($left)"
 [ -n "$left" ] && [ "$left" -le 600 ] && [ "$left" -ge 540 ]
 ok $? "kT: the seconds left are at most 600 and close to it ($left)"
-is "$(printf '%s\n' "$tb" | tail -n +3)" "    confirm: no
+is "$(printf '%s\n' "$tb" | tail -n +4)" "    confirm: no
     destination: none (usable everywhere)" "kT: no confirm, no destination"
 
-is "$(block "$(dest_fp kE)" | tail -n +2)" "    lifetime: none
+is "$(block "$(dest_fp kE)" | tail -n +2)" "    added by: local
+    lifetime: none
     confirm: yes
     destination: none (usable everywhere)" "kE (ssh-add -c): confirm: yes"
 is "$(block "$(dest_fp kR)" | head -n 1 | cut -d' ' -f1)" 3072 "kR: 3072 bits, as ssh-keygen -l says"
@@ -126,7 +128,8 @@ pe=$(hfp perseus ed25519) pc=$(hfp perseus ecdsa) se=$(hfp scylla ed25519)
 cafp=$(fp "$T/host_ca.pub")
 like "$pe $pc $se $cafp" '^SHA256:[^ ]+ SHA256:[^ ]+ SHA256:[^ ]+ SHA256:[^ ]+$' \
 	"ssh-keygen -lf gives the host keys' fingerprints"
-is "$(block "$(dest_fp kD)" | tail -n +2)" "    lifetime: none
+is "$(block "$(dest_fp kD)" | tail -n +2)" "    added by: local
+    lifetime: none
     confirm: no
     hop: origin -> perseus [$pe, $pc] user any
     hop: perseus [$pe, $pc] -> scylla [$se] user any" \
@@ -135,7 +138,7 @@ is "$(block "$(dest_fp kM)" | tail -n 1)" \
 	"    hop: perseus [$pe, $pc] -> scylla [CA $cafp] user medea" \
 	"kM: the user medea, scylla's CA marked CA"
 cb=$(printf '%s\n' "$TEXT" | awk '/^[^ ]/ { on = /-CERT\)$/ } on')
-is "$(block "$(dest_fp kX)" | sed -n 2p | sed 's/[0-9][0-9]*/N/')$(printf '%s\n' "$cb" | sed -n 2p | sed 's/[0-9][0-9]*/N/')" \
+is "$(block "$(dest_fp kX)" | sed -n 3p | sed 's/[0-9][0-9]*/N/')$(printf '%s\n' "$cb" | sed -n 3p | sed 's/[0-9][0-9]*/N/')" \
 	"    lifetime: N s left    lifetime: N s left" "kX: key and certificate both have their lifetime (-t 600)"
 is "$(block "$(dest_fp kQ)" | head -n 1)" "256 $(dest_fp kQ) say \"hi\" \\\\ to C:\\\\path\\\\ (ED25519)" \
 	"kQ: quotes shown as they are, backslashes doubled"
@@ -151,7 +154,7 @@ is "$(nocert "$jlines")" "$(nocert "$SSHADD_RAW")" \
 	"bits, fingerprint, comment and type give ssh-add -l's lines, in its order (certificates aside)"
 is "$jlines" "$SSHADD_RAW" "the same, certificates included"
 is "$(printf '%s\n' "$JSON" | jq -r '[.[] | keys_unsorted | join(",")] | unique | .[]')" \
-	"bits,type,fingerprint,comment,lifetime_left,confirm,destinations" "every object has the same fields, in order"
+	"bits,type,fingerprint,comment,added_over,added_by,added_by_name,lifetime_left,confirm,destinations" "every object has the same fields, in order"
 is "$(jkey "$(dest_fp kP)" '[.lifetime_left, .confirm, .destinations]')" '[null,false,[]]' \
 	"kP: lifetime_left null, confirm false, no destinations"
 jleft=$(jkey "$(dest_fp kT)" .lifetime_left)
@@ -301,8 +304,9 @@ ext=$(hexstr constraints@keyward.dev)
 blob=$(cut -d' ' -f2 "$T/keys/kP.pub" | base64 -d | od -An -tx1 -v | tr -d ' \n')
 kfp=$(dest_fp kP)
 # an identity: comment (hex), seconds_left, confirm, rules (hex: count +
-# rules); the provider string between confirm and rules is empty (none)
-ident() { printf '%s%s%s%s%s%s%s' "$(hexb "$blob")" "$(hexb "$1")" "$(hexstr "$kfp")" "$2" "$3" 00000000 "$4"; }
+# rules); the provider string between confirm and rules is empty (none),
+# then the add's origin: local (00), no host key, no name
+ident() { printf '%s%s%s%s%s%s%s' "$(hexb "$blob")" "$(hexb "$1")" "$(hexstr "$kfp")" "$2" "$3" 00000000000000000000000000 "$4"; }
 hex() { printf '%s' "$1" | od -An -tx1 -v | tr -d ' \n'; }
 hop() { printf '%s%s%s' "$(hexstr "$1")" "$(hexstr "$2")" "$3"; }   # user host keys
 hkey() { printf '%s%s' "$(hexstr "$1")" "$2"; }                       # fp is_ca
@@ -310,11 +314,26 @@ hkey() { printf '%s%s' "$(hexstr "$1")" "$2"; }                       # fp is_ca
 one=$(ident "$(hex plain)" ffffffff 00 00000000)
 fake "$(frame "1d${ext}00000001${one}")"
 is "$RC:$OUT" "0:256 $kfp plain (ED25519)
+    added by: local
     lifetime: none
     confirm: no
     destination: none (usable everywhere)" "fake agent, a well-formed reply: listed"
 is "$(sed -n 1p "$T/fake.log")" "0000001c1b${ext}" \
 	"the request: uint32 28; byte 27; string \"constraints@keyward.dev\""
+
+# a key a forwarded host added (01: its host key's fingerprint, a name
+# from a destination constraint), and one from a host keyward cannot name
+fwd=$(printf '%s%s%s%s%s%s%s%s' "$(hexb "$blob")" "$(hexb "$(hex planted)")" "$(hexstr "$kfp")" \
+	ffffffff 00 00000000 "01$(hexstr SHA256:hostkey)$(hexstr "$(printf 'sc\tylla')")" 00000000)
+unk=$(printf '%s%s%s%s%s%s%s%s' "$(hexb "$blob")" "$(hexb "$(hex planted)")" "$(hexstr "$kfp")" \
+	ffffffff 00 00000000 020000000000000000 00000000)
+fake "$(frame "1d${ext}00000002${fwd}${unk}")"
+is "$RC:$(printf '%s\n' "$OUT" | grep 'added by')" "0:    added by: forwarded host SHA256:hostkey (sc\\tylla)
+    added by: a forwarded host keyward cannot name" \
+	"text: who added each key, the host's name escaped"
+fake "$(frame "1d${ext}00000002${fwd}${unk}")" --json
+is "$(printf '%s\n' "$OUT" | jq -c '[.[] | [.added_over, .added_by, .added_by_name]]')" \
+	'[["forwarded","SHA256:hostkey","sc\tylla"],["unknown",null,null]]' "JSON: the same"
 
 # control bytes, quotes, backslashes, UTF-8 and bytes that are not UTF-8
 cm=$(hex 'a"b\c')01097fc29b$(hex 'é')ff$(hex z)c0af

@@ -12,7 +12,8 @@
 #     agent holds) is refused as management, and k keeps its constraint;
 #   - with -O allow-remote-add the planted key is the user's, as in
 #     ssh-agent, and with -O allow-remote-manage the re-add is served.
-# The same scenario against ssh-agent is the baseline: it fails the attack
+# keyward-ctl (and, with -O allow-remote-add, the confirm prompt) says hostA
+# added the planted key. The same scenario against ssh-agent is the baseline: it fails the attack
 # (a note, not a failure here).
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-rules.sh"
@@ -24,6 +25,7 @@ start_sshd hostA || bail "sshd hostA"
 start_sshd hostB || bail "sshd hostB"
 PFP=$(fp "$T/keys/planted.pub")
 KFP=$(fp "$T/keys/k.pub")
+HFP=$(fp "$T/hostA/host_ed25519.pub")
 ssh-keygen -c -C "deploy-key " -f "$T/keys/planted" >/dev/null 2>&1
 # hostB's account takes the planted key (the hostile host's own)
 cat "$T/keys/planted.pub" >"$T/authorized_keys.b"
@@ -73,8 +75,17 @@ if is_keyward; then
 	ok $? "the deploy socket of keyward(5)'s SOCKETS example exists"
 	run env SSH_AUTH_SOCK="$DEPLOY" ssh-add -l
 	lacks "$OUT" "$PFP" "the deploy socket does not list the planted key (comment deploy-key )"
-	audit=$(audit_sel 'select(.event == "add" and .decision == "allow") | .key.added_by_host')
-	like "$audit" '^"SHA256:' "the audit record says which host added the key"
+	audit=$(audit_sel 'select(.event == "add" and .decision == "allow") | .key.added_by_host | select(. != null)')
+	is "$audit" "\"$HFP\"" "the audit record says which host added the key (hostA's host key)"
+	# keyward-ctl, the user's own view of every key: who added each
+	run "$KEYWARD_BUILD/keyward-ctl"
+	ctl_block() { printf '%s\n' "$OUT" | awk -v fp="$1" '/^[^ ]/ { on = index($0, " " fp " ") > 0 } on'; }
+	contains "$(ctl_block "$PFP")" "    added by: forwarded host $HFP" \
+		"keyward-ctl lists the planted key as added by hostA's host key"
+	contains "$(ctl_block "$KFP")" "    added by: local" "and the user's own key as added locally"
+	run "$KEYWARD_BUILD/keyward-ctl" --json
+	is "$(jq -c --arg f "$PFP" '.[] | select(.fingerprint == $f) | [.added_over, .added_by]' <<<"$OUT")" \
+		"[\"forwarded\",\"$HFP\"]" "keyward-ctl --json: the same"
 
 	# --- replacing the user's key: a forwarded re-add is management
 	echo yes >"$T/askpass.mode"
@@ -95,7 +106,7 @@ else
 	echo yes >"$T/askpass.mode"
 	onA "ssh-add $(printf %q "$T/keys/k")"
 	[ "$RC" = 0 ] && diag "NOTE: ssh-agent serves hostA's re-add of the user's key (its -c is gone)"
-	skip_n 10 "keyward's owner of a forwarded key"
+	skip_n 13 "keyward's owner of a forwarded key"
 fi
 stop_agent
 
@@ -108,10 +119,23 @@ if is_keyward; then
 	ok "$RC" "-O allow-remote-add: hostA adds its key"
 	run ssh-add -l
 	contains "$OUT" "$PFP" "-O allow-remote-add: the key is the user's, listed locally as in ssh-agent"
+	run "$KEYWARD_BUILD/keyward-ctl"
+	contains "$OUT" "    added by: forwarded host $HFP" "keyward-ctl still says hostA added it"
+	# hostA adds it again with -c (management is allowed here): the user's
+	# confirm prompt for it says where it came from
+	onA "ssh-add -c $(printf %q "$T/keys/planted")"
+	ok "$RC" "hostA re-adds its key with -c"
+	echo yes >"$T/askpass.mode"
+	echo data >"$T/data"
+	hide_key planted        # the agent signs, not the file
+	run ssh-keygen -Y sign -f "$T/keys/planted.pub" -n file "$T/data"
+	ok "$RC" "the user's local ssh-keygen -Y sign with it is confirmed"
+	contains "$(last_prompt)" "This key was added through the forwarded agent by the host with key $HFP" \
+		"the confirm prompt says hostA added the key"
 	onA "ssh-add $(printf %q "$T/keys/k")"
 	ok "$RC" "-O allow-remote-manage: hostA's re-add of k is served"
 	stop_agent
 else
-	skip_n 3 "keyward's options"
+	skip_n 7 "keyward's options"
 fi
 done_testing

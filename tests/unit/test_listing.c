@@ -5,7 +5,8 @@
  * and every malformed body is refused with its reason: truncations,
  * lengths and counts larger than the bytes left, trailing bytes, NULs in
  * text, bools other than 0 and 1, a key that does not parse, hops the
- * agent never accepts.
+ * agent never accepts, an add's origin out of range or with a host that
+ * does not fit it.
  */
 #include "wire/listing.h"
 #include "tests/unit/tap.h"
@@ -33,10 +34,10 @@ tb_ed25519(struct tb *t, uint8_t fill)
 	tb_free(&k);
 }
 
-/* An identity up to its rule count: key, comment, fingerprint, seconds
+/* An identity up to its provider: key, comment, fingerprint, seconds
  * left, confirm, provider. */
 static void
-tb_id(struct tb *t, uint8_t fill, const char *comment, size_t clen,
+tb_id_head(struct tb *t, uint8_t fill, const char *comment, size_t clen,
     uint32_t left, uint8_t confirm, const char *provider)
 {
 	tb_ed25519(t, fill);
@@ -45,6 +46,24 @@ tb_id(struct tb *t, uint8_t fill, const char *comment, size_t clen,
 	tb_u32(t, left);
 	tb_u8(t, confirm);
 	tb_cstring(t, provider);
+}
+
+/* Where the add came from: origin, host key fingerprint, host name. */
+static void
+tb_added(struct tb *t, uint8_t over, const char *by, const char *name)
+{
+	tb_u8(t, over);
+	tb_cstring(t, by);
+	tb_cstring(t, name);
+}
+
+/* An identity up to its rule count, added locally. */
+static void
+tb_id(struct tb *t, uint8_t fill, const char *comment, size_t clen,
+    uint32_t left, uint8_t confirm, const char *provider)
+{
+	tb_id_head(t, fill, comment, clen, left, confirm, provider);
+	tb_added(t, LISTING_ADDED_LOCAL, "", "");
 }
 
 /* A hop up to its key count. */
@@ -83,6 +102,15 @@ static struct listing_id ids[] = {
 	  .confirm = 1, .provider = S("/usr/lib/x86_64-linux-gnu/libsk.so"),
 	  .rules = r_perseus, .nrules = 2 },
 	{ .comment = S(""), .fp = S("SHA256:x"), .seconds_left = 0 },
+	{ .comment = S("planted"), .fp = S("SHA256:x"),
+	  .seconds_left = LISTING_NO_LIFETIME,
+	  .added_over = LISTING_ADDED_FORWARDED, .added_by = S("SHA256:scylla") },
+	{ .comment = S("planted"), .fp = S("SHA256:x"),
+	  .seconds_left = LISTING_NO_LIFETIME,
+	  .added_over = LISTING_ADDED_FORWARDED, .added_by = S("SHA256:scylla"),
+	  .added_by_name = S("scylla") },
+	{ .comment = S("planted"), .fp = S("SHA256:x"),
+	  .seconds_left = LISTING_NO_LIFETIME, .added_over = LISTING_ADDED_UNKNOWN },
 };
 
 static void
@@ -101,6 +129,8 @@ set_blobs(void)
 	ids[0].blob = sl(blob1, sizeof(blob1));
 	ids[1].blob = sl(blob2, sizeof(blob2));
 	ids[2].blob = sl(blob1, sizeof(blob1));
+	for (size_t i = 3; i < 6; i++)
+		ids[i].blob = sl(blob2, sizeof(blob2));
 }
 
 static void
@@ -141,6 +171,23 @@ w_three(struct tb *t)
 	tb_u32(t, 0);
 }
 
+/* planted by scylla (no name known, then named), then by a host
+ * keyward cannot name */
+static void
+w_added(struct tb *t)
+{
+	tb_u32(t, 3);
+	tb_id_head(t, 0x22, "planted", 7, LISTING_NO_LIFETIME, 0, "");
+	tb_added(t, LISTING_ADDED_FORWARDED, "SHA256:scylla", "");
+	tb_u32(t, 0);
+	tb_id_head(t, 0x22, "planted", 7, LISTING_NO_LIFETIME, 0, "");
+	tb_added(t, LISTING_ADDED_FORWARDED, "SHA256:scylla", "scylla");
+	tb_u32(t, 0);
+	tb_id_head(t, 0x22, "planted", 7, LISTING_NO_LIFETIME, 0, "");
+	tb_added(t, LISTING_ADDED_UNKNOWN, "", "");
+	tb_u32(t, 0);
+}
+
 static const struct {
 	const char *name;
 	void (*wire)(struct tb *);
@@ -150,6 +197,8 @@ static const struct {
 	{ "medea, unconstrained, no lifetime", w_medea, { ids, 1 } },
 	{ "medea; perseus to scylla and on to charybdis; an expired key",
 	  w_three, { ids, 3 } },
+	{ "added by a forwarded host, unnamed and named; by an unknown host",
+	  w_added, { ids + 3, 3 } },
 };
 
 static int
@@ -176,6 +225,9 @@ list_eq(const struct listing *a, const struct listing *b)
 		if (!slice_eq(x->blob, y->blob) || !slice_eq(x->comment, y->comment) ||
 		    !slice_eq(x->fp, y->fp) || x->seconds_left != y->seconds_left ||
 		    x->confirm != y->confirm || !slice_eq(x->provider, y->provider) ||
+		    x->added_over != y->added_over ||
+		    !slice_eq(x->added_by, y->added_by) ||
+		    !slice_eq(x->added_by_name, y->added_by_name) ||
 		    x->nrules != y->nrules)
 			return 0;
 		for (size_t j = 0; j < x->nrules; j++)
@@ -293,6 +345,7 @@ b_provider_nul(struct tb *t)
 	tb_u32(t, LISTING_NO_LIFETIME);
 	tb_u8(t, 0);
 	tb_string(t, "/usr/lib/a\0b.so", 14);
+	tb_added(t, LISTING_ADDED_LOCAL, "", "");
 	tb_u32(t, 0);
 }
 
@@ -308,6 +361,76 @@ b_key_not_parsing(struct tb *t)
 	tb_cstring(t, "SHA256:x");
 	tb_u32(t, LISTING_NO_LIFETIME);
 	tb_u8(t, 0);
+	tb_u32(t, 0);
+	tb_added(t, LISTING_ADDED_LOCAL, "", "");
+	tb_u32(t, 0);
+}
+
+/* one identity added from OVER by host BY named NAME */
+static void
+one_added(struct tb *t, uint8_t over, const char *by, const char *name)
+{
+	tb_u32(t, 1);
+	tb_id_head(t, 0x11, "medea", 5, LISTING_NO_LIFETIME, 0, "");
+	tb_added(t, over, by, name);
+	tb_u32(t, 0);
+}
+
+static void
+b_added_3(struct tb *t)
+{
+	one_added(t, 3, "", "");
+}
+
+static void
+b_added_ff(struct tb *t)
+{
+	one_added(t, 0xff, "SHA256:scylla", "");
+}
+
+static void
+b_forwarded_no_host(struct tb *t)
+{
+	one_added(t, LISTING_ADDED_FORWARDED, "", "scylla");
+}
+
+static void
+b_local_with_host(struct tb *t)
+{
+	one_added(t, LISTING_ADDED_LOCAL, "SHA256:scylla", "");
+}
+
+static void
+b_local_with_name(struct tb *t)
+{
+	one_added(t, LISTING_ADDED_LOCAL, "", "scylla");
+}
+
+static void
+b_unknown_with_host(struct tb *t)
+{
+	one_added(t, LISTING_ADDED_UNKNOWN, "SHA256:scylla", "scylla");
+}
+
+static void
+b_added_by_nul(struct tb *t)
+{
+	tb_u32(t, 1);
+	tb_id_head(t, 0x11, "medea", 5, LISTING_NO_LIFETIME, 0, "");
+	tb_u8(t, LISTING_ADDED_FORWARDED);
+	tb_string(t, "SHA256:\0", 8);
+	tb_cstring(t, "");
+	tb_u32(t, 0);
+}
+
+static void
+b_added_name_nul(struct tb *t)
+{
+	tb_u32(t, 1);
+	tb_id_head(t, 0x11, "medea", 5, LISTING_NO_LIFETIME, 0, "");
+	tb_u8(t, LISTING_ADDED_FORWARDED);
+	tb_cstring(t, "SHA256:scylla");
+	tb_string(t, "scy\nlla\0", 9);
 	tb_u32(t, 0);
 }
 
@@ -395,6 +518,21 @@ static const struct {
 	{ "confirm 2 (never written)", b_confirm_2, "truncated identity" },
 	{ "a provider with a NUL inside", b_provider_nul, "truncated identity" },
 	{ "a key blob that does not parse", b_key_not_parsing, NULL },
+	{ "added_over 3 (never written)", b_added_3,
+	  "an unknown origin of an add" },
+	{ "added_over 255 with a host", b_added_ff, "an unknown origin of an add" },
+	{ "forwarded, a name but no host key", b_forwarded_no_host,
+	  "an add's host does not fit its origin" },
+	{ "local, with a host key", b_local_with_host,
+	  "an add's host does not fit its origin" },
+	{ "local, with a host name", b_local_with_name,
+	  "an add's host does not fit its origin" },
+	{ "unknown, with a host key and name", b_unknown_with_host,
+	  "an add's host does not fit its origin" },
+	{ "a NUL ending the adding host's fingerprint", b_added_by_nul,
+	  "truncated identity" },
+	{ "a NUL ending the adding host's name", b_added_name_nul,
+	  "truncated identity" },
 	{ "a from-hop that names a user", b_from_user, "a from-hop names a user" },
 	{ "a to-hop without a host", b_to_no_host, "a to-hop names no host" },
 	{ "a NUL ending a host", b_host_nul, "truncated destination hop" },
