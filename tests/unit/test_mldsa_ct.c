@@ -22,7 +22,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "crypto/mldsa44_common.c"
 #include "crypto/mldsa44.c"
+#include "crypto/mldsa44_sign.c"
 
 /* Under valgrind: keygen and sign with the secrets undefined. */
 static int
