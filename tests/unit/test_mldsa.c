@@ -97,7 +97,7 @@ test_rounding(void)
 	is_int(bad_p, 0, "Power2Round agrees with its definition on all of [0, q)");
 }
 
-/* SHA-256 of noble's (@noble/post-quantum 0.7.1, ml_dsa44.keygen(seed))
+/* SHA-256 of noble's (@noble/post-quantum 0.7.1 and 0.4.1, ml_dsa44.keygen(seed))
  * public and secret keys for two seeds. */
 static const struct {
 	const char *seed, *pk, *sk;
