@@ -1,5 +1,5 @@
 #!/bin/bash
-# ML-DSA-44 (crypto/mldsa44.c) against a second, independent
+# ML-DSA-44 (crypto/mldsa44*.c) against a second, independent
 # implementation: @noble/post-quantum (pure JavaScript), run with node.
 # Both ways, thousands of keys: keyward's keys and signatures (random
 # contexts, messages and rnd) are checked by noble -- its keygen from the

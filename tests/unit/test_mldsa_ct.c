@@ -4,7 +4,7 @@
  * and rnd are marked undefined for valgrind's memcheck, so that any
  * branch or memory index that depends on them is reported ("conditional
  * jump or move depends on uninitialised value", "use of uninitialised
- * value"). crypto/mldsa44.c tells valgrind, with CT_PUBLIC, what FIPS 204
+ * value"). crypto/mldsa44_sign.c tells valgrind, with CT_PUBLIC, what FIPS 204
  * lets a signer reveal (the rejection decisions, c~) and nothing else.
  *
  * The test runs itself under valgrind twice: as built (no error may be
