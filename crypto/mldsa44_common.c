@@ -359,7 +359,8 @@ mldsa_pack(uint8_t *out, const poly *p, int n, unsigned bits, int32_t b,
 	int i;
 
 	for (i = 0; i < n * N; i++) {
-		acc |= (uint64_t)(uint32_t)(b + sgn * p[i / N].c[i % N]) << have;
+		acc |= (uint64_t)(uint32_t)(b + sgn * p[i / N].c[i % N]) <<
+		    have;
 		for (have += bits; have >= 8; have -= 8) {
 			*out++ = (uint8_t)acc;
 			acc >>= 8;
@@ -379,7 +380,8 @@ mldsa_unpack(poly *p, int n, const uint8_t *in, unsigned bits, int32_t b,
 	for (i = 0; i < n * N; i++) {
 		for (; have < bits; have += 8)
 			acc |= (uint64_t)*in++ << have;
-		p[i / N].c[i % N] = sgn * ((int32_t)(acc & ((1U << bits) - 1)) - b);
+		p[i / N].c[i % N] =
+		    sgn * ((int32_t)(acc & ((1U << bits) - 1)) - b);
 		acc >>= bits;
 		have -= bits;
 	}
