@@ -38,10 +38,16 @@ is "${#PUB}" $(( (4 + 31 + 4 + 1344) * 2 )) "public blob is name and 1344-byte k
 start_agent
 ok $? "agent started"
 
-run rawc "$ADDBAD"
-is "$OUT" "05" "ADD with seeds that do not make the public key: failure"
-run rawc 0b
-is "$OUT" "0c00000000" "nothing was added"
+if is_keyward; then
+	run rawc "$ADDBAD"
+	is "$OUT" "05" "ADD with seeds that do not make the public key: failure"
+	run rawc 0b
+	is "$OUT" "0c00000000" "nothing was added"
+else
+	# OpenSSH 10.5's ssh-agent takes such a key as given (SUCCESS); keyward
+	# checks the seeds against the public key.
+	skip_n 2 "keyward's own check: $AGENT adds a key whose seeds do not make its public key"
+fi
 
 # Malformed keys from a hostile client: a clear failure each, and the
 # agent goes on answering.
