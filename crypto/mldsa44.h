@@ -1,6 +1,7 @@
 /*
  * mldsa44.h - ML-DSA-44 (FIPS 204), key generation from a seed, signing
- * and verification. Linked by the keyholder (sign) and policy (verify);
+ * and verification. Linked by the keyholder (sign: crypto/mldsa44_sign.c)
+ * and policy (verify: crypto/mldsa44.c, which links no signing code);
  * never by the monitor. Sizes are those of FIPS 204 table 2, named in
  * ipc/limits.h.
  *

@@ -1,52 +1,40 @@
 #!/bin/bash
-# ML-DSA-44 (crypto/mldsa44.c) against a second, independent
+# ML-DSA-44 (crypto/mldsa44*.c) against a second, independent
 # implementation: @noble/post-quantum (pure JavaScript), run with node.
 # Both ways, thousands of keys: keyward's keys and signatures (random
 # contexts, messages and rnd) are checked by noble -- its keygen from the
 # same seed gives the same public key, the signature verifies, noble's own
 # signature with the same rnd is the same bytes, one byte flipped fails;
 # noble's are checked by keyward the same way (tests/tools/mldsa_tool.c).
-# npm installs the pinned package into the build directory; without the
-# registry or node the checks are skipped, never passed.
+# noble is first held against NIST's ACVP vectors. npm installs the pinned
+# package into the build directory (tests/integration/lib-noble.sh);
+# without the registry or node the checks are skipped, never passed.
 . "$(dirname "$0")/lib.sh"
+. "$LIBDIR/lib-noble.sh"
 
-NOBLE_VERSION=0.7.1
 COUNT=${MLDSA_NOBLE_COUNT:-2000}
 TOOL=$KEYWARD_BUILD/tests/mldsa_tool
-ND=$KEYWARD_BUILD/noble
+VECTORS=$REPO/tests/unit/vectors/mldsa44-acvp.txt
 
-# @noble/post-quantum 0.7.1 asks node >= 20.19 (Debian 12's is 18).
-node_ok() {
-	command -v node >/dev/null &&
-		node -e 'const [a, b] = process.versions.node.split(".").map(Number);
-			process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' 2>/dev/null
-}
-have_noble() {
-	node_ok || return 1
-
-	[ -f "$ND/node_modules/@noble/post-quantum/package.json" ] &&
-		grep -q "\"version\": \"$NOBLE_VERSION\"" \
-			"$ND/node_modules/@noble/post-quantum/package.json"
-}
-if command -v node >/dev/null && command -v npm >/dev/null && ! have_noble; then
-	mkdir -p "$ND"
-	timeout 180 npm install --silent --no-audit --no-fund --prefix "$ND" \
-		"@noble/post-quantum@$NOBLE_VERSION" >"$T/npm.log" 2>&1
-fi
+noble_setup
 if ! have_noble; then
-	diag "no @noble/post-quantum@$NOBLE_VERSION: no node >= 20.19, no npm, or no registry"
-	skip_n 4 "@noble/post-quantum not installable"
+	skip_n 5 "@noble/post-quantum@$NOBLE_VERSION not installable (no node >= 18, no npm, or no registry)"
 	done_testing
 	exit
 fi
-cp "$LIBDIR/mldsa-noble.mjs" "$ND/mldsa-noble.mjs"
+diag "node $(node --version), @noble/post-quantum $NOBLE_VERSION"
+
+# The oracle first: noble must itself agree with NIST's vectors (the
+# same file test_mldsa reads) before its verdicts count.
+run node "$NOBLE" acvp "$VECTORS"
+is "$OUT" "good 30 bad 0" "noble agrees with the ACVP vectors (keyGen, sigGen, sigVer, pure and internal)"
 
 "$TOOL" sign "$COUNT" "keyward-$$-$RANDOM" >"$T/kw.txt"
 ok $? "keyward made and signed $COUNT keys"
-run node "$ND/mldsa-noble.mjs" verify <"$T/kw.txt"
+run node "$NOBLE" verify <"$T/kw.txt"
 is "$OUT" "good $COUNT bad 0" "noble: same public keys, signatures verify, same bytes with the same rnd, flips refused"
 
-run node "$ND/mldsa-noble.mjs" sign "$COUNT"
+run node "$NOBLE" sign "$COUNT"
 printf '%s\n' "$OUT" >"$T/noble.txt"
 is "$(wc -l <"$T/noble.txt" | tr -d ' ')" "$COUNT" "noble made and signed $COUNT keys"
 run "$TOOL" verify <"$T/noble.txt"

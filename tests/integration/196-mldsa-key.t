@@ -9,38 +9,20 @@
 # malformed ones (lengths, truncation) with the agent still answering. The same with
 # OpenSSH 10.5's own tools is 197-mldsa-openssh10.t.
 . "$(dirname "$0")/lib.sh"
+. "$LIBDIR/lib-noble.sh"
 
 TOOL=$KEYWARD_BUILD/tests/mldsa_tool
-ND=$KEYWARD_BUILD/noble
-NOBLE_VERSION=0.7.1
 
 # hex -> SSH string (uint32 length, then the bytes), in hex
 hs() { printf '%08x%s' $((${#1} / 2)) "$1"; }
 rawc() { perl "$RAWCLIENT" -t 30 "$SSH_AUTH_SOCK" "$@"; }
 ascii() { printf '%s' "$1" | od -An -tx1 | tr -d ' \n'; }
 
-# @noble/post-quantum 0.7.1 asks node >= 20.19 (Debian 12's is 18).
-node_ok() {
-	command -v node >/dev/null &&
-		node -e 'const [a, b] = process.versions.node.split(".").map(Number);
-			process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' 2>/dev/null
-}
-have_noble() {
-	node_ok || return 1
-
-	grep -qs "\"version\": \"$NOBLE_VERSION\"" \
-		"$ND/node_modules/@noble/post-quantum/package.json"
-}
-if command -v npm >/dev/null && ! have_noble; then
-	mkdir -p "$ND"
-	timeout 180 npm install --silent --no-audit --no-fund --prefix "$ND" \
-		"@noble/post-quantum@$NOBLE_VERSION" >"$T/npm.log" 2>&1
-fi
-have_noble && cp "$LIBDIR/mldsa-noble.mjs" "$ND/mldsa-noble.mjs"
+noble_setup
 # check_sig DATAHEX SIGBLOBHEX NAME: both halves, independently
 check_sig() {
 	if have_noble; then
-		is "$(node "$ND/mldsa-noble.mjs" composite "$PUB" "$1" "$2")" \
+		is "$(node "$NOBLE" composite "$PUB" "$1" "$2")" \
 			"mldsa ok ed25519 ok" "$3: ML-DSA-44 half (noble) and Ed25519 half (OpenSSL) verify"
 	else
 		skip "@noble/post-quantum not installable: $3 not checked"
@@ -56,10 +38,16 @@ is "${#PUB}" $(( (4 + 31 + 4 + 1344) * 2 )) "public blob is name and 1344-byte k
 start_agent
 ok $? "agent started"
 
-run rawc "$ADDBAD"
-is "$OUT" "05" "ADD with seeds that do not make the public key: failure"
-run rawc 0b
-is "$OUT" "0c00000000" "nothing was added"
+if is_keyward; then
+	run rawc "$ADDBAD"
+	is "$OUT" "05" "ADD with seeds that do not make the public key: failure"
+	run rawc 0b
+	is "$OUT" "0c00000000" "nothing was added"
+else
+	# OpenSSH 10.5's ssh-agent takes such a key as given (SUCCESS); keyward
+	# checks the seeds against the public key.
+	skip_n 2 "keyward's own check: $AGENT adds a key whose seeds do not make its public key"
+fi
 
 # Malformed keys from a hostile client: a clear failure each, and the
 # agent goes on answering.
@@ -93,7 +81,7 @@ isnt_same=$([ "$SIG1" != "$SIG2" ] && echo differ || echo same)
 is "$isnt_same" "differ" "two signatures of the same data differ (hedged, as OpenSSH signs)"
 check_sig "$DATA" "$SIG2" "second signature"
 if have_noble; then
-	is "$(node "$ND/mldsa-noble.mjs" composite "$PUB" "$(ascii 'other data')" "$SIG1")" \
+	is "$(node "$NOBLE" composite "$PUB" "$(ascii 'other data')" "$SIG1")" \
 		"mldsa bad ed25519 bad" "the checker refuses the signature over other data"
 else
 	skip "@noble/post-quantum not installable"

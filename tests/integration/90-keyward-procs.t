@@ -13,7 +13,7 @@
 # unavailable.
 . "$(dirname "$0")/lib.sh"
 
-NTESTS=99
+NTESTS=109
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
@@ -93,6 +93,38 @@ if [ -f "$OBJ/main.o" ]; then
 	done
 else
 	skip_n 3 "no policy objects in $OBJ"
+fi
+
+# ML-DSA-44: key generation and signing (crypto/mldsa44_sign.c,
+# crypto/composite_sign.c) are the keyholder's; policy links verification
+# (crypto/mldsa44.c, composite.c) and nothing of those two files, and the
+# monitor no object of crypto/ at all. The names are read from the
+# objects themselves, so that a function added there is checked too; the
+# keyholder must define every one (the lists are right and can match).
+# By name as well, for a build whose objects are elsewhere.
+like "$PSYMS" ' T mldsa44_verify$' "nm keyward-policy: ML-DSA-44 verification is there (mldsa44_verify)"
+is "$(printf '%s\n' "$PSYMS" | grep -E ' [TtDdBbRr] (mldsa44_keygen|mldsa44_sign[a-z_]*|composite_sign|composite_public|sign_core|rej_bounded_poly|expand_mask|sk_decode|sk_encode|power2round)$')" "" \
+	"nm keyward-policy: no ML-DSA-44 key generation or signing by name"
+MSYMS=$(nm "$BIN/keyward" 2>&1)
+like "$MSYMS" ' T main$' "nm keyward: its symbols are readable (main)"
+is "$(printf '%s\n' "$MSYMS" | grep -E ' [TtDdBbRr] [a-z_]*(mldsa|composite_|keccak|sig_verify)')" "" \
+	"nm keyward: no ML-DSA, Keccak, composite or signature code by name"
+COBJ=$KEYWARD_BUILD/obj/crypto
+if [ -f "$COBJ/mldsa44_sign.o" ]; then
+	gsyms() { nm --defined-only -g "$@" 2>&1 | awk 'NF == 3 {print $3}' | sort -u; }
+	SIGNSYMS=$(gsyms "$COBJ/mldsa44_sign.o" "$COBJ/composite_sign.o")
+	like "$SIGNSYMS" '^mldsa44_keygen$' "the signing objects' symbols read (mldsa44_keygen among them)"
+	like "$SIGNSYMS" '^composite_sign$' "... and composite_sign"
+	is "$(gsyms "$BIN/keyward-keyholder" | comm -13 - <(printf '%s\n' "$SIGNSYMS"))" "" \
+		"nm keyward-keyholder: defines every symbol of the signing objects"
+	is "$(gsyms "$BIN/keyward-policy" | comm -12 - <(printf '%s\n' "$SIGNSYMS"))" "" \
+		"nm keyward-policy: defines no symbol of crypto/mldsa44_sign.o or composite_sign.o"
+	CRYSYMS=$(gsyms "$COBJ"/*.o)
+	like "$CRYSYMS" '^mldsa_ntt$' "crypto objects' symbols read (mldsa_ntt among them)"
+	is "$(gsyms "$BIN/keyward" | comm -12 - <(printf '%s\n' "$CRYSYMS"))" "" \
+		"nm keyward: defines no symbol of any crypto/ object"
+else
+	skip_n 6 "no crypto objects in $COBJ"
 fi
 
 # ------------------------------------------------------------ sandbox state

@@ -1,5 +1,5 @@
 /*
- * mldsa_tool - ML-DSA-44 (crypto/mldsa44.c) in lines of hex, for the
+ * mldsa_tool - ML-DSA-44 (crypto/mldsa44*.c) in lines of hex, for the
  * cross-check against another implementation (tests/integration/
  * 195-mldsa-noble.t). A line: xi pk ctx msg rnd sig, each hex ("-" for
  * empty).

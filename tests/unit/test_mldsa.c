@@ -1,5 +1,5 @@
 /*
- * test_mldsa.c - ML-DSA-44 (crypto/mldsa44.c): the Keccak against
+ * test_mldsa.c - ML-DSA-44 (crypto/mldsa44*.c): the Keccak against
  * OpenSSL's SHAKE, Decompose and Power2Round against their definitions
  * over all of [0, q), NIST's ACVP vectors for ML-DSA-44 keyGen, sigGen
  * and sigVer (tests/unit/vectors/README), key generation against
@@ -9,8 +9,9 @@
  * noble both ways over thousands of keys; test_mldsa_ct runs under
  * valgrind for constant time.
  *
- * The file under test is included so that its static helpers can be
- * reached; the archive's copy is then not linked.
+ * The files under test (crypto/mldsa44_common.c, mldsa44.c,
+ * mldsa44_sign.c) are included so that their static helpers can be
+ * reached; the archive's copies are then not linked.
  */
 #include "tests/unit/tap.h"
 
@@ -18,7 +19,9 @@
 #include <openssl/sha.h>
 #include <stdio.h>
 
+#include "crypto/mldsa44_common.c"
 #include "crypto/mldsa44.c"
+#include "crypto/mldsa44_sign.c"
 
 static void
 sha256hex(const uint8_t *p, size_t n, char out[65])
@@ -94,7 +97,7 @@ test_rounding(void)
 	is_int(bad_p, 0, "Power2Round agrees with its definition on all of [0, q)");
 }
 
-/* SHA-256 of noble's (@noble/post-quantum 0.7.1, ml_dsa44.keygen(seed))
+/* SHA-256 of noble's (@noble/post-quantum 0.7.1 and 0.4.1, ml_dsa44.keygen(seed))
  * public and secret keys for two seeds. */
 static const struct {
 	const char *seed, *pk, *sk;

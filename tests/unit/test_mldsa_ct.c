@@ -4,8 +4,9 @@
  * and rnd are marked undefined for valgrind's memcheck, so that any
  * branch or memory index that depends on them is reported ("conditional
  * jump or move depends on uninitialised value", "use of uninitialised
- * value"). crypto/mldsa44.c tells valgrind, with CT_PUBLIC, what FIPS 204
- * lets a signer reveal (the rejection decisions, c~) and nothing else.
+ * value"). crypto/mldsa44_sign.c tells valgrind, with CT_PUBLIC, what
+ * FIPS 204 lets a signer reveal (the rejection decisions, c~) and nothing
+ * else.
  *
  * The test runs itself under valgrind twice: as built (no error may be
  * reported) and with ct_abs made to read a table at an index taken
@@ -22,7 +23,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "crypto/mldsa44_common.c"
 #include "crypto/mldsa44.c"
+#include "crypto/mldsa44_sign.c"
 
 /* Under valgrind: keygen and sign with the secrets undefined. */
 static int
