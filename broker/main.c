@@ -35,6 +35,8 @@
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
+#include "ipc/sibling.h"
+#include "ipc/start.h"
 #include "wire/broker.h"
 #include "ipc/spawn.h"
 #include "broker/broker.h"
@@ -57,17 +59,13 @@
 
 struct broker B;
 
-uint64_t
-mono_now(void)
-{
-	return clock_ms(CLOCK_MONOTONIC);
-}
+#define POLICY "keyward-policy"
 
 void
 send_policy(void)
 {
 	if (chan_send(&B.c, &B.out) != 0)
-		_exit(0);               /* policy is gone */
+		peer_gone(POLICY);
 }
 
 void
@@ -107,11 +105,11 @@ resolve(uint32_t req, struct slice in)
 
 /* Policy's messages, one handler each (from_policy's table). A message
  * that does not decode whole is policy gone wrong: the broker ends, and
- * policy with it (fail closed). */
-static void
+ * policy with it (fail closed; ipc/sibling.h). */
+static void __attribute__((noreturn))
 bad(const char *what)
 {
-	fatal("broker: bad %s from policy", what);
+	peer_broke(POLICY, "a malformed %s", what);
 }
 
 static void
@@ -204,22 +202,15 @@ from_policy(const uint8_t *p, size_t n)
 	struct msg_hdr h;
 	struct rd r;
 
-	rd_init(&r, p, n);
-	if (msg_hdr_decode(&r, &h) != 0)
-		fatal("broker: bad message from policy");
-	for (size_t i = 0; i < sizeof(from_policy_rows) / sizeof(from_policy_rows[0]); i++)
-		if (from_policy_rows[i].type == h.type) {
-			from_policy_rows[i].fn(h.req, &r);
-			return;
-		}
-	fatal("broker: unexpected message %u from policy", h.type);
+	msg_sibling_hdr(POLICY, p, n, &r, &h);
+	MSG_ROW(POLICY, from_policy_rows, h.type)->fn(h.req, &r);
 }
 
 /* Poll timeout: the nearest helper deadline; end the ones past it. */
 static int
 deadlines(void)
 {
-	uint64_t now = mono_now();
+	uint64_t now = clock_mono_ms();
 	int timeout = -1;
 
 	sk_deadlines(now, &timeout);
@@ -273,13 +264,9 @@ main(int argc, char **argv)
 
 	/* policy starts the broker with exactly one argument list
 	 * (wire/args.h); anything else is refused whole */
-	if (args_broker_decode(argc, argv, &a) != 0) {
-		fprintf(stderr, "keyward-broker is started by keyward, not by hand\n");
-		return 1;
-	}
-	log_init("keyward-broker", a.debug ? LOG_LVL_DEBUG : LOG_LVL_INFO, 0);
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGINT, SIG_IGN);        /* ^C reaches the monitor; it decides */
+	if (args_broker_decode(argc, argv, &a) != 0)
+		start_refused("keyward-broker");
+	start_helper("keyward-broker", a.debug, START_IGNORE_INT);
 	chan_init(&B.c, 3);
 	wb_init(&B.out);
 	B.touch_ms = a.touch_timeout * 1000;
@@ -322,7 +309,7 @@ main(int argc, char **argv)
 			fatal("poll: %m");
 		}
 		if ((pfd[0].revents & POLLOUT) && chan_flush(&B.c) != 0)
-			_exit(0);
+			peer_gone(POLICY);
 		for (int i = 1; i < nj; i++)
 			if (pfd[i].revents != 0 && at[i - 1]->pid != 0)
 				sk_from_helper(at[i - 1]);
@@ -335,7 +322,7 @@ main(int argc, char **argv)
 				wipe(B.buf, n);         /* a key handle, a PIN */
 			}
 			if (r < 0)
-				_exit(0);       /* policy is gone: so is the agent */
+				peer_gone(POLICY);
 		}
 	}
 }

@@ -6,6 +6,7 @@
  */
 #include "ipc/clock.h"
 #include "ipc/log.h"
+#include "ipc/sibling.h"
 #include "wire/monitor.h"
 #include "monitor/whois.h"
 #include "monitor/monitor.h"
@@ -24,17 +25,12 @@
 
 struct monitor M;
 
-uint64_t
-mono_ms(void)
-{
-	return clock_ms(CLOCK_MONOTONIC);
-}
-
 void
 monitor_send(struct wb *w)
 {
 	if (chan_send(&M.policy, w) != 0)
-		fatal("policy process is gone; shutting down");
+		peer_broke("keyward-policy", "its channel closed while the agent "
+		    "runs");
 	wipe(w->p, w->len);     /* an ADD carried a private key */
 	wb_reset(w);
 }
@@ -182,7 +178,7 @@ monitor_loop(void)
 	if ((pfd = calloc(M.maxclients + 5 + SOCKETS_MAX, sizeof(*pfd))) == NULL)
 		fatal("out of memory");
 	while (!M.quit) {
-		now = mono_ms();
+		now = clock_mono_ms();
 		whois_expire(now);
 		clients_scan(now);
 		/* Writing replies frees slots for frames already buffered
@@ -226,7 +222,7 @@ monitor_loop(void)
 				continue;
 			fatal("poll: %m");
 		}
-		now = mono_ms();
+		now = clock_mono_ms();
 		if (M.command_parent > 0 && now - last_check >= MONITOR_PARENT_CHECK_MS) {
 			last_check = now;
 			if (getppid() != M.command_parent) {
@@ -241,7 +237,8 @@ monitor_loop(void)
 		if (pfd[0].revents)
 			signal_input();
 		if (pfd[1].revents & POLLOUT && chan_flush(&M.policy) != 0)
-			fatal("policy process is gone; shutting down");
+			peer_broke("keyward-policy", "its channel closed while the "
+			    "agent runs");
 		if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))
 			policy_input();
 		if (M.quit)
