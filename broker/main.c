@@ -251,29 +251,17 @@ out:
 	return rc;
 }
 
-int
-main(int argc, char **argv)
+/* The sandbox: it may execute the token helpers and their ELF
+ * interpreter, and nothing else; a helper not installed is simply not
+ * among them. */
+static void
+confine(void)
 {
-	struct broker_args a;
-	struct pollfd pfd[1 + TOKEN_MAX_HELPERS + TOKEN_MAX_PROVIDERS];
-	char helper[PATH_MAX], p11[PATH_MAX], interp[PATH_MAX];
+	static char helper[PATH_MAX], p11[PATH_MAX], interp[PATH_MAX];
 	const char *exe[3];
 	size_t nexe = 0;
-	size_t n;
-	int r;
 
-	/* policy starts the broker with exactly one argument list
-	 * (wire/args.h); anything else is refused whole */
-	if (args_broker_decode(argc, argv, &a) != 0)
-		start_refused("keyward-broker");
-	start_helper("keyward-broker", a.debug, START_IGNORE_INT);
-	chan_init(&B.c, 3);
-	wb_init(&B.out);
-	B.touch_ms = a.touch_timeout * 1000;
-	B.debug = a.debug;
 	sandbox_harden();
-	/* It may execute the token helpers and their ELF interpreter, and
-	 * nothing else; a helper not installed is simply not among them. */
 	if (helper_path("keyward-sk", helper, sizeof(helper)) == 0)
 		exe[nexe++] = helper;
 	else
@@ -286,24 +274,57 @@ main(int argc, char **argv)
 		exe[nexe++] = interp;
 	sandbox_landlock_exec("broker", exe, nexe);
 	sandbox_broker();
+}
+
+/* Policy's channel, then every running sk helper, then every provider's
+ * helper: at[] and pv[] name the latter two's owners. */
+static nfds_t
+fill_pollfds(struct pollfd *pfd, struct job **at, int *nj, struct prov **pv,
+    int *npv)
+{
+	int np = 1;
+
+	pfd[0] = (struct pollfd){ B.c.fd, chan_events(&B.c), 0 };
+	for (int i = 0; i < TOKEN_MAX_HELPERS; i++)
+		if (B.jobs[i].pid != 0) {
+			at[np - 1] = &B.jobs[i];
+			pfd[np++] = (struct pollfd){ B.jobs[i].fd, POLLIN, 0 };
+		}
+	*nj = np;
+	*npv = 0;
+	for (int i = 0; i < TOKEN_MAX_PROVIDERS; i++)
+		if (B.provs[i].path[0] != '\0') {
+			pv[(*npv)++] = &B.provs[i];
+			pfd[np++] = (struct pollfd){ B.provs[i].fd, POLLIN, 0 };
+		}
+	return (nfds_t)np;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct broker_args a;
+	struct pollfd pfd[1 + TOKEN_MAX_HELPERS + TOKEN_MAX_PROVIDERS];
+	size_t n;
+	int r;
+
+	/* policy starts the broker with exactly one argument list
+	 * (wire/args.h); anything else is refused whole */
+	if (args_broker_decode(argc, argv, &a) != 0)
+		start_refused("keyward-broker");
+	start_helper("keyward-broker", a.debug, START_IGNORE_INT);
+	chan_init(&B.c, 3);
+	wb_init(&B.out);
+	B.touch_ms = a.touch_timeout * 1000;
+	B.debug = a.debug;
+	confine();
 	for (;;) {
-		int timeout = deadlines(), np = 1, nj, npv = 0;
+		int timeout = deadlines(), nj, npv;
 		struct job *at[TOKEN_MAX_HELPERS];
 		struct prov *pv[TOKEN_MAX_PROVIDERS];
+		nfds_t np = fill_pollfds(pfd, at, &nj, pv, &npv);
 
-		pfd[0] = (struct pollfd){ B.c.fd, chan_events(&B.c), 0 };
-		for (int i = 0; i < TOKEN_MAX_HELPERS; i++)
-			if (B.jobs[i].pid != 0) {
-				at[np - 1] = &B.jobs[i];
-				pfd[np++] = (struct pollfd){ B.jobs[i].fd, POLLIN, 0 };
-			}
-		nj = np;
-		for (int i = 0; i < TOKEN_MAX_PROVIDERS; i++)
-			if (B.provs[i].path[0] != '\0') {
-				pv[npv++] = &B.provs[i];
-				pfd[np++] = (struct pollfd){ B.provs[i].fd, POLLIN, 0 };
-			}
-		if (poll(pfd, (nfds_t)np, timeout) < 0) {
+		if (poll(pfd, np, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			fatal("poll: %m");

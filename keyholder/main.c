@@ -304,23 +304,16 @@ request(const uint8_t *p, size_t n)
 		peer_broke(POLICY, "a malformed message of type %u", h.type);
 }
 
-int
-main(int argc, char **argv)
+/* Everything before the sandbox: libcrypto, the shield, the receive
+ * buffer, and the worker threads. */
+static void
+setup(void)
 {
 	static const enum jq_lane lanes[JQ_LANES] = { JQ_FAST, JQ_SLOW };
 	static const int nworkers[JQ_LANES] = {
 		KEYHOLDER_WORKERS, KEYHOLDER_SLOW_WORKERS };
-	struct keyholder_args args;
-	struct pollfd pfd[1];
 	pthread_t t;
-	size_t n;
-	int r;
 
-	/* keyward gives exactly one argument list (wire/args.h) */
-	if (args_keyholder_decode(argc, argv, &args) != 0)
-		start_refused("keyward-keyholder");
-	start_helper("keyward-keyholder", args.debug, START_IGNORE_INT);
-	chan_init(&K.policy, 3);
 	ks_init(&K.keys);
 	jq_init(&K.jobs);
 	wb_init(&K.out);
@@ -344,7 +337,22 @@ main(int argc, char **argv)
 		for (int i = 0; i < nworkers[l]; i++)
 			if (pthread_create(&t, NULL, worker, (void *)&lanes[l]) != 0)
 				fatal("pthread_create failed");
+}
 
+int
+main(int argc, char **argv)
+{
+	struct keyholder_args args;
+	struct pollfd pfd[1];
+	size_t n;
+	int r;
+
+	/* keyward gives exactly one argument list (wire/args.h) */
+	if (args_keyholder_decode(argc, argv, &args) != 0)
+		start_refused("keyward-keyholder");
+	start_helper("keyward-keyholder", args.debug, START_IGNORE_INT);
+	chan_init(&K.policy, 3);
+	setup();
 	sandbox_harden();
 	sandbox_landlock("keyholder", NULL, NULL);
 	sandbox_limit_fds();
