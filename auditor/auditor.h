@@ -32,7 +32,6 @@ struct auditor {
 };
 
 /* trail.c */
-uint64_t mono_ms(void);
 /* (Re)connect the syslog socket a->sa; a->log_fd -1 if that failed. */
 void log_connect(struct auditor *a);
 /* One line to the trail (a->use_syslog: one syslog message); 0 or -1. */

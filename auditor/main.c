@@ -22,9 +22,12 @@
  * file or syslog the lines go to (auditor.h).
  */
 #include "auditor/auditor.h"
+#include "ipc/clock.h"
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
+#include "ipc/sibling.h"
+#include "ipc/start.h"
 #include "wire/args.h"
 #include "wire/auditor.h"
 #include "seccomp/sandbox.h"
@@ -66,7 +69,7 @@ chain_write(struct auditor *a, const void *rest, size_t n)
 		auditchain_hash(w.p, w.len, a->prev);
 		a->seq++;
 		if (a->unsealed++ == 0)
-			a->unsealed_since_ms = mono_ms();
+			a->unsealed_since_ms = clock_mono_ms();
 	}
 	wb_free(&w);
 	return rc;
@@ -108,7 +111,7 @@ seal(struct auditor *a)
 	if (chain_write(a, rest, (size_t)n) != 0) {
 		log_error("cannot write an audit seal (%m); trying again later");
 		/* the key stays: the next seal covers these too */
-		a->unsealed_since_ms = mono_ms();
+		a->unsealed_since_ms = clock_mono_ms();
 		return;
 	}
 	a->unsealed = 0;
@@ -131,14 +134,6 @@ seal(struct auditor *a)
 	}
 }
 
-static void __attribute__((noreturn))
-seal_and_exit(struct auditor *a, int status)
-{
-	seal(a);
-	wipe(&a->st, sizeof(a->st));
-	_exit(status);
-}
-
 static int
 seal_timeout(const struct auditor *a)
 {
@@ -147,7 +142,7 @@ seal_timeout(const struct auditor *a)
 	if (a->key_fd < 0 || a->unsealed == 0)
 		return -1;
 	due = a->unsealed_since_ms + AUDIT_SEAL_INTERVAL_S * 1000ULL;
-	now = mono_ms();
+	now = clock_mono_ms();
 	return due <= now ? 0 : (int)(due - now);
 }
 
@@ -177,6 +172,16 @@ static struct chan c;
 static struct wb out;
 static int failed;              /* the last record could not be written */
 
+#define POLICY "keyward-policy"
+
+/* However the auditor ends, what it wrote is sealed first. */
+static void
+seal_at_end(void)
+{
+	seal(&a);
+	wipe(&a.st, sizeof(a.st));
+}
+
 /* MSG_AUDIT: one record into the chain, acknowledged unless req is 0. */
 static void
 h_record(uint32_t req, struct rd *r)
@@ -185,7 +190,7 @@ h_record(uint32_t req, struct rd *r)
 	int rc;
 
 	if (msg_string_read(r, &line) != 0)
-		seal_and_exit(&a, 1);
+		peer_broke(POLICY, "a malformed record");
 	/* policy's record is one JSON object: the chain fields go first,
 	 * then its members */
 	if (line.len < 2 || line.p[0] != '{')
@@ -204,11 +209,12 @@ h_record(uint32_t req, struct rd *r)
 		return;                 /* no one waits for this one */
 	msg_status_reply(&out, req, 0, rc == 0 ? ST_OK : ST_FAIL);
 	if (chan_send(&c, &out) != 0)
-		seal_and_exit(&a, 0);
+		peer_gone(POLICY);
 }
 
 /* Policy's messages, one handler each. Anything else is policy gone
- * wrong: the auditor seals what it has and ends, and policy with it. */
+ * wrong: the auditor seals what it has and ends, and policy with it
+ * (ipc/sibling.h; seal_at_end). */
 static const struct {
 	uint8_t type;
 	void (*fn)(uint32_t req, struct rd *r);
@@ -222,15 +228,8 @@ request(const uint8_t *p, size_t n)
 	struct msg_hdr h;
 	struct rd r;
 
-	rd_init(&r, p, n);
-	if (msg_hdr_decode(&r, &h) != 0)
-		seal_and_exit(&a, 1);
-	for (size_t i = 0; i < sizeof(from_policy) / sizeof(from_policy[0]); i++)
-		if (from_policy[i].type == h.type) {
-			from_policy[i].fn(h.req, &r);
-			return;
-		}
-	seal_and_exit(&a, 1);
+	msg_sibling_hdr(POLICY, p, n, &r, &h);
+	MSG_ROW(POLICY, from_policy, h.type)->fn(h.req, &r);
 }
 
 /* Everything that needs a file (the trail, the syslog socket, the key,
@@ -278,13 +277,9 @@ main(int argc, char **argv)
 
 	/* policy starts the auditor with exactly one argument list
 	 * (wire/args.h); anything else is refused whole */
-	if (args_auditor_decode(argc, argv, &args) != 0) {
-		fprintf(stderr, "keyward-auditor is started by keyward, not by hand\n");
-		return 1;
-	}
-	log_init("keyward-auditor", args.debug ? LOG_LVL_DEBUG : LOG_LVL_INFO, 0);
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGINT, SIG_IGN);        /* ^C reaches the monitor; it decides */
+	if (args_auditor_decode(argc, argv, &args) != 0)
+		start_refused("keyward-auditor");
+	start_helper("keyward-auditor", args.debug, START_IGNORE_INT);
 	if (args.audit == AUDIT_FD) {
 		audit_fd = 4;           /* the trail (ipc/spawn.h) */
 		if (fcntl(audit_fd, F_GETFD) < 0)
@@ -297,6 +292,7 @@ main(int argc, char **argv)
 	sandbox_landlock("auditor", NULL, NULL);
 	sandbox_auditor(c.fd, audit_fd, a.use_syslog, a.key_fd);
 	start_record(&a);
+	peer_at_end(seal_at_end);
 	for (;;) {
 		int timeout = seal_timeout(&a);
 		pfd = (struct pollfd){ c.fd, chan_events(&c), 0 };
@@ -304,13 +300,15 @@ main(int argc, char **argv)
 			seal(&a);
 			continue;
 		}
-		if (poll(&pfd, 1, timeout) < 0 && errno != EINTR)
-			seal_and_exit(&a, 1);
+		if (poll(&pfd, 1, timeout) < 0 && errno != EINTR) {
+			seal_at_end();
+			fatal("poll: %m");
+		}
 		if ((pfd.revents & POLLOUT) && chan_flush(&c) != 0)
-			seal_and_exit(&a, 0);
+			peer_gone(POLICY);
 		while ((rc = chan_recv(&c, buf, sizeof(buf), &n)) > 0)
 			request(buf, n);
 		if (rc < 0)
-			seal_and_exit(&a, 0);   /* policy is gone */
+			peer_gone(POLICY);
 	}
 }

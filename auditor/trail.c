@@ -11,6 +11,7 @@
  * is a record not written: signing is refused until one can be.
  */
 #include "auditor/auditor.h"
+#include "ipc/clock.h"
 #include "ipc/limits.h"
 
 #include <errno.h>
@@ -20,15 +21,6 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-
-uint64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 void
 log_connect(struct auditor *a)

@@ -49,7 +49,6 @@ struct broker {
 extern struct broker B;
 
 
-uint64_t mono_now(void);
 void send_policy(void);                 /* B.out to policy, or exit */
 void answer_fail(uint32_t req, enum tk_fail why);
 

@@ -35,6 +35,8 @@
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
+#include "ipc/sibling.h"
+#include "ipc/start.h"
 #include "wire/broker.h"
 #include "ipc/spawn.h"
 #include "broker/broker.h"
@@ -57,17 +59,13 @@
 
 struct broker B;
 
-uint64_t
-mono_now(void)
-{
-	return clock_ms(CLOCK_MONOTONIC);
-}
+#define POLICY "keyward-policy"
 
 void
 send_policy(void)
 {
 	if (chan_send(&B.c, &B.out) != 0)
-		_exit(0);               /* policy is gone */
+		peer_gone(POLICY);
 }
 
 void
@@ -107,11 +105,11 @@ resolve(uint32_t req, struct slice in)
 
 /* Policy's messages, one handler each (from_policy's table). A message
  * that does not decode whole is policy gone wrong: the broker ends, and
- * policy with it (fail closed). */
-static void
+ * policy with it (fail closed; ipc/sibling.h). */
+static void __attribute__((noreturn))
 bad(const char *what)
 {
-	fatal("broker: bad %s from policy", what);
+	peer_broke(POLICY, "a malformed %s", what);
 }
 
 static void
@@ -204,22 +202,15 @@ from_policy(const uint8_t *p, size_t n)
 	struct msg_hdr h;
 	struct rd r;
 
-	rd_init(&r, p, n);
-	if (msg_hdr_decode(&r, &h) != 0)
-		fatal("broker: bad message from policy");
-	for (size_t i = 0; i < sizeof(from_policy_rows) / sizeof(from_policy_rows[0]); i++)
-		if (from_policy_rows[i].type == h.type) {
-			from_policy_rows[i].fn(h.req, &r);
-			return;
-		}
-	fatal("broker: unexpected message %u from policy", h.type);
+	msg_sibling_hdr(POLICY, p, n, &r, &h);
+	MSG_ROW(POLICY, from_policy_rows, h.type)->fn(h.req, &r);
 }
 
 /* Poll timeout: the nearest helper deadline; end the ones past it. */
 static int
 deadlines(void)
 {
-	uint64_t now = mono_now();
+	uint64_t now = clock_mono_ms();
 	int timeout = -1;
 
 	sk_deadlines(now, &timeout);
@@ -260,33 +251,17 @@ out:
 	return rc;
 }
 
-int
-main(int argc, char **argv)
+/* The sandbox: it may execute the token helpers and their ELF
+ * interpreter, and nothing else; a helper not installed is simply not
+ * among them. */
+static void
+confine(void)
 {
-	struct broker_args a;
-	struct pollfd pfd[1 + TOKEN_MAX_HELPERS + TOKEN_MAX_PROVIDERS];
-	char helper[PATH_MAX], p11[PATH_MAX], interp[PATH_MAX];
+	static char helper[PATH_MAX], p11[PATH_MAX], interp[PATH_MAX];
 	const char *exe[3];
 	size_t nexe = 0;
-	size_t n;
-	int r;
 
-	/* policy starts the broker with exactly one argument list
-	 * (wire/args.h); anything else is refused whole */
-	if (args_broker_decode(argc, argv, &a) != 0) {
-		fprintf(stderr, "keyward-broker is started by keyward, not by hand\n");
-		return 1;
-	}
-	log_init("keyward-broker", a.debug ? LOG_LVL_DEBUG : LOG_LVL_INFO, 0);
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGINT, SIG_IGN);        /* ^C reaches the monitor; it decides */
-	chan_init(&B.c, 3);
-	wb_init(&B.out);
-	B.touch_ms = a.touch_timeout * 1000;
-	B.debug = a.debug;
 	sandbox_harden();
-	/* It may execute the token helpers and their ELF interpreter, and
-	 * nothing else; a helper not installed is simply not among them. */
 	if (helper_path("keyward-sk", helper, sizeof(helper)) == 0)
 		exe[nexe++] = helper;
 	else
@@ -299,30 +274,63 @@ main(int argc, char **argv)
 		exe[nexe++] = interp;
 	sandbox_landlock_exec("broker", exe, nexe);
 	sandbox_broker();
+}
+
+/* Policy's channel, then every running sk helper, then every provider's
+ * helper: at[] and pv[] name the latter two's owners. */
+static nfds_t
+fill_pollfds(struct pollfd *pfd, struct job **at, int *nj, struct prov **pv,
+    int *npv)
+{
+	int np = 1;
+
+	pfd[0] = (struct pollfd){ B.c.fd, chan_events(&B.c), 0 };
+	for (int i = 0; i < TOKEN_MAX_HELPERS; i++)
+		if (B.jobs[i].pid != 0) {
+			at[np - 1] = &B.jobs[i];
+			pfd[np++] = (struct pollfd){ B.jobs[i].fd, POLLIN, 0 };
+		}
+	*nj = np;
+	*npv = 0;
+	for (int i = 0; i < TOKEN_MAX_PROVIDERS; i++)
+		if (B.provs[i].path[0] != '\0') {
+			pv[(*npv)++] = &B.provs[i];
+			pfd[np++] = (struct pollfd){ B.provs[i].fd, POLLIN, 0 };
+		}
+	return (nfds_t)np;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct broker_args a;
+	struct pollfd pfd[1 + TOKEN_MAX_HELPERS + TOKEN_MAX_PROVIDERS];
+	size_t n;
+	int r;
+
+	/* policy starts the broker with exactly one argument list
+	 * (wire/args.h); anything else is refused whole */
+	if (args_broker_decode(argc, argv, &a) != 0)
+		start_refused("keyward-broker");
+	start_helper("keyward-broker", a.debug, START_IGNORE_INT);
+	chan_init(&B.c, 3);
+	wb_init(&B.out);
+	B.touch_ms = a.touch_timeout * 1000;
+	B.debug = a.debug;
+	confine();
 	for (;;) {
-		int timeout = deadlines(), np = 1, nj, npv = 0;
+		int timeout = deadlines(), nj, npv;
 		struct job *at[TOKEN_MAX_HELPERS];
 		struct prov *pv[TOKEN_MAX_PROVIDERS];
+		nfds_t np = fill_pollfds(pfd, at, &nj, pv, &npv);
 
-		pfd[0] = (struct pollfd){ B.c.fd, chan_events(&B.c), 0 };
-		for (int i = 0; i < TOKEN_MAX_HELPERS; i++)
-			if (B.jobs[i].pid != 0) {
-				at[np - 1] = &B.jobs[i];
-				pfd[np++] = (struct pollfd){ B.jobs[i].fd, POLLIN, 0 };
-			}
-		nj = np;
-		for (int i = 0; i < TOKEN_MAX_PROVIDERS; i++)
-			if (B.provs[i].path[0] != '\0') {
-				pv[npv++] = &B.provs[i];
-				pfd[np++] = (struct pollfd){ B.provs[i].fd, POLLIN, 0 };
-			}
-		if (poll(pfd, (nfds_t)np, timeout) < 0) {
+		if (poll(pfd, np, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			fatal("poll: %m");
 		}
 		if ((pfd[0].revents & POLLOUT) && chan_flush(&B.c) != 0)
-			_exit(0);
+			peer_gone(POLICY);
 		for (int i = 1; i < nj; i++)
 			if (pfd[i].revents != 0 && at[i - 1]->pid != 0)
 				sk_from_helper(at[i - 1]);
@@ -335,7 +343,7 @@ main(int argc, char **argv)
 				wipe(B.buf, n);         /* a key handle, a PIN */
 			}
 			if (r < 0)
-				_exit(0);       /* policy is gone: so is the agent */
+				peer_gone(POLICY);
 		}
 	}
 }

@@ -5,6 +5,7 @@
  * (main.c).
  */
 #include "wire/args.h"
+#include "ipc/clock.h"
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
@@ -42,7 +43,7 @@ prov_next(struct prov *v)
 		if (send(v->fd, q->request.p, q->request.len, MSG_DONTWAIT) ==
 		    (ssize_t)q->request.len) {
 			v->busy = q->req;
-			v->deadline_ms = mono_now() + (uint64_t)B.touch_ms;
+			v->deadline_ms = clock_mono_ms() + (uint64_t)B.touch_ms;
 		} else
 			answer_fail(q->req, TK_DIED);
 		wb_free_secret(&q->request);

@@ -3,6 +3,7 @@
  * its one reply relayed, killed at the touch timeout (main.c).
  */
 #include "wire/args.h"
+#include "ipc/clock.h"
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
@@ -72,7 +73,7 @@ sk_start(uint32_t req, struct slice provider, struct slice request)
 	}
 	j->req = req;
 	j->fd = sp[0];
-	j->deadline_ms = mono_now() + (uint64_t)B.touch_ms;
+	j->deadline_ms = clock_mono_ms() + (uint64_t)B.touch_ms;
 	/* One datagram into an empty socket sized for IPC_MAX_MSG. */
 	if (send(j->fd, request.p, request.len, MSG_DONTWAIT) != (ssize_t)request.len) {
 		log_error("cannot hand the request to keyward-sk: %m");

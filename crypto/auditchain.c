@@ -299,151 +299,207 @@ found(struct audit_verdict *v, enum audit_finding f, size_t line)
 	return f;
 }
 
+/* Where audit_verify stands in a trail: what the next line must name. */
+struct walk {
+	const uint8_t *buf;
+	size_t len, off, lineno;
+	int keyed;                      /* a key was given: seals are checked */
+	uint8_t key[AUDIT_KEY_LEN];     /* the seal key of key_epoch */
+	uint64_t key_epoch;
+	int epoch_known;                /* a seal has verified */
+	uint8_t prev[AUDIT_HASH_LEN];   /* the hash of the line before */
+	uint64_t exp_seq;               /* the seq the next record must have */
+	int have_seal;                  /* the last seal: its seq and hash */
+	uint64_t seal_seq;
+	uint8_t seal_hash[AUDIT_HASH_LEN];
+	int have_anchor;                /* where the key file stood at the last
+	                                 * seal or sealed start: a run may go on
+	                                 * from there */
+	uint64_t anchor_seq;
+	uint8_t anchor_prev[AUDIT_HASH_LEN];
+};
+
+/* A record whose seq is not the one expected: added before, or one
+ * expected is missing, or stands later. */
+static enum audit_finding
+out_of_order(const struct walk *w, const struct audit_line *l,
+    struct audit_verdict *v)
+{
+	size_t at;
+
+	v->seq = w->exp_seq;
+	if (l->seq < w->exp_seq)
+		return found(v, AV_ADDED, w->lineno);
+	if ((at = find_seq(w->buf, w->len, w->off, w->lineno, w->exp_seq)) == 0)
+		return found(v, AV_REMOVED, w->lineno);
+	v->other = at;
+	return found(v, AV_REORDERED, w->lineno);
+}
+
+/* Does line l follow what came before? AV_INTACT if so. */
+static enum audit_finding
+follows(struct walk *w, const struct audit_line *l, struct audit_verdict *v)
+{
+	static const uint8_t zero[AUDIT_HASH_LEN];
+
+	if (w->lineno == 1) {
+		v->first_seq = l->seq;          /* the first line: taken as it is */
+		/* ... but a trail begins at seq 0: one that begins later lost
+		 * its head (cut, or rotated away), which the seals' epochs
+		 * could not show */
+		if (w->keyed && l->seq != 0) {
+			v->seq = l->seq;
+			return found(v, AV_HEAD_CUT, w->lineno);
+		}
+		if (l->kind == AL_START && l->sealed) {
+			/* where the key file stood when this run began */
+			w->have_anchor = 1;
+			w->anchor_seq = l->seq;
+			memcpy(w->anchor_prev, l->prev, sizeof(w->anchor_prev));
+		}
+		return AV_INTACT;
+	}
+	if (l->kind == AL_START && l->sealed && w->have_anchor &&
+	    l->seq == w->anchor_seq &&
+	    memcmp(l->prev, w->anchor_prev, sizeof(w->anchor_prev)) == 0 &&
+	    (l->seq != w->exp_seq || memcmp(l->prev, w->prev, sizeof(w->prev)) != 0)) {
+		/* a run that ended without its final seal: what it wrote
+		 * after its last seal (or its start) is unsealed, and the
+		 * next run went on from where the key file stood */
+		v->lost += (size_t)(w->exp_seq - w->anchor_seq);
+		return AV_INTACT;
+	}
+	if (l->kind == AL_START && !l->sealed && l->seq == 0 &&
+	    memcmp(l->prev, zero, sizeof(zero)) == 0)
+		return AV_INTACT;       /* a run without a key: a chain of its own */
+	if (l->seq != w->exp_seq)
+		return out_of_order(w, l, v);
+	if (memcmp(l->prev, w->prev, sizeof(w->prev)) != 0) {
+		v->seq = w->exp_seq - 1;
+		v->other = w->lineno - 1;
+		return found(v, AV_CHANGED, w->lineno);
+	}
+	return AV_INTACT;
+}
+
+/* A seal line (hash h): checked under the key of its epoch when there is
+ * a key; the anchor and the last seal move to it. */
+static enum audit_finding
+seal_line(struct walk *w, const struct audit_line *l,
+    const uint8_t h[AUDIT_HASH_LEN], struct audit_verdict *v)
+{
+	uint8_t mac[AUDIT_HASH_LEN];
+
+	if (w->keyed) {
+		if ((w->epoch_known && l->epoch != w->key_epoch) ||
+		    l->epoch < w->key_epoch || l->epoch >= AUDIT_MAX_EPOCH) {
+			v->seq = w->key_epoch;
+			return found(v, AV_SEAL_EPOCH, w->lineno);
+		}
+		while (w->key_epoch < l->epoch) {
+			auditchain_evolve(w->key);
+			w->key_epoch++;
+		}
+		if (auditchain_mac(w->key, l->seq, l->epoch, l->prev, mac) != 0 ||
+		    CRYPTO_memcmp(mac, l->mac, sizeof(mac)) != 0)
+			return found(v, AV_BAD_SEAL, w->lineno);
+		auditchain_evolve(w->key);
+		w->key_epoch++;
+		w->epoch_known = 1;
+		v->last_seal = w->lineno;
+	}
+	v->seals++;
+	w->have_seal = 1;
+	w->seal_seq = l->seq;
+	memcpy(w->seal_hash, h, sizeof(w->seal_hash));
+	w->have_anchor = 1;
+	w->anchor_seq = l->seq + 1;
+	memcpy(w->anchor_prev, h, sizeof(w->anchor_prev));
+	return AV_INTACT;
+}
+
+/* One line of the trail: AV_INTACT to go on, else the finding. */
+static enum audit_finding
+walk_line(struct walk *w, const uint8_t *p, size_t n, struct audit_verdict *v)
+{
+	uint8_t h[AUDIT_HASH_LEN];
+	const uint8_t *body;
+	struct audit_line l;
+	enum audit_finding rc;
+	size_t blen;
+
+	if (auditline_parse(p, n, &l, &body, &blen) != 0)
+		return found(v, AV_NOT_RECORD, w->lineno);
+	auditchain_hash(body, blen, h);
+	if ((rc = follows(w, &l, v)) != AV_INTACT)
+		return rc;
+	if (l.kind == AL_START && l.sealed && w->keyed && w->epoch_known &&
+	    l.epoch != w->key_epoch)
+		return found(v, AV_SEAL_EPOCH, w->lineno);
+	if (l.kind == AL_SEAL && (rc = seal_line(w, &l, h, v)) != AV_INTACT)
+		return rc;
+	w->exp_seq = l.seq + 1;
+	memcpy(w->prev, h, sizeof(w->prev));
+	return AV_INTACT;
+}
+
+/* Every line followed: what the whole trail and the key file say. */
+static enum audit_finding
+verdict(const struct walk *w, const struct audit_state *state,
+    struct audit_verdict *v)
+{
+	if (w->lineno == 0) {
+		/* the key file counts what was written: none is left */
+		if (w->keyed && state != NULL && (state->seq > 0 ||
+		    state->epoch > 0)) {
+			v->seq = state->seq;
+			return found(v, AV_WIPED, 0);
+		}
+		return found(v, AV_EMPTY, 0);
+	}
+	v->unsealed = w->keyed ? w->lineno - v->last_seal : w->lineno;
+	/* The key file names the next epoch, and the seq and hash of the
+	 * last seal it made: a file that ends before that seal lost sealed
+	 * records at its end. */
+	if (w->keyed && state != NULL && (state->epoch != w->key_epoch ||
+	    (w->have_seal && (state->seq != w->seal_seq + 1 ||
+	    memcmp(state->last, w->seal_hash, sizeof(w->seal_hash)) != 0)))) {
+		v->seq = state->epoch;
+		return found(v, AV_TRUNCATED, w->lineno);
+	}
+	if (!w->keyed)
+		return found(v, AV_UNCHECKED, 0);
+	if (v->unsealed > 0 || v->lost > 0)
+		return found(v, AV_UNSEALED, v->last_seal);
+	return found(v, AV_INTACT, 0);
+}
+
 enum audit_finding
 audit_verify(const uint8_t *buf, size_t len, const uint8_t *key0,
     const struct audit_state *state, struct audit_verdict *v)
 {
-	static const uint8_t zero[AUDIT_HASH_LEN];
-	uint8_t key[AUDIT_KEY_LEN], prev[AUDIT_HASH_LEN], seal_hash[AUDIT_HASH_LEN];
-	uint8_t h[AUDIT_HASH_LEN], mac[AUDIT_HASH_LEN];
-	uint8_t anchor_prev[AUDIT_HASH_LEN];
-	uint64_t key_epoch = 0, exp_seq = 0, seal_seq = 0, anchor_seq = 0;
-	int have_seal = 0, epoch_known = 0, have_anchor = 0;
-	const uint8_t *p, *body;
-	struct audit_line l;
-	size_t off = 0, n, blen, lineno = 0;
 	enum audit_finding rc = AV_INTACT;
+	struct walk w;
+	const uint8_t *p;
+	size_t n;
 
 	memset(v, 0, sizeof(*v));
-	memset(prev, 0, sizeof(prev));
-	memset(seal_hash, 0, sizeof(seal_hash));
-	if (key0 != NULL)
-		memcpy(key, key0, AUDIT_KEY_LEN);
-	while (next_line(buf, len, &off, &p, &n)) {
-		lineno++;
-		v->lines = lineno;
-		if (n == 0 && off >= len)
+	memset(&w, 0, sizeof(w));
+	w.buf = buf;
+	w.len = len;
+	w.keyed = key0 != NULL;
+	if (w.keyed)
+		memcpy(w.key, key0, AUDIT_KEY_LEN);
+	while (rc == AV_INTACT && next_line(buf, len, &w.off, &p, &n)) {
+		w.lineno++;
+		v->lines = w.lineno;
+		if (n == 0 && w.off >= len)
 			break;          /* cannot happen: a final '\n' ends the last */
-		if (auditline_parse(p, n, &l, &body, &blen) != 0) {
-			rc = found(v, AV_NOT_RECORD, lineno);
-			goto out;
-		}
-		auditchain_hash(body, blen, h);
-		if (lineno == 1) {
-			v->first_seq = l.seq;       /* the first line: taken as it is */
-			/* ... but a trail begins at seq 0: one that begins
-			 * later lost its head (cut, or rotated away), which
-			 * the seals' epochs could not show */
-			if (key0 != NULL && l.seq != 0) {
-				v->seq = l.seq;
-				rc = found(v, AV_HEAD_CUT, lineno);
-				goto out;
-			}
-			if (l.kind == AL_START && l.sealed) {
-				/* where the key file stood when this run began */
-				have_anchor = 1;
-				anchor_seq = l.seq;
-				memcpy(anchor_prev, l.prev, sizeof(h));
-			}
-		} else if (l.kind == AL_START && l.sealed && have_anchor &&
-		    l.seq == anchor_seq && memcmp(l.prev, anchor_prev, sizeof(h)) == 0 &&
-		    (l.seq != exp_seq || memcmp(l.prev, prev, sizeof(h)) != 0)) {
-			/* a run that ended without its final seal: what it wrote
-			 * after its last seal (or its start) is unsealed, and the
-			 * next run went on from where the key file stood */
-			v->lost += (size_t)(exp_seq - anchor_seq);
-		} else if (l.kind == AL_START && !l.sealed && l.seq == 0 &&
-		    memcmp(l.prev, zero, sizeof(zero)) == 0) {
-			/* a run without a key starts a chain of its own */
-		} else if (l.seq != exp_seq) {
-			v->seq = exp_seq;
-			if (l.seq > exp_seq) {
-				size_t at = find_seq(buf, len, off, lineno, exp_seq);
-				if (at != 0) {
-					v->other = at;
-					rc = found(v, AV_REORDERED, lineno);
-				} else
-					rc = found(v, AV_REMOVED, lineno);
-			} else
-				rc = found(v, AV_ADDED, lineno);
-			goto out;
-		} else if (memcmp(l.prev, prev, sizeof(prev)) != 0) {
-			v->seq = exp_seq - 1;
-			v->other = lineno - 1;
-			rc = found(v, AV_CHANGED, lineno);
-			goto out;
-		}
-		if (l.kind == AL_START && l.sealed && key0 != NULL) {
-			if (epoch_known && l.epoch != key_epoch) {
-				rc = found(v, AV_SEAL_EPOCH, lineno);
-				goto out;
-			}
-		}
-		if (l.kind == AL_SEAL) {
-			if (key0 == NULL) {
-				v->seals++;
-			} else {
-				if ((epoch_known && l.epoch != key_epoch) ||
-				    l.epoch < key_epoch || l.epoch >= AUDIT_MAX_EPOCH) {
-					v->seq = key_epoch;
-					rc = found(v, AV_SEAL_EPOCH, lineno);
-					goto out;
-				}
-				while (key_epoch < l.epoch) {
-					auditchain_evolve(key);
-					key_epoch++;
-				}
-				if (auditchain_mac(key, l.seq, l.epoch, l.prev, mac) != 0 ||
-				    CRYPTO_memcmp(mac, l.mac, sizeof(mac)) != 0) {
-					rc = found(v, AV_BAD_SEAL, lineno);
-					goto out;
-				}
-				auditchain_evolve(key);
-				key_epoch++;
-				epoch_known = 1;
-				v->seals++;
-				v->last_seal = lineno;
-			}
-			have_seal = 1;
-			seal_seq = l.seq;
-			memcpy(seal_hash, h, sizeof(h));
-			have_anchor = 1;
-			anchor_seq = l.seq + 1;
-			memcpy(anchor_prev, h, sizeof(h));
-		}
-		exp_seq = l.seq + 1;
-		memcpy(prev, h, sizeof(h));
+		rc = walk_line(&w, p, n, v);
 	}
-	if (lineno == 0) {
-		/* the key file counts what was written: none is left */
-		if (key0 != NULL && state != NULL && (state->seq > 0 ||
-		    state->epoch > 0)) {
-			v->seq = state->seq;
-			rc = found(v, AV_WIPED, 0);
-		} else
-			rc = found(v, AV_EMPTY, 0);
-		goto out;
-	}
-	v->next_epoch = key_epoch;
-	v->unsealed = key0 != NULL ? lineno - v->last_seal : lineno;
-	/* The key file names the next epoch, and the seq and hash of the
-	 * last seal it made: a file that ends before that seal lost sealed
-	 * records at its end. */
-	if (key0 != NULL && state != NULL && (state->epoch != key_epoch ||
-	    (have_seal && (state->seq != seal_seq + 1 ||
-	    memcmp(state->last, seal_hash, sizeof(seal_hash)) != 0)))) {
-		v->seq = state->epoch;
-		rc = found(v, AV_TRUNCATED, lineno);
-		goto out;
-	}
-	if (key0 == NULL)
-		rc = found(v, AV_UNCHECKED, 0);
-	else if (v->unsealed > 0 || v->lost > 0)
-		rc = found(v, AV_UNSEALED, v->last_seal);
-	else
-		rc = found(v, AV_INTACT, 0);
-out:
-	v->next_epoch = key_epoch;
-	wipe(key, sizeof(key));
+	if (rc == AV_INTACT)
+		rc = verdict(&w, state, v);
+	v->next_epoch = w.key_epoch;
+	wipe(&w, sizeof(w));
 	return rc;
 }

@@ -207,17 +207,134 @@ own_lines(const uint8_t *buf, size_t len, const char *tag, int any_tag,
 	return out;
 }
 
+/* What verify says of a trail it found no tampering in: EX_OK or
+ * EX_UNPROVEN; -1 for another finding. */
 static int
-verify(const char *path, const char *keyarg, const char *statepath,
-    const char *tag)
+say_unproven(const char *name, enum audit_finding f,
+    const struct audit_verdict *v)
 {
-	uint8_t key[AUDIT_KEY_LEN], *buf, *sbuf = NULL;
-	struct audit_state st;
-	struct audit_verdict v;
-	enum audit_finding f;
-	char name[TEXT_TERM_MAX];
-	size_t len, slen, olen, dropped, *map, nmap;
-	uint8_t *own;
+	switch (f) {
+	case AV_INTACT:
+		printf("%s: intact: %zu lines, %zu seals verified, every line "
+		    "sealed\n", name, v->lines, v->seals);
+		return EX_OK;
+	case AV_UNSEALED:
+		printf("%s: no tampering found in %zu lines, %zu seals verified; "
+		    "but %zu lines ", name, v->lines, v->seals, v->unsealed);
+		if (v->last_seal > 0)
+			printf("after the last seal (line %zu) are unsealed",
+			    v->last_seal);
+		else
+			printf("are unsealed (no seal at all)");
+		if (v->lost > 0)
+			printf(", and %zu lines of a run that ended without its "
+			    "final seal", v->lost);
+		printf(": nothing vouches for them\n");
+		return EX_UNPROVEN;
+	case AV_UNCHECKED:
+		printf("%s: the chain of %zu lines is unbroken (%zu seals, not "
+		    "checked: no verification key given)\n", name, v->lines, v->seals);
+		return EX_UNPROVEN;
+	case AV_EMPTY:
+		printf("%s: empty: no record at all\n", name);
+		return EX_UNPROVEN;
+	default:
+		return -1;
+	}
+}
+
+/* ... of lines changed, added, removed or moved: EX_TAMPERED; -1 for
+ * another finding. */
+static int
+say_tampered(const char *name, enum audit_finding f,
+    const struct audit_verdict *v)
+{
+	switch (f) {
+	case AV_HEAD_CUT:
+		printf("%s: the trail begins at seq %llu, not at its first "
+		    "record: %llu records before it were cut off (if the file "
+		    "was rotated, verify the files joined in order)\n", name,
+		    (unsigned long long)v->seq, (unsigned long long)v->seq);
+		return EX_TAMPERED;
+	case AV_WIPED:
+		printf("%s: empty, but the key file says %llu records were "
+		    "written: the trail was wiped\n", name,
+		    (unsigned long long)v->seq);
+		return EX_TAMPERED;
+	case AV_NOT_RECORD:
+		printf("%s: line %zu is not an audit record: changed or added\n",
+		    name, v->line);
+		return EX_TAMPERED;
+	case AV_CHANGED:
+		printf("%s: line %zu (seq %llu) was changed: line %zu does not "
+		    "carry its hash\n", name, v->other, (unsigned long long)v->seq,
+		    v->line);
+		return EX_TAMPERED;
+	case AV_REMOVED:
+		printf("%s: record seq %llu was removed: it should be at line %zu\n",
+		    name, (unsigned long long)v->seq, v->line);
+		return EX_TAMPERED;
+	case AV_REORDERED:
+		printf("%s: records were reordered: seq %llu should be at line %zu "
+		    "and is at line %zu\n", name, (unsigned long long)v->seq, v->line,
+		    v->other);
+		return EX_TAMPERED;
+	case AV_ADDED:
+		printf("%s: line %zu was added: it repeats a record or comes out of "
+		    "order (seq %llu expected)\n", name, v->line,
+		    (unsigned long long)v->seq);
+		return EX_TAMPERED;
+	default:
+		return -1;
+	}
+}
+
+/* ... of seals that do not verify or are missing: EX_TAMPERED; -1 for
+ * another finding. */
+static int
+say_seal(const char *name, enum audit_finding f,
+    const struct audit_verdict *v)
+{
+	switch (f) {
+	case AV_BAD_SEAL:
+		if (v->last_seal > 0)
+			printf("%s: the seal at line %zu does not verify: a line "
+			    "after the seal before it (line %zu) was changed, or "
+			    "the key is wrong\n", name, v->line, v->last_seal);
+		else
+			printf("%s: the seal at line %zu does not verify: the "
+			    "key is wrong, or a line before it was changed\n",
+			    name, v->line);
+		return EX_TAMPERED;
+	case AV_SEAL_EPOCH:
+		printf("%s: the seal at line %zu is out of its order (epoch %llu "
+		    "expected): replayed or moved\n", name, v->line,
+		    (unsigned long long)v->seq);
+		return EX_TAMPERED;
+	case AV_TRUNCATED:
+		if (v->last_seal > 0)
+			printf("%s: sealed records are missing at the end: the "
+			    "key is at epoch %llu, the last seal here (line %zu) "
+			    "leaves it at %llu\n", name, (unsigned long long)v->seq,
+			    v->last_seal, (unsigned long long)v->next_epoch);
+		else
+			printf("%s: sealed records are missing at the end: the "
+			    "key is at epoch %llu, and no seal here vouches for "
+			    "any line\n", name, (unsigned long long)v->seq);
+		return EX_TAMPERED;
+	default:
+		return -1;
+	}
+}
+
+/* The verification key and, with --state, the key file's state: 0, or
+ * EX_USAGE once said why. */
+static int
+verify_keys(const char *keyarg, const char *statepath,
+    uint8_t key[AUDIT_KEY_LEN], struct audit_state *st)
+{
+	uint8_t *sbuf;
+	size_t slen;
 	int rc;
 
 	if (statepath != NULL && keyarg == NULL) {
@@ -226,18 +343,53 @@ verify(const char *path, const char *keyarg, const char *statepath,
 	}
 	if (keyarg != NULL && read_vkey(keyarg, key) != 0)
 		return EX_USAGE;
-	if (statepath != NULL) {
-		if ((sbuf = slurp(statepath, &slen, AUDIT_STATE_LEN + 1)) == NULL)
-			return EX_USAGE;
-		rc = auditstate_parse((const char *)sbuf, slen, &st);
-		wipe(sbuf, slen);
-		free(sbuf);
-		if (rc != 0) {
-			fprintf(stderr, "keyward-ctl: %s is not an audit key\n",
-			    shown(statepath));
-			return EX_USAGE;
-		}
+	if (statepath == NULL)
+		return 0;
+	if ((sbuf = slurp(statepath, &slen, AUDIT_STATE_LEN + 1)) == NULL)
+		return EX_USAGE;
+	rc = auditstate_parse((const char *)sbuf, slen, st);
+	wipe(sbuf, slen);
+	free(sbuf);
+	if (rc != 0) {
+		fprintf(stderr, "keyward-ctl: %s is not an audit key\n",
+		    shown(statepath));
+		return EX_USAGE;
 	}
+	return 0;
+}
+
+/* What verify says before its finding: lines of other programs left out,
+ * and where the trail begins. */
+static void
+say_head(const char *name, const char *tag, size_t dropped,
+    enum audit_finding f, const struct audit_verdict *v)
+{
+	if (dropped > 0)
+		printf("%s: %zu lines of other programs left out (keyward's: "
+		    "tagged %s%s)\n", name, dropped, shown(tag != NULL ? tag :
+		    AUDIT_TAG_DEFAULT), tag != NULL ? "" : ", or a trail record");
+	if (v->lines > 0 && (f == AV_INTACT || f == AV_UNSEALED ||
+	    f == AV_UNCHECKED || f == AV_TRUNCATED))
+		printf("%s: the trail begins at seq %llu%s\n", name,
+		    (unsigned long long)v->first_seq, v->first_seq == 0 ?
+		    " (its first record)" : ": the records before it are not "
+		    "in this file");
+}
+
+static int
+verify(const char *path, const char *keyarg, const char *statepath,
+    const char *tag)
+{
+	uint8_t key[AUDIT_KEY_LEN], *buf, *own;
+	struct audit_state st;
+	struct audit_verdict v;
+	enum audit_finding f;
+	char name[TEXT_TERM_MAX];
+	size_t len, olen, dropped, *map, nmap;
+	int rc;
+
+	if ((rc = verify_keys(keyarg, statepath, key, &st)) != 0)
+		return rc;
 	if ((buf = slurp(path, &len, SIZE_MAX / 2)) == NULL)
 		return EX_USAGE;
 	if ((own = own_lines(buf, len, tag != NULL ? tag : AUDIT_TAG_DEFAULT,
@@ -258,118 +410,11 @@ verify(const char *path, const char *keyarg, const char *statepath,
 	v.last_seal = map[v.last_seal <= nmap ? v.last_seal : 0];
 	free(map);
 	text_term_str(name, sizeof(name), path);
-	if (dropped > 0)
-		printf("%s: %zu lines of other programs left out (keyward's: "
-		    "tagged %s%s)\n", name, dropped, shown(tag != NULL ? tag :
-		    AUDIT_TAG_DEFAULT), tag != NULL ? "" : ", or a trail record");
-	if (v.lines > 0 && (f == AV_INTACT || f == AV_UNSEALED ||
-	    f == AV_UNCHECKED || f == AV_TRUNCATED))
-		printf("%s: the trail begins at seq %llu%s\n", name,
-		    (unsigned long long)v.first_seq, v.first_seq == 0 ?
-		    " (its first record)" : ": the records before it are not "
-		    "in this file");
-	switch (f) {
-	case AV_INTACT:
-		printf("%s: intact: %zu lines, %zu seals verified, every line "
-		    "sealed\n", name, v.lines, v.seals);
-		rc = EX_OK;
-		break;
-	case AV_HEAD_CUT:
-		printf("%s: the trail begins at seq %llu, not at its first "
-		    "record: %llu records before it were cut off (if the file "
-		    "was rotated, verify the files joined in order)\n", name,
-		    (unsigned long long)v.seq, (unsigned long long)v.seq);
-		rc = EX_TAMPERED;
-		break;
-	case AV_WIPED:
-		printf("%s: empty, but the key file says %llu records were "
-		    "written: the trail was wiped\n", name,
-		    (unsigned long long)v.seq);
-		rc = EX_TAMPERED;
-		break;
-	case AV_UNSEALED:
-		printf("%s: no tampering found in %zu lines, %zu seals verified; "
-		    "but %zu lines ", name, v.lines, v.seals, v.unsealed);
-		if (v.last_seal > 0)
-			printf("after the last seal (line %zu) are unsealed",
-			    v.last_seal);
-		else
-			printf("are unsealed (no seal at all)");
-		if (v.lost > 0)
-			printf(", and %zu lines of a run that ended without its "
-			    "final seal", v.lost);
-		printf(": nothing vouches for them\n");
-		rc = EX_UNPROVEN;
-		break;
-	case AV_UNCHECKED:
-		printf("%s: the chain of %zu lines is unbroken (%zu seals, not "
-		    "checked: no verification key given)\n", name, v.lines, v.seals);
-		rc = EX_UNPROVEN;
-		break;
-	case AV_EMPTY:
-		printf("%s: empty: no record at all\n", name);
-		rc = EX_UNPROVEN;
-		break;
-	case AV_NOT_RECORD:
-		printf("%s: line %zu is not an audit record: changed or added\n",
-		    name, v.line);
-		rc = EX_TAMPERED;
-		break;
-	case AV_CHANGED:
-		printf("%s: line %zu (seq %llu) was changed: line %zu does not "
-		    "carry its hash\n", name, v.other, (unsigned long long)v.seq,
-		    v.line);
-		rc = EX_TAMPERED;
-		break;
-	case AV_REMOVED:
-		printf("%s: record seq %llu was removed: it should be at line %zu\n",
-		    name, (unsigned long long)v.seq, v.line);
-		rc = EX_TAMPERED;
-		break;
-	case AV_REORDERED:
-		printf("%s: records were reordered: seq %llu should be at line %zu "
-		    "and is at line %zu\n", name, (unsigned long long)v.seq, v.line,
-		    v.other);
-		rc = EX_TAMPERED;
-		break;
-	case AV_ADDED:
-		printf("%s: line %zu was added: it repeats a record or comes out of "
-		    "order (seq %llu expected)\n", name, v.line,
-		    (unsigned long long)v.seq);
-		rc = EX_TAMPERED;
-		break;
-	case AV_BAD_SEAL:
-		if (v.last_seal > 0)
-			printf("%s: the seal at line %zu does not verify: a line "
-			    "after the seal before it (line %zu) was changed, or "
-			    "the key is wrong\n", name, v.line, v.last_seal);
-		else
-			printf("%s: the seal at line %zu does not verify: the "
-			    "key is wrong, or a line before it was changed\n",
-			    name, v.line);
-		rc = EX_TAMPERED;
-		break;
-	case AV_SEAL_EPOCH:
-		printf("%s: the seal at line %zu is out of its order (epoch %llu "
-		    "expected): replayed or moved\n", name, v.line,
-		    (unsigned long long)v.seq);
-		rc = EX_TAMPERED;
-		break;
-	case AV_TRUNCATED:
-		if (v.last_seal > 0)
-			printf("%s: sealed records are missing at the end: the "
-			    "key is at epoch %llu, the last seal here (line %zu) "
-			    "leaves it at %llu\n", name, (unsigned long long)v.seq,
-			    v.last_seal, (unsigned long long)v.next_epoch);
-		else
-			printf("%s: sealed records are missing at the end: the "
-			    "key is at epoch %llu, and no seal here vouches for "
-			    "any line\n", name, (unsigned long long)v.seq);
-		rc = EX_TAMPERED;
-		break;
-	default:
+	say_head(name, tag, dropped, f, &v);
+	if ((rc = say_unproven(name, f, &v)) < 0 &&
+	    (rc = say_tampered(name, f, &v)) < 0 &&
+	    (rc = say_seal(name, f, &v)) < 0)
 		rc = EX_USAGE;
-	}
 	if (fflush(stdout) != 0)
 		return EX_USAGE;
 	return rc;

@@ -5,6 +5,7 @@
  * most AGENT_MAX_FRAME bytes.
  */
 #include "ctl/client.h"
+#include "ipc/clock.h"
 #include "ipc/buf.h"
 #include "ipc/limits.h"
 #include "ipc/text.h"
@@ -50,15 +51,6 @@ agent_connect(const char *path)
 /* When the answer must have come by (CLOCK_MONOTONIC, ms). */
 static uint64_t deadline_ms;
 
-static uint64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* Wait until fd is ready for events, or the deadline: 0, or -1 with
  * errno (ETIMEDOUT when the agent is too slow). */
 static int
@@ -69,7 +61,7 @@ wait_fd(int fd, short events)
 	int rc;
 
 	for (;;) {
-		if ((now = mono_ms()) >= deadline_ms) {
+		if ((now = clock_mono_ms()) >= deadline_ms) {
 			errno = ETIMEDOUT;
 			return -1;
 		}
@@ -138,7 +130,7 @@ exchange(int fd, const struct wb *req, uint8_t **reply, size_t *len)
 	size_t mark;
 	int rc;
 
-	deadline_ms = mono_ms() + CTL_REPLY_TIMEOUT_MS;
+	deadline_ms = clock_mono_ms() + CTL_REPLY_TIMEOUT_MS;
 	wb_init(&w);
 	mark = wb_begin_string(&w);
 	wb_bytes(&w, req->p, req->len);

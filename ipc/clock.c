@@ -11,3 +11,9 @@ clock_ms(clockid_t id)
 	clock_gettime(id, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
+
+uint64_t
+clock_mono_ms(void)
+{
+	return clock_ms(CLOCK_MONOTONIC);
+}

@@ -6,6 +6,7 @@
  * keyholder/jobs.h: round-robin by client connection, and RSA keys over
  * KEYHOLDER_FAST_RSA_BITS in a lane of their own, so neither a client
  * that pipelines nor a 16384-bit key delays another client's signature.
+ * A message policy's encoder cannot have made ends it (ipc/sibling.h).
  */
 #include "crypto/crypto.h"
 #include "wire/args.h"
@@ -13,6 +14,8 @@
 #include "ipc/limits.h"
 #include "ipc/log.h"
 #include "ipc/secmem.h"
+#include "ipc/sibling.h"
+#include "ipc/start.h"
 #include "wire/keyholder.h"
 #include "keyholder/jobs.h"
 #include "keyholder/keystore.h"
@@ -55,14 +58,22 @@ static struct {
  * secret_map locks it in memory and keeps it out of core dumps. */
 #define RBUF_LEN (IPC_MAX_MSG + 1)
 
+#define POLICY "keyward-policy"
+
+static void
+send_policy(void)
+{
+	if (chan_send(&K.policy, &K.out) != 0)
+		peer_gone(POLICY);
+}
+
 static void
 reply_status(uint32_t req, uint8_t status)
 {
 	/* The main thread answers with a status only: signatures are sent by
 	 * the worker that made them (worker_reply). */
 	msg_status_reply(&K.out, req, 0, status);
-	if (chan_send(&K.policy, &K.out) != 0)
-		exit(0);
+	send_policy();
 }
 
 /* A worker answers policy itself: a SOCK_SEQPACKET send is one whole
@@ -87,7 +98,7 @@ worker_reply(const struct job *j)
 		r = send(K.policy.fd, w.p, w.len, MSG_NOSIGNAL);
 	} while (r < 0 && errno == EINTR);
 	if (r != (ssize_t)w.len)
-		_exit(0);               /* policy is gone: the agent is ending */
+		peer_gone(POLICY);
 	wb_free(&w);
 }
 
@@ -130,8 +141,7 @@ k_add(const struct msg_hdr *h, struct rd *r)
 		reply_status(h->req, ST_FAIL);
 	} else {
 		msg_pubkey_write(&K.out, h->req, wb_slice_of(&pub));
-		if (chan_send(&K.policy, &K.out) != 0)
-			exit(0);
+		send_policy();
 	}
 	wb_free(&pub);
 	return 0;
@@ -197,8 +207,7 @@ k_sk_material(const struct msg_hdr *h, struct rd *r)
 		reply_status(h->req, ST_FAIL);
 		return 0;
 	}
-	if (chan_send(&K.policy, &K.out) != 0)
-		exit(0);
+	send_policy();
 	wipe(K.out.p, K.out.len);
 	return 0;
 }
@@ -289,41 +298,22 @@ request(const uint8_t *p, size_t n)
 {
 	struct msg_hdr h;
 	struct rd r;
-	size_t i;
 
-	rd_init(&r, p, n);
-	if (msg_hdr_decode(&r, &h) != 0)
-		fatal("undecodable message from policy");
-	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++)
-		if (table[i].type == h.type)
-			break;
-	if (i == sizeof(table) / sizeof(table[0]) || table[i].fn(&h, &r) != 0) {
-		log_error("malformed or unknown request type %u from policy", h.type);
-		reply_status(h.req, ST_FAIL);
-	}
+	msg_sibling_hdr(POLICY, p, n, &r, &h);
+	if (MSG_ROW(POLICY, table, h.type)->fn(&h, &r) != 0)
+		peer_broke(POLICY, "a malformed message of type %u", h.type);
 }
 
-int
-main(int argc, char **argv)
+/* Everything before the sandbox: libcrypto, the shield, the receive
+ * buffer, and the worker threads. */
+static void
+setup(void)
 {
 	static const enum jq_lane lanes[JQ_LANES] = { JQ_FAST, JQ_SLOW };
 	static const int nworkers[JQ_LANES] = {
 		KEYHOLDER_WORKERS, KEYHOLDER_SLOW_WORKERS };
-	struct keyholder_args args;
-	struct pollfd pfd[1];
 	pthread_t t;
-	size_t n;
-	int r;
 
-	/* keyward gives exactly one argument list (wire/args.h) */
-	if (args_keyholder_decode(argc, argv, &args) != 0) {
-		fprintf(stderr, "keyward-keyholder is started by keyward, not by hand\n");
-		return 1;
-	}
-	log_init("keyward-keyholder", args.debug ? LOG_LVL_DEBUG : LOG_LVL_INFO, 0);
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGINT, SIG_IGN);
-	chan_init(&K.policy, 3);
 	ks_init(&K.keys);
 	jq_init(&K.jobs);
 	wb_init(&K.out);
@@ -347,7 +337,22 @@ main(int argc, char **argv)
 		for (int i = 0; i < nworkers[l]; i++)
 			if (pthread_create(&t, NULL, worker, (void *)&lanes[l]) != 0)
 				fatal("pthread_create failed");
+}
 
+int
+main(int argc, char **argv)
+{
+	struct keyholder_args args;
+	struct pollfd pfd[1];
+	size_t n;
+	int r;
+
+	/* keyward gives exactly one argument list (wire/args.h) */
+	if (args_keyholder_decode(argc, argv, &args) != 0)
+		start_refused("keyward-keyholder");
+	start_helper("keyward-keyholder", args.debug, START_IGNORE_INT);
+	chan_init(&K.policy, 3);
+	setup();
 	sandbox_harden();
 	sandbox_landlock("keyholder", NULL, NULL);
 	sandbox_limit_fds();
@@ -376,5 +381,5 @@ main(int argc, char **argv)
 	}
 	/* Policy is gone: the agent is ending. Drop every key first. */
 	ks_wipe(&K.keys);
-	_exit(0);
+	peer_gone(POLICY);
 }

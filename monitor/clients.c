@@ -6,6 +6,7 @@
  * client that makes no progress is closed.
  */
 #include "ipc/log.h"
+#include "ipc/sibling.h"
 #include "wire/monitor.h"
 #include "monitor/whois.h"
 #include "monitor/monitor.h"
@@ -55,7 +56,8 @@ flight_done(uint32_t req)
 
 	for (size_t n = 0; M.flight[i].req != req; n++, i = (i + 1) % FLIGHT_SLOTS)
 		if (M.flight[i].req == 0 || n == FLIGHT_SLOTS)
-			fatal("policy answered request %u, which is not in flight", req);
+			peer_broke("keyward-policy", "an answer to request %u, which is "
+			    "not in flight", req);
 	M.inflight--;
 	M.inflight_bytes -= M.flight[i].bytes;
 	M.inflight_adds -= M.flight[i].add != 0;
@@ -441,7 +443,8 @@ clients_reply(const uint8_t *p, size_t n)
 
 	rd_init(&r, p, n);
 	if (msg_hdr_decode(&r, &h) != 0)
-		fatal("malformed message from policy");
+		peer_broke("keyward-policy", "a message of %zu bytes with no header",
+		    n);
 	if (h.conn == 0)
 		return;                 /* our own request (SIGUSR1) */
 	flight_done(h.req);
@@ -450,7 +453,7 @@ clients_reply(const uint8_t *p, size_t n)
 		return;                 /* the client has gone meanwhile */
 	held = client_held(c);
 	if (proto_reply(&h, &r, &s->reply) != 0)
-		fatal("malformed reply from policy");
+		peer_broke("keyward-policy", "a malformed reply of type %u", h.type);
 	client_done(c, s);
 	account(c, held, big_of(c));
 }

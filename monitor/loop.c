@@ -6,6 +6,7 @@
  */
 #include "ipc/clock.h"
 #include "ipc/log.h"
+#include "ipc/sibling.h"
 #include "wire/monitor.h"
 #include "monitor/whois.h"
 #include "monitor/monitor.h"
@@ -24,17 +25,12 @@
 
 struct monitor M;
 
-uint64_t
-mono_ms(void)
-{
-	return clock_ms(CLOCK_MONOTONIC);
-}
-
 void
 monitor_send(struct wb *w)
 {
 	if (chan_send(&M.policy, w) != 0)
-		fatal("policy process is gone; shutting down");
+		peer_broke("keyward-policy", "its channel closed while the agent "
+		    "runs");
 	wipe(w->p, w->len);     /* an ADD carried a private key */
 	wb_reset(w);
 }
@@ -171,114 +167,159 @@ monitor_shutdown(void)
 
 /* ------------------------------------------------ the loop */
 
+/* Writing replies frees slots for frames already buffered (a pipeline
+ * longer than AGENT_MAX_INFLIGHT): take them now, as no new byte may
+ * arrive to wake us for them. */
+static void
+serve_buffered(uint64_t now)
+{
+	size_t taken;
+
+	do {
+		for (size_t i = 0; i < M.nclients; i++)
+			clients_flush(M.clients[i], now);
+		taken = clients_dispatch();
+		clients_sweep();        /* broken frames, write errors */
+	} while (taken > 0);
+}
+
+/* The fixed fds first, in the order PFD_* names them, then the named
+ * sockets, then the clients from *fixed on. Returns how many. */
+enum { PFD_SIG, PFD_POLICY, PFD_LOG, PFD_LISTEN, PFD_PEER, PFD_NAMED };
+
+static size_t
+fill_pollfds(struct pollfd *pfd, size_t *fixed, int full)
+{
+	size_t n = 0;
+
+	pfd[n++] = (struct pollfd){ M.sig_fd, POLLIN, 0 };
+	pfd[n++] = (struct pollfd){ M.policy.fd, chan_events(&M.policy), 0 };
+	pfd[n++] = (struct pollfd){ M.kids.log_fd, POLLIN, 0 };
+	pfd[n++] = (struct pollfd){ !full ? M.listen_fd : -1, POLLIN, 0 };
+	pfd[n++] = (struct pollfd){ M.peer_fd, whois_events(), 0 };
+	/* the named sockets (keyward(5)), as the main one */
+	for (size_t i = 0; i < M.named.n; i++)
+		pfd[n++] = (struct pollfd){ !full ? M.named.s[i].fd : -1,
+		    POLLIN, 0 };
+	*fixed = n;
+	for (size_t i = 0; i < M.nclients; i++) {
+		struct client *c = M.clients[i];
+		clients_grant_input(c);
+		pfd[n++] = (struct pollfd){ c->fd, client_events(c), 0 };
+	}
+	return n;
+}
+
+/* How long poll may wait: the watch, the inspector's deadline, the
+ * command's parent. */
+static int
+poll_timeout(uint64_t now, int full)
+{
+	int timeout = M.watch || full ? 1000 : -1, t;
+
+	if ((t = whois_timeout(now)) >= 0 && (timeout < 0 || t < timeout))
+		timeout = t;
+	if (M.command_parent > 0)
+		timeout = timeout < 0 || timeout > MONITOR_PARENT_CHECK_MS ?
+		    MONITOR_PARENT_CHECK_MS : timeout;
+	return timeout;
+}
+
+/* With a command, its end is ours: 1 once the parent changed. */
+static int
+command_ended(uint64_t now)
+{
+	static uint64_t last_check;
+
+	if (M.command_parent <= 0 || now - last_check < MONITOR_PARENT_CHECK_MS)
+		return 0;
+	last_check = now;
+	if (getppid() == M.command_parent)
+		return 0;
+	/* a normal end: the children's that follows is no error
+	 * (child_died) */
+	log_info("command has exited; shutting down");
+	M.exit_status = 2;
+	M.quit = 1;
+	return 1;
+}
+
+/* The clients' fds of this turn, from pfd[fixed] on: none was dropped
+ * since, as drops wait for clients_sweep(). */
+static void
+clients_input(const struct pollfd *pfd, size_t fixed, size_t n, uint64_t now)
+{
+	for (size_t i = fixed; i < n; i++) {
+		struct client *c = M.clients[i - fixed];
+		short ev = pfd[i].revents;
+		if (ev == 0)
+			continue;
+		if (ev & POLLIN) {
+			if (!client_read(c)) {
+				c->dead = 1;
+				continue;
+			}
+			if (c->inlen > 0 && c->frame_ms == 0)
+				c->frame_ms = now;
+			c->last_ms = now;
+			if (clients_waiting(c))
+				M.watch = 1;
+		}
+		if ((ev & (POLLERR | POLLNVAL)) ||
+		    ((ev & POLLHUP) && !(ev & POLLIN)))
+			c->dead = 1;
+	}
+}
+
 void
 monitor_loop(void)
 {
 	struct pollfd *pfd;
-	size_t fixed, n, i, taken;
-	uint64_t last_check = 0, now;
-	int timeout, full, t;
+	size_t fixed, n;
+	uint64_t now;
+	int full;
 
-	if ((pfd = calloc(M.maxclients + 5 + SOCKETS_MAX, sizeof(*pfd))) == NULL)
+	if ((pfd = calloc(M.maxclients + PFD_NAMED + SOCKETS_MAX,
+	    sizeof(*pfd))) == NULL)
 		fatal("out of memory");
 	while (!M.quit) {
-		now = mono_ms();
+		now = clock_mono_ms();
 		whois_expire(now);
 		clients_scan(now);
-		/* Writing replies frees slots for frames already buffered
-		 * (a pipeline longer than AGENT_MAX_INFLIGHT): take them now,
-		 * as no new byte may arrive to wake us for them. */
-		do {
-			for (i = 0; i < M.nclients; i++)
-				clients_flush(M.clients[i], now);
-			taken = clients_dispatch();
-			clients_sweep();        /* broken frames, write errors */
-		} while (taken > 0);
-
-		n = 0;
-		pfd[n++] = (struct pollfd){ M.sig_fd, POLLIN, 0 };
-		pfd[n++] = (struct pollfd){ M.policy.fd, chan_events(&M.policy), 0 };
-		pfd[n++] = (struct pollfd){ M.kids.log_fd, POLLIN, 0 };
+		serve_buffered(now);
 		/* At the connection limit, accept only if someone idle can
 		 * make room; the others wait in the backlog. */
 		full = clients_full() && !M.evictable && !clients_sheddable();
-		pfd[n++] = (struct pollfd){ !full ? M.listen_fd : -1,
-		    POLLIN, 0 };
-		pfd[n++] = (struct pollfd){ M.peer_fd, whois_events(), 0 };
-		/* the named sockets (keyward(5)), as the main one */
-		for (i = 0; i < M.named.n; i++)
-			pfd[n++] = (struct pollfd){ !full ?
-			    M.named.s[i].fd : -1, POLLIN, 0 };
-		fixed = n;
-		for (i = 0; i < M.nclients; i++) {
-			struct client *c = M.clients[i];
-			clients_grant_input(c);
-			pfd[n++] = (struct pollfd){ c->fd, client_events(c), 0 };
-		}
-		timeout = M.watch || full ? 1000 : -1;
-		if ((t = whois_timeout(now)) >= 0 && (timeout < 0 || t < timeout))
-			timeout = t;
-		if (M.command_parent > 0)
-			timeout = timeout < 0 || timeout > MONITOR_PARENT_CHECK_MS ?
-			    MONITOR_PARENT_CHECK_MS : timeout;
-		if (poll(pfd, n, timeout) < 0) {
+		n = fill_pollfds(pfd, &fixed, full);
+		if (poll(pfd, n, poll_timeout(now, full)) < 0) {
 			if (errno == EINTR)
 				continue;
 			fatal("poll: %m");
 		}
-		now = mono_ms();
-		if (M.command_parent > 0 && now - last_check >= MONITOR_PARENT_CHECK_MS) {
-			last_check = now;
-			if (getppid() != M.command_parent) {
-				/* a normal end: the children's that follows
-				 * is no error (child_died) */
-				log_info("command has exited; shutting down");
-				M.exit_status = 2;
-				M.quit = 1;
-				break;
-			}
-		}
-		if (pfd[0].revents)
+		now = clock_mono_ms();
+		if (command_ended(now))
+			break;
+		if (pfd[PFD_SIG].revents)
 			signal_input();
-		if (pfd[1].revents & POLLOUT && chan_flush(&M.policy) != 0)
-			fatal("policy process is gone; shutting down");
-		if (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))
+		if (pfd[PFD_POLICY].revents & POLLOUT && chan_flush(&M.policy) != 0)
+			peer_broke("keyward-policy", "its channel closed while the "
+			    "agent runs");
+		if (pfd[PFD_POLICY].revents & (POLLIN | POLLHUP | POLLERR))
 			policy_input();
 		if (M.quit)
 			break;
-		if (pfd[2].revents)
+		if (pfd[PFD_LOG].revents)
 			log_input();
-		if (pfd[4].revents & (POLLIN | POLLHUP | POLLERR))
+		if (pfd[PFD_PEER].revents & (POLLIN | POLLHUP | POLLERR))
 			whois_input();
-		else if (pfd[4].revents & POLLOUT)
+		else if (pfd[PFD_PEER].revents & POLLOUT)
 			whois_pump();
-		/* The fds polled are the clients' of this turn: none was
-		 * dropped since, as drops wait for clients_sweep(). */
-		for (i = fixed; i < n; i++) {
-			struct client *c = M.clients[i - fixed];
-			short ev = pfd[i].revents;
-			if (ev == 0)
-				continue;
-			if (ev & POLLIN) {
-				if (!client_read(c)) {
-					c->dead = 1;
-					continue;
-				}
-				if (c->inlen > 0 && c->frame_ms == 0)
-					c->frame_ms = now;
-				c->last_ms = now;
-				if (clients_waiting(c))
-					M.watch = 1;
-			}
-			if ((ev & (POLLERR | POLLNVAL)) ||
-			    ((ev & POLLHUP) && !(ev & POLLIN)))
-				c->dead = 1;
-		}
+		clients_input(pfd, fixed, n, now);
 		clients_sweep();
-		if (pfd[3].revents & POLLIN)
+		if (pfd[PFD_LISTEN].revents & POLLIN)
 			clients_accept(now, M.listen_fd, 0);
-		for (i = 0; i < M.named.n; i++)
-			if (pfd[5 + i].revents & POLLIN)
+		for (size_t i = 0; i < M.named.n; i++)
+			if (pfd[PFD_NAMED + i].revents & POLLIN)
 				clients_accept(now, M.named.s[i].fd, (uint32_t)i + 1);
 	}
 	free(pfd);

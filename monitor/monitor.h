@@ -65,7 +65,6 @@ extern struct monitor M;
 void monitor_loop(void);
 void monitor_shutdown(void);
 void monitor_send(struct wb *w);        /* to policy; fatal if it is gone */
-uint64_t mono_ms(void);
 
 /* clients.c */
 /* A client on listening socket sock (0 main, i the i-th named one). */

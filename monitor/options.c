@@ -8,6 +8,7 @@
 #include "keys/fphash.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,23 +47,6 @@ audit_facility(const char *s)
 	return -1;
 }
 
-/* An -O option keyward knows, by its name (the part before any '='). */
-static int
-known_option(const char *s, size_t n)
-{
-	static const char *const names[] = {
-		"audit", "audit-sync", "audit-facility", "audit-tag",
-		"audit-socket", "audit-key", "policy", "confirm-timeout",
-		"touch-timeout", "allow-remote-pkcs11", "allow-remote-manage",
-		"allow-remote-add",
-		"no-restrict-websafe", "websafe-allow",
-	};
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strlen(names[i]) == n && strncmp(s, names[i], n) == 0)
-			return 1;
-	return 0;
-}
-
 long
 parse_lifetime(const char *s)
 {
@@ -95,163 +79,263 @@ parse_lifetime(const char *s)
 	return total;
 }
 
-int
-options_parse(int argc, char **argv, struct options *o)
-{
-	const char *shell;
-	int ch, s_flag = 0, c_flag = 0;
+/* -O's options (doc/protocol.md §11.1), one row each: adding one is a
+ * row and, for a value, its setter. A setter gets the text after '=' and
+ * returns NULL when it took it, "" when the value is not one the option
+ * takes (keyward says "Invalid value for -O NAME"), or its own message. A
+ * flag has no setter and sets its int in struct options. */
+struct o_option {
+	const char *name;
+	const char *(*set)(struct options *o, const char *value);
+	size_t flag;            /* offsetof the int a flag sets */
+};
 
+/* A value that must not be empty. */
+static const char *
+set_audit(struct options *o, const char *v)
+{
+	if (*v == '\0')
+		return "";
+	o->audit = v;
+	return NULL;
+}
+
+static const char *
+set_audit_sync(struct options *o, const char *v)
+{
+	if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
+		return "";
+	o->audit_sync = *v == 'y';
+	return NULL;
+}
+
+static const char *
+set_audit_facility(struct options *o, const char *v)
+{
+	if ((o->audit_facility = audit_facility(v)) < 0)
+		return "Invalid audit-facility";
+	return NULL;
+}
+
+static const char *
+set_audit_tag(struct options *o, const char *v)
+{
+	if (audit_tag_ok(v) != 0)
+		return "Invalid audit-tag";
+	o->audit_tag = v;
+	return NULL;
+}
+
+static const char *
+set_audit_socket(struct options *o, const char *v)
+{
+	if (*v != '/' || strlen(v) >= AUDIT_SOCKET_MAX)
+		return "Invalid audit-socket";
+	o->audit_socket = v;
+	return NULL;
+}
+
+static const char *
+set_audit_key(struct options *o, const char *v)
+{
+	if (*v == '\0')
+		return "";
+	o->audit_key = v;
+	return NULL;
+}
+
+static const char *
+set_policy(struct options *o, const char *v)
+{
+	if (*v == '\0')
+		return "";
+	if (o->policy_file != NULL)
+		return "policy already set";
+	o->policy_file = v;
+	return NULL;
+}
+
+/* A time in lifetime syntax, 1 s to CONFIRM_TIMEOUT_MAX. */
+static const char *
+set_timeout(long *out, const char *v, const char *why)
+{
+	*out = parse_lifetime(v);
+	return *out <= 0 || *out > CONFIRM_TIMEOUT_MAX ? why : NULL;
+}
+
+static const char *
+set_confirm_timeout(struct options *o, const char *v)
+{
+	return set_timeout(&o->confirm_timeout, v, "Invalid confirm-timeout");
+}
+
+static const char *
+set_touch_timeout(struct options *o, const char *v)
+{
+	return set_timeout(&o->touch_timeout, v, "Invalid touch-timeout");
+}
+
+static const char *
+set_websafe_allow(struct options *o, const char *v)
+{
+	if (o->websafe_allow != NULL)
+		return "websafe-allow already set";
+	if (args_pattern_list_ok(v) != 0)
+		return "Invalid value for -O websafe-allow: a control character "
+		    "in the pattern list";
+	o->websafe_allow = v;
+	return NULL;
+}
+
+#define O_FLAG(name, field) { name, NULL, offsetof(struct options, field) }
+
+static const struct o_option o_options[] = {
+	O_FLAG("allow-remote-pkcs11", allow_remote_pkcs11),
+	O_FLAG("allow-remote-manage", allow_remote_manage),
+	O_FLAG("allow-remote-add", allow_remote_add),
+	O_FLAG("no-restrict-websafe", no_restrict_websafe),
+	{ "confirm-timeout", set_confirm_timeout, 0 },
+	{ "touch-timeout", set_touch_timeout, 0 },
+	{ "audit", set_audit, 0 },
+	{ "audit-sync", set_audit_sync, 0 },
+	{ "audit-facility", set_audit_facility, 0 },
+	{ "audit-tag", set_audit_tag, 0 },
+	{ "audit-socket", set_audit_socket, 0 },
+	{ "audit-key", set_audit_key, 0 },
+	{ "policy", set_policy, 0 },
+	{ "websafe-allow", set_websafe_allow, 0 },
+};
+
+/* One -O argument: NAME for a flag, NAME=VALUE for the others. -1 when
+ * taken, else 255 once the message is printed. */
+static int
+o_arg(struct options *o, const char *arg)
+{
+	const char *eq = strchr(arg, '='), *why;
+	size_t n = eq != NULL ? (size_t)(eq - arg) : strlen(arg);
+	const struct o_option *opt = NULL;
+
+	for (size_t i = 0; i < sizeof(o_options) / sizeof(o_options[0]); i++)
+		if (strlen(o_options[i].name) == n &&
+		    strncmp(arg, o_options[i].name, n) == 0)
+			opt = &o_options[i];
+	if (opt == NULL || (eq == NULL && opt->set != NULL)) {
+		fprintf(stderr, "keyward: Unknown -O option\n");
+		return 255;
+	}
+	if (opt->set == NULL && eq == NULL) {
+		*(int *)(void *)((char *)o + opt->flag) = 1;
+		return -1;
+	}
+	/* a flag with a value is a value it does not take */
+	why = opt->set != NULL ? opt->set(o, eq + 1) : "";
+	if (why == NULL)
+		return -1;
+	if (*why == '\0')
+		fprintf(stderr, "keyward: Invalid value for -O %.*s\n", (int)n, arg);
+	else
+		fprintf(stderr, "keyward: %s\n", why);
+	return 255;
+}
+
+/* What holds before the first option. */
+static void
+defaults(struct options *o)
+{
 	memset(o, 0, sizeof(*o));
 	o->fp_hash = "sha256";
 	o->default_lifetime = -1;
 	o->confirm_timeout = CONFIRM_TIMEOUT_DEFAULT;
 	o->touch_timeout = TOKEN_TOUCH_TIMEOUT_DEFAULT;
 	o->audit_facility = 10 << 3;    /* LOG_AUTHPRIV: records name users */
-	opterr = 0;
-	while ((ch = getopt(argc, argv, "+:cDdksTuUVE:a:O:P:t:")) != -1) {
-		switch (ch) {
-		case 'c': c_flag = 1; break;
-		case 's': s_flag = 1; break;
-		case 'D':
-		case 'd':
-			if (o->fg != FG_NONE) {
-				usage();
-				return 1;
-			}
-			o->fg = ch == 'd' ? FG_DEBUG : FG_FOREGROUND;
-			break;
-		case 'k': o->kill = 1; break;
-		case 'T': o->tempdir = 1; break;
-		case 'u': o->cleanup_only++; break;
-		case 'U': o->no_cleanup = 1; break;
-		case 'V': o->version = 1; break;
-		case 'a': o->bind_address = optarg; break;
-		case 'E':
-			if ((o->fp_hash = fp_hash_parse(optarg)) == NULL) {
-				fprintf(stderr, "keyward: Invalid hash algorithm \"%s\"\n", optarg);
-				return 255;
-			}
-			break;
-		case 'O':
-			if (strcmp(optarg, "allow-remote-pkcs11") == 0)
-				o->allow_remote_pkcs11 = 1;
-			else if (strcmp(optarg, "allow-remote-manage") == 0)
-				o->allow_remote_manage = 1;
-			else if (strcmp(optarg, "allow-remote-add") == 0)
-				o->allow_remote_add = 1;
-			else if (strcmp(optarg, "no-restrict-websafe") == 0)
-				o->no_restrict_websafe = 1;
-			else if (strncmp(optarg, "confirm-timeout=", 16) == 0) {
-				o->confirm_timeout = parse_lifetime(optarg + 16);
-				if (o->confirm_timeout <= 0 ||
-				    o->confirm_timeout > CONFIRM_TIMEOUT_MAX) {
-					fprintf(stderr, "keyward: Invalid confirm-timeout\n");
-					return 255;
-				}
-			} else if (strncmp(optarg, "touch-timeout=", 14) == 0) {
-				o->touch_timeout = parse_lifetime(optarg + 14);
-				if (o->touch_timeout <= 0 ||
-				    o->touch_timeout > CONFIRM_TIMEOUT_MAX) {
-					fprintf(stderr, "keyward: Invalid touch-timeout\n");
-					return 255;
-				}
-			} else if (strncmp(optarg, "audit=", 6) == 0 && optarg[6] != '\0') {
-				o->audit = optarg + 6;
-			} else if (strcmp(optarg, "audit-sync=yes") == 0 ||
-			    strcmp(optarg, "audit-sync=no") == 0) {
-				o->audit_sync = optarg[11] == 'y';
-			} else if (strncmp(optarg, "audit-facility=", 15) == 0) {
-				if ((o->audit_facility = audit_facility(optarg + 15)) < 0) {
-					fprintf(stderr, "keyward: Invalid audit-facility\n");
-					return 255;
-				}
-			} else if (strncmp(optarg, "audit-tag=", 10) == 0) {
-				if (audit_tag_ok(optarg + 10) != 0) {
-					fprintf(stderr, "keyward: Invalid audit-tag\n");
-					return 255;
-				}
-				o->audit_tag = optarg + 10;
-			} else if (strncmp(optarg, "audit-socket=", 13) == 0) {
-				if (optarg[13] != '/' ||
-				    strlen(optarg + 13) >= AUDIT_SOCKET_MAX) {
-					fprintf(stderr, "keyward: Invalid audit-socket\n");
-					return 255;
-				}
-				o->audit_socket = optarg + 13;
-			} else if (strncmp(optarg, "audit-key=", 10) == 0 &&
-			    optarg[10] != '\0') {
-				o->audit_key = optarg + 10;
-			} else if (strncmp(optarg, "policy=", 7) == 0 &&
-			    optarg[7] != '\0') {
-				if (o->policy_file != NULL) {
-					fprintf(stderr, "keyward: policy already set\n");
-					return 255;
-				}
-				o->policy_file = optarg + 7;
-			} else if (strncmp(optarg, "websafe-allow=", 14) == 0) {
-				if (o->websafe_allow != NULL) {
-					fprintf(stderr, "keyward: websafe-allow already set\n");
-					return 255;
-				}
-				if (args_pattern_list_ok(optarg + 14) != 0) {
-					fprintf(stderr, "keyward: Invalid value for -O "
-					    "websafe-allow: a control character in "
-					    "the pattern list\n");
-					return 255;
-				}
-				o->websafe_allow = optarg + 14;
-			} else if (strchr(optarg, '=') != NULL && known_option(optarg,
-			    (size_t)(strchr(optarg, '=') - optarg))) {
-				/* a known option with a bad or empty value, or a
-				 * value where it takes none: say which */
-				fprintf(stderr, "keyward: Invalid value for -O %.*s\n",
-				    (int)(strchr(optarg, '=') - optarg), optarg);
-				return 255;
-			} else {
-				fprintf(stderr, "keyward: Unknown -O option\n");
-				return 255;
-			}
-			break;
-		case 'P':
-			if (o->allowed_providers != NULL) {
-				fprintf(stderr, "keyward: -P option already specified\n");
-				return 255;
-			}
-			if (args_pattern_list_ok(optarg) != 0) {
-				fprintf(stderr, "keyward: Invalid -P: a control "
-				    "character in the pattern list\n");
-				return 255;
-			}
-			o->allowed_providers = optarg;
-			break;
-		case 't':
-			if ((o->default_lifetime = parse_lifetime(optarg)) < 0) {
-				fprintf(stderr, "keyward: Invalid lifetime\n");
-				usage();
-				return 1;
-			}
-			break;
-		case ':':
-			/* ssh-agent's words for these two, before its usage */
-			fprintf(stderr, "option requires an argument -- %c\n", optopt);
-			usage();
-			return 1;
-		default:
-			fprintf(stderr, "unknown option -- %c\n", optopt);
-			usage();
-			return 1;
+}
+
+/* -P: once, and no control character in its patterns. */
+static int
+o_providers(struct options *o, const char *arg)
+{
+	if (o->allowed_providers != NULL) {
+		fprintf(stderr, "keyward: -P option already specified\n");
+		return 255;
+	}
+	if (args_pattern_list_ok(arg) != 0) {
+		fprintf(stderr, "keyward: Invalid -P: a control "
+		    "character in the pattern list\n");
+		return 255;
+	}
+	o->allowed_providers = arg;
+	return -1;
+}
+
+/* A usage error, said: the usage, and exit status 1. */
+static int
+usage_error(void)
+{
+	usage();
+	return 1;
+}
+
+/* One option letter of getopt's: -1 when taken, else the exit status. */
+static int
+letter(struct options *o, int ch, int *c_flag, int *s_flag)
+{
+	switch (ch) {
+	case 'c': *c_flag = 1; break;
+	case 's': *s_flag = 1; break;
+	case 'D':
+	case 'd':
+		if (o->fg != FG_NONE)
+			return usage_error();
+		o->fg = ch == 'd' ? FG_DEBUG : FG_FOREGROUND;
+		break;
+	case 'k': o->kill = 1; break;
+	case 'T': o->tempdir = 1; break;
+	case 'u': o->cleanup_only++; break;
+	case 'U': o->no_cleanup = 1; break;
+	case 'V': o->version = 1; break;
+	case 'a': o->bind_address = optarg; break;
+	case 'E':
+		if ((o->fp_hash = fp_hash_parse(optarg)) == NULL) {
+			fprintf(stderr, "keyward: Invalid hash algorithm \"%s\"\n", optarg);
+			return 255;
 		}
+		break;
+	case 'O': return o_arg(o, optarg);
+	case 'P': return o_providers(o, optarg);
+	case 't':
+		if ((o->default_lifetime = parse_lifetime(optarg)) < 0) {
+			fprintf(stderr, "keyward: Invalid lifetime\n");
+			return usage_error();
+		}
+		break;
+	case ':':
+		/* ssh-agent's words for these two, before its usage */
+		fprintf(stderr, "option requires an argument -- %c\n", optopt);
+		return usage_error();
+	default:
+		fprintf(stderr, "unknown option -- %c\n", optopt);
+		return usage_error();
 	}
-	if (c_flag && s_flag) {
-		usage();
-		return 1;
-	}
+	return -1;
+}
+
+int
+options_parse(int argc, char **argv, struct options *o)
+{
+	const char *shell;
+	int ch, rc, s_flag = 0, c_flag = 0;
+
+	defaults(o);
+	opterr = 0;
+	while ((ch = getopt(argc, argv, "+:cDdksTuUVE:a:O:P:t:")) != -1)
+		if ((rc = letter(o, ch, &c_flag, &s_flag)) != -1)
+			return rc;
+	if (c_flag && s_flag)
+		return usage_error();
 	if (optind < argc) {
 		if (c_flag || s_flag || o->kill || o->fg != FG_NONE ||
-		    o->cleanup_only) {
-			usage();
-			return 1;
-		}
+		    o->cleanup_only)
+			return usage_error();
 		o->command = argv + optind;
 	}
 	if (c_flag || s_flag) {

@@ -4,6 +4,7 @@
  * running a command, signals, the audit trail's fd and the children.
  */
 #include "ipc/log.h"
+#include "ipc/clock.h"
 #include "wire/monitor.h"
 #include "monitor/whois.h"
 #include "monitor/monitor.h"
@@ -351,13 +352,13 @@ setup_socket(char *path, size_t n, const char **made_dir)
 static int
 wait_ready(int fd, pid_t pid, const char *path, const char *made_dir)
 {
-	uint64_t end = mono_ms() + MONITOR_READY_MS, now;
+	uint64_t end = clock_mono_ms() + MONITOR_READY_MS, now;
 	char buf[1024], *nul;
 	ssize_t r;
 
 	for (;;) {
 		struct pollfd pfd = { fd, POLLIN, 0 };
-		if ((now = mono_ms()) >= end) {
+		if ((now = clock_mono_ms()) >= end) {
 			fprintf(stderr, "keyward: the agent did not start within "
 			    "%d s; stopped\n", MONITOR_READY_MS / 1000);
 			kill(pid, SIGTERM);

@@ -61,21 +61,6 @@ say(const struct named_sockets *ns, const struct named_socket *s,
 	return -1;
 }
 
-/* Is something answering on path (a live agent, not a stale file)? */
-static int
-alive(const char *path)
-{
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	int fd, r;
-
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
-		return 1;
-	r = connect(fd, (struct sockaddr *)&sun, sizeof(sun));
-	close(fd);
-	return r == 0 || errno == EAGAIN || errno == EINPROGRESS;
-}
-
 /* Where it goes, and whether it may: the path (its own, or the main
  * socket's and ".NAME"), in a directory the user owns, and nothing there
  * but a stale socket. */
@@ -120,7 +105,7 @@ check(const struct named_sockets *ns, struct named_socket *s,
 			    s->path);
 		if (st.st_uid != getuid())
 			return say(ns, s, "%s is another user's socket", s->path);
-		if (alive(s->path))
+		if (socket_alive(s->path))
 			return say(ns, s, "%s is in use (another agent listens "
 			    "there)", s->path);
 		if (unlink(s->path) != 0)

@@ -140,7 +140,7 @@ sock_listen(const char *path)
 	return fd;
 }
 
-static int
+int
 socket_alive(const char *path)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };

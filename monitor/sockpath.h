@@ -23,6 +23,10 @@ int sock_tempdir_path(char *dir, size_t dn, char *out, size_t n);
 int sock_listen(const char *path);
 /* Remove stale sockets in dir (doc/protocol.md §11.3); any_host for -uu. */
 int sock_cleanup_stale(const char *dir, const char *host_tag, int any_host);
+/* Is something answering on path (a live agent, not a stale file)? A path
+ * too long for a socket address is taken as alive: never truncated, and
+ * so never the wrong file removed. */
+int socket_alive(const char *path);
 /* Quote a path for the printed shell commands (10.3+ rules). */
 void sock_quote(const char *path, char *out, size_t n);
 

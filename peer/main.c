@@ -23,6 +23,8 @@
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
+#include "ipc/sibling.h"
+#include "ipc/start.h"
 #include "wire/peer.h"
 #include "ipc/spawn.h"
 #include "peer/proc.h"
@@ -42,13 +44,6 @@
 #define READER_FD       3       /* the exe reader's end, in the reader */
 
 static struct proc_report report;
-
-static void
-usage(void)
-{
-	fprintf(stderr, "keyward-peer is started by keyward, not by hand\n");
-	exit(1);
-}
 
 /* ------------------------------------------------------------ exe reader */
 
@@ -71,15 +66,17 @@ reader_run(void *arg)
 	sandbox_peer_exe(READER_FD);
 	for (;;) {
 		r = chan_recv_fd(READER_FD, x, sizeof(x), &got, &fd);
-		if (r <= 0 || fd < 0)
-			_exit(r == 0 ? 0 : 1);
+		if (r == 0)
+			peer_gone("keyward-peer");
+		if (r < 0 || fd < 0)
+			peer_broke("keyward-peer", "a request without a directory");
 		n = readlinkat(fd, "exe", (char *)rep + 4, PEER_MAX_EXE + 1);
 		e = n < 0 ? errno : 0;
 		close(fd);
 		memcpy(rep, &e, 4);
 		if (send(READER_FD, rep, 4 + (n > 0 ? (size_t)n : 0),
 		    MSG_NOSIGNAL) < 0)
-			_exit(1);
+			peer_gone("keyward-peer");
 	}
 }
 
@@ -118,12 +115,12 @@ exe_via_reader(int dirfd, char *out, size_t cap)
 
 	r = chan_send_fd(EXE_FD, "x", 1, dirfd);
 	if (r != 1)
-		fatal("the exe reader is gone");
+		peer_broke("the exe reader", "it cannot be asked");
 	do {
 		r = recv(EXE_FD, rep, sizeof(rep), 0);
 	} while (r < 0 && errno == EINTR);
 	if (r < 4 || (size_t)r > 4 + PEER_MAX_EXE + 1)
-		fatal("the exe reader is gone or answered %zd bytes", r);
+		peer_broke("the exe reader", "it has gone or answered %zd bytes", r);
 	memcpy(&e, rep, 4);
 	if (e != 0)
 		return e > 0 ? -e : -EIO;
@@ -181,13 +178,12 @@ lie(struct wb *w, struct peer_reply *rep)
 }
 #endif
 
-static int
+static void
 send_reply(uint32_t id, const struct proc_report *r)
 {
 	struct peer_reply rep;
 	struct wb w;
 	ssize_t n;
-	int ret = 0;
 
 	memset(&rep, 0, sizeof(rep));
 	rep.id = id;
@@ -214,16 +210,14 @@ send_reply(uint32_t id, const struct proc_report *r)
 	do {
 		n = send(CHAN_FD, w.p, w.len, MSG_NOSIGNAL);
 	} while (n < 0 && errno == EINTR);
-	if (n < 0 || (size_t)n != w.len) {
-		log_error("cannot send the reply: %m");
-		ret = -1;
-	}
+	if (n < 0 || (size_t)n != w.len)
+		peer_gone("keyward");
 	wb_free(&w);
-	return ret;
 }
 
-/* Requests one at a time, until the requester closes the channel. */
-static int
+/* Requests one at a time, until the requester closes the channel; one
+ * that is no request ends the inspector (ipc/sibling.h). */
+static void __attribute__((noreturn))
 serve(void)
 {
 	uint8_t buf[PEER_MAX_REQUEST + 1];
@@ -234,20 +228,14 @@ serve(void)
 
 	for (;;) {
 		if ((r = peer_req_recv(CHAN_FD, buf, sizeof(buf), &n, &pidfd)) == 0)
-			return 0;
-		if (r < 0) {
-			log_error("cannot receive a request: %m");
-			return 1;
-		}
+			peer_gone("keyward");
+		if (r < 0)
+			peer_broke("keyward", "a request that cannot be received: %m");
 		rd_init(&rd, buf, n);
 		if (peer_req_decode(&rd, &req) != 0 ||
-		    ((req.flags & PEER_REQ_PIDFD) != 0) != (pidfd >= 0)) {
-			log_error("malformed request (%zu bytes%s)", n,
+		    ((req.flags & PEER_REQ_PIDFD) != 0) != (pidfd >= 0))
+			peer_broke("keyward", "a malformed request (%zu bytes%s)", n,
 			    pidfd >= 0 ? ", with an fd" : "");
-			if (pidfd >= 0)
-				close(pidfd);
-			return 1;
-		}
 		if (pidfd < 0 && !warned) {
 			log_error("warning: requests without a pidfd: a recycled "
 			    "pid is caught only while it is read (start time)");
@@ -258,8 +246,7 @@ serve(void)
 			close(pidfd);
 		log_debug("request %u: pid %u: %s", req.id, req.pid,
 		    peer_status_name(report.status));
-		if (send_reply(req.id, &report) != 0)
-			return 1;
+		send_reply(req.id, &report);
 	}
 }
 
@@ -267,23 +254,14 @@ int
 main(int argc, char **argv)
 {
 	struct peer_args args;
-	int type = 0;
-	socklen_t len = sizeof(type);
 #ifdef KEYWARD_TESTING
 	const char *pause;
 #endif
 
 	if (args_peer_decode(argc, argv, &args) != 0)
-		usage();
-	log_init("keyward-peer", args.debug ? LOG_LVL_DEBUG : LOG_LVL_INFO, 0);
-	if (getsockopt(CHAN_FD, SOL_SOCKET, SO_TYPE, &type, &len) != 0 ||
-	    type != SOCK_SEQPACKET)
-		fatal("fd 3 is not a SOCK_SEQPACKET socket");
-	signal(SIGPIPE, SIG_IGN);
-	/* Nothing else of keyward's is this process's business. */
-	if (close_range(CHAN_FD + 1, ~0U, 0) != 0)
-		fatal("close_range: %m");
-	chan_setup_fd(CHAN_FD);
+		start_refused("keyward-peer");
+	start_helper("keyward-peer", args.debug, 0);
+	start_only_channel(CHAN_FD);
 	start_reader();
 	proc_read_exe_hook = exe_via_reader;
 #ifdef KEYWARD_TESTING
@@ -294,5 +272,5 @@ main(int argc, char **argv)
 	test_lie = getenv("KEYWARD_TEST_PEER_LIE");
 #endif
 	confine();
-	return serve();
+	serve();
 }

@@ -9,7 +9,10 @@
  */
 #include "ipc/chan.h"
 #include "ipc/limits.h"
+#include "ipc/clock.h"
 #include "ipc/log.h"
+#include "ipc/sibling.h"
+#include "ipc/start.h"
 #include "ipc/spawn.h"
 #include "wire/prompter.h"
 #include "wire/args.h"
@@ -40,13 +43,15 @@ struct ask {
 	int pidfd, out;         /* out: askpass's stdout, -1 once at EOF */
 	int cancelled, timed_out;
 	int secret;             /* a PIN: the answer is what askpass prints */
-	struct timespec deadline;
+	uint64_t deadline_ms;    /* ipc/clock.h, monotonic */
 	char buf[PROMPT_MAX_OUTPUT + 1];
 	size_t len;
 };
 
 static struct ask asks[PROMPT_MAX_CONCURRENT];
 static size_t nasks;
+
+#define POLICY "keyward-policy"
 
 static void
 answer(struct chan *c, uint32_t req, int yes)
@@ -56,7 +61,7 @@ answer(struct chan *c, uint32_t req, int yes)
 	wb_init(&w);
 	msg_status_reply(&w, req, 0, yes ? ST_OK : ST_FAIL);
 	if (chan_send(c, &w) != 0)
-		_exit(0);
+		peer_gone(POLICY);
 	wb_free(&w);
 }
 
@@ -73,7 +78,7 @@ answer_secret(struct chan *c, uint32_t req, const char *s)
 	wb_init(&w);
 	msg_secret_write(&w, req, (struct slice){ (const uint8_t *)s, strlen(s) });
 	if (chan_send(c, &w) != 0)
-		_exit(0);
+		peer_gone(POLICY);
 	wb_free_secret(&w);
 }
 
@@ -147,8 +152,7 @@ start_ask(struct ask *a, uint32_t req, const char *text, int secret)
 	a->len = 0;
 	a->cancelled = a->timed_out = 0;
 	a->secret = secret;
-	clock_gettime(CLOCK_MONOTONIC, &a->deadline);
-	a->deadline.tv_sec += prompt_timeout_s;
+	a->deadline_ms = clock_mono_ms() + (uint64_t)prompt_timeout_s * 1000;
 	if ((a->pidfd = pidfd_open(a->pid, 0)) < 0) {
 		kill(a->pid, SIGKILL);
 		waitpid(a->pid, NULL, 0);
@@ -193,12 +197,12 @@ finish_ask(struct chan *c, size_t i)
 
 /* Policy's messages, one handler each (request's table). A message that
  * does not decode whole is policy gone wrong: the prompter ends, and
- * policy with it (fail closed). */
+ * policy with it (fail closed; ipc/sibling.h). */
 static void
 h_cancel(struct chan *c, uint32_t req, struct rd *r, int secret)
 {
 	if (msg_empty_decode(r) != 0)
-		_exit(1);
+		peer_broke(POLICY, "a malformed cancel");
 	for (size_t i = 0; i < nasks; i++)
 		if (asks[i].req == req) {
 			asks[i].cancelled = 1;
@@ -215,7 +219,7 @@ h_prompt(struct chan *c, uint32_t req, struct rd *r, int secret)
 
 	if (msg_string_read(r, &q) != 0 ||
 	    q.len > PROMPT_MAX_TEXT || memchr(q.p, '\0', q.len))
-		_exit(1);
+		peer_broke(POLICY, "a malformed question");
 	memcpy(text, q.p, q.len);
 	text[q.len] = '\0';
 	if ((why = cannot_prompt()) != NULL) {
@@ -245,27 +249,19 @@ static const struct {
 static void
 request(struct chan *c, const uint8_t *p, size_t n)
 {
+	const __typeof__(from_policy[0]) *row;
 	struct msg_hdr h;
 	struct rd r;
 
-	rd_init(&r, p, n);
-	if (msg_hdr_decode(&r, &h) != 0)
-		_exit(1);
-	for (size_t i = 0; i < sizeof(from_policy) / sizeof(from_policy[0]); i++)
-		if (from_policy[i].type == h.type) {
-			from_policy[i].fn(c, h.req, &r, from_policy[i].secret);
-			return;
-		}
-	_exit(1);
+	msg_sibling_hdr(POLICY, p, n, &r, &h);
+	row = MSG_ROW(POLICY, from_policy, h.type);
+	row->fn(c, h.req, &r, row->secret);
 }
 
 static long
-ms_until(const struct timespec *t)
+ms_until(uint64_t t)
 {
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (t->tv_sec - now.tv_sec) * 1000 + (t->tv_nsec - now.tv_nsec) / 1000000;
+	return (long)((int64_t)t - (int64_t)clock_mono_ms());
 }
 
 /* Poll no longer than until the first open prompt's deadline. */
@@ -275,7 +271,7 @@ next_deadline_ms(void)
 	long best = -1;
 
 	for (size_t i = 0; i < nasks; i++) {
-		long ms = asks[i].timed_out ? -1 : ms_until(&asks[i].deadline);
+		long ms = asks[i].timed_out ? -1 : ms_until(asks[i].deadline_ms);
 		if (!asks[i].timed_out && (best < 0 || ms < best))
 			best = ms < 0 ? 0 : ms;
 	}
@@ -287,7 +283,7 @@ static void
 expire_asks(void)
 {
 	for (size_t i = 0; i < nasks; i++)
-		if (!asks[i].timed_out && ms_until(&asks[i].deadline) <= 0) {
+		if (!asks[i].timed_out && ms_until(asks[i].deadline_ms) <= 0) {
 			asks[i].timed_out = 1;
 			kill(-asks[i].pid, SIGKILL);
 		}
@@ -304,11 +300,9 @@ main(int argc, char **argv)
 
 	/* policy starts the prompter with exactly one argument list
 	 * (wire/args.h); anything else is refused whole */
-	if (args_prompter_decode(argc, argv, &args) != 0) {
-		fprintf(stderr, "keyward-prompter is started by keyward, not by hand\n");
-		return 1;
-	}
-	log_init("keyward-prompter", args.debug ? LOG_LVL_DEBUG : LOG_LVL_INFO, 0);
+	if (args_prompter_decode(argc, argv, &args) != 0)
+		start_refused("keyward-prompter");
+	start_helper("keyward-prompter", args.debug, START_KEEP_PIPE);
 	prompt_timeout_s = args.confirm_timeout;
 	chan_init(&c, 3);
 	sandbox_harden();
@@ -321,10 +315,10 @@ main(int argc, char **argv)
 			pfd[n++] = (struct pollfd){ asks[i].pidfd, POLLIN, 0 };
 		}
 		if (poll(pfd, n, next_deadline_ms()) < 0 && errno != EINTR)
-			_exit(1);
+			fatal("poll: %m");
 		expire_asks();
 		if ((pfd[0].revents & POLLOUT) && chan_flush(&c) != 0)
-			_exit(0);
+			peer_gone(POLICY);
 		/* Walk backwards: finish_ask moves the last entry into i. */
 		for (size_t i = nasks; i-- > 0;) {
 			struct ask *a = &asks[i];
@@ -346,7 +340,7 @@ main(int argc, char **argv)
 			while ((r = chan_recv(&c, buf, sizeof(buf), &len)) > 0)
 				request(&c, buf, len);
 			if (r < 0)
-				_exit(0);       /* policy is gone */
+				peer_gone(POLICY);
 		}
 	}
 }

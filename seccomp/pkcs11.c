@@ -19,24 +19,9 @@
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
-
-static void
-trap(scmp_filter_ctx ctx, int nr, unsigned nargs, ...)
-{
-	struct scmp_arg_cmp args[2];
-	va_list ap;
-
-	va_start(ap, nargs);
-	for (unsigned i = 0; i < nargs && i < 2; i++)
-		args[i] = va_arg(ap, struct scmp_arg_cmp);
-	va_end(ap);
-	if (seccomp_rule_add_array(ctx, SCMP_ACT_TRAP, nr, nargs, args) != 0)
-		fatal("seccomp: cannot add the rule for syscall %d", nr);
-}
 
 void
 sandbox_pkcs11(int chan_fd)
@@ -54,58 +39,58 @@ sandbox_pkcs11(int chan_fd)
 	/* no program started: no exec, no fork; a thread (CLONE_THREAD) is
 	 * the module's business. clone3 passes its flags in memory a filter
 	 * cannot read: ENOSYS, and glibc falls back to clone */
-	trap(ctx, SCMP_SYS(execve), 0);
-	trap(ctx, SCMP_SYS(execveat), 0);
-	trap(ctx, SCMP_SYS(fork), 0);
-	trap(ctx, SCMP_SYS(vfork), 0);
-	trap(ctx, SCMP_SYS(clone), 1,
+	sandbox_trap(ctx, SCMP_SYS(execve), 0);
+	sandbox_trap(ctx, SCMP_SYS(execveat), 0);
+	sandbox_trap(ctx, SCMP_SYS(fork), 0);
+	sandbox_trap(ctx, SCMP_SYS(vfork), 0);
+	sandbox_trap(ctx, SCMP_SYS(clone), 1,
 	    SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
 	if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0) != 0)
 		fatal("seccomp: cannot add the clone3 rule");
 	/* signals to itself only (pthread_kill, abort); kill(0) and kill(-1)
 	 * reach others */
-	trap(ctx, SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_NE, self));
-	trap(ctx, SCMP_SYS(tgkill), 1, SCMP_A0(SCMP_CMP_NE, self));
-	trap(ctx, SCMP_SYS(tkill), 0);
-	trap(ctx, SCMP_SYS(rt_sigqueueinfo), 1, SCMP_A0(SCMP_CMP_NE, self));
-	trap(ctx, SCMP_SYS(rt_tgsigqueueinfo), 1, SCMP_A0(SCMP_CMP_NE, self));
-	trap(ctx, SCMP_SYS(pidfd_open), 0);
-	trap(ctx, SCMP_SYS(pidfd_send_signal), 0);
+	sandbox_trap(ctx, SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_NE, self));
+	sandbox_trap(ctx, SCMP_SYS(tgkill), 1, SCMP_A0(SCMP_CMP_NE, self));
+	sandbox_trap(ctx, SCMP_SYS(tkill), 0);
+	sandbox_trap(ctx, SCMP_SYS(rt_sigqueueinfo), 1, SCMP_A0(SCMP_CMP_NE, self));
+	sandbox_trap(ctx, SCMP_SYS(rt_tgsigqueueinfo), 1, SCMP_A0(SCMP_CMP_NE, self));
+	sandbox_trap(ctx, SCMP_SYS(pidfd_open), 0);
+	sandbox_trap(ctx, SCMP_SYS(pidfd_send_signal), 0);
 	/* other processes' memory placement */
-	trap(ctx, SCMP_SYS(process_madvise), 0);
-	trap(ctx, SCMP_SYS(migrate_pages), 0);
-	trap(ctx, SCMP_SYS(move_pages), 0);
+	sandbox_trap(ctx, SCMP_SYS(process_madvise), 0);
+	sandbox_trap(ctx, SCMP_SYS(migrate_pages), 0);
+	sandbox_trap(ctx, SCMP_SYS(move_pages), 0);
 	/* the reporter stays the SIGSYS handler */
-	trap(ctx, SCMP_SYS(rt_sigaction), 2, SCMP_A0(SCMP_CMP_EQ, SIGSYS),
+	sandbox_trap(ctx, SCMP_SYS(rt_sigaction), 2, SCMP_A0(SCMP_CMP_EQ, SIGSYS),
 	    SCMP_A1(SCMP_CMP_NE, 0));
 	/* dumpable again would let the user's other processes read this
 	 * one's memory (PINs); a new personality could make every mapping
 	 * executable (READ_IMPLIES_EXEC) */
-	trap(ctx, SCMP_SYS(prctl), 1, SCMP_A0(SCMP_CMP_EQ, PR_SET_DUMPABLE));
-	trap(ctx, SCMP_SYS(personality), 0);
+	sandbox_trap(ctx, SCMP_SYS(prctl), 1, SCMP_A0(SCMP_CMP_EQ, PR_SET_DUMPABLE));
+	sandbox_trap(ctx, SCMP_SYS(personality), 0);
 	/* no code loaded after the module: nothing mapped executable */
-	trap(ctx, SCMP_SYS(mmap), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
-	trap(ctx, SCMP_SYS(mprotect), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
-	trap(ctx, SCMP_SYS(pkey_mprotect), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
+	sandbox_trap(ctx, SCMP_SYS(mmap), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
+	sandbox_trap(ctx, SCMP_SYS(mprotect), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
+	sandbox_trap(ctx, SCMP_SYS(pkey_mprotect), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
 	/* identities (no capability makes them succeed; trapped so that a
 	 * module that tries is reported) */
-	trap(ctx, SCMP_SYS(setuid), 0);
-	trap(ctx, SCMP_SYS(setgid), 0);
-	trap(ctx, SCMP_SYS(setreuid), 0);
-	trap(ctx, SCMP_SYS(setregid), 0);
-	trap(ctx, SCMP_SYS(setresuid), 0);
-	trap(ctx, SCMP_SYS(setresgid), 0);
-	trap(ctx, SCMP_SYS(setfsuid), 0);
-	trap(ctx, SCMP_SYS(setfsgid), 0);
-	trap(ctx, SCMP_SYS(setgroups), 0);
+	sandbox_trap(ctx, SCMP_SYS(setuid), 0);
+	sandbox_trap(ctx, SCMP_SYS(setgid), 0);
+	sandbox_trap(ctx, SCMP_SYS(setreuid), 0);
+	sandbox_trap(ctx, SCMP_SYS(setregid), 0);
+	sandbox_trap(ctx, SCMP_SYS(setresuid), 0);
+	sandbox_trap(ctx, SCMP_SYS(setresgid), 0);
+	sandbox_trap(ctx, SCMP_SYS(setfsuid), 0);
+	sandbox_trap(ctx, SCMP_SYS(setfsgid), 0);
+	sandbox_trap(ctx, SCMP_SYS(setgroups), 0);
 	/* the new mount API, beside mount and umount2 */
-	trap(ctx, SCMP_SYS(open_tree), 0);
-	trap(ctx, SCMP_SYS(move_mount), 0);
-	trap(ctx, SCMP_SYS(fsopen), 0);
-	trap(ctx, SCMP_SYS(fsmount), 0);
-	trap(ctx, SCMP_SYS(fspick), 0);
-	trap(ctx, SCMP_SYS(chroot), 0);
+	sandbox_trap(ctx, SCMP_SYS(open_tree), 0);
+	sandbox_trap(ctx, SCMP_SYS(move_mount), 0);
+	sandbox_trap(ctx, SCMP_SYS(fsopen), 0);
+	sandbox_trap(ctx, SCMP_SYS(fsmount), 0);
+	sandbox_trap(ctx, SCMP_SYS(fspick), 0);
+	sandbox_trap(ctx, SCMP_SYS(chroot), 0);
 	/* files by handle bypass the path walk Landlock checks */
-	trap(ctx, SCMP_SYS(open_by_handle_at), 0);
+	sandbox_trap(ctx, SCMP_SYS(open_by_handle_at), 0);
 	sandbox_load(ctx, "pkcs11");
 }

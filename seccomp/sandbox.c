@@ -75,21 +75,41 @@ sandbox_filter_new(void)
 	return ctx;
 }
 
-void
-sandbox_allow(scmp_filter_ctx ctx, int nr, unsigned nargs, ...)
+/* One rule, with as many argument checks as a syscall has arguments
+ * (six): more is a mistake in the filter, never silently cut. */
+static void
+add_rule(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned nargs,
+    va_list ap)
 {
 	struct scmp_arg_cmp args[6];
-	va_list ap;
 	int r;
 
 	if (nargs > 6)
 		fatal("seccomp: too many argument checks");
-	va_start(ap, nargs);
 	for (unsigned i = 0; i < nargs; i++)
 		args[i] = va_arg(ap, struct scmp_arg_cmp);
-	va_end(ap);
-	if ((r = seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, nr, nargs, args)) != 0)
+	if ((r = seccomp_rule_add_array(ctx, action, nr, nargs, args)) != 0)
 		fatal("seccomp: cannot add rule for syscall %d: %d", nr, r);
+}
+
+void
+sandbox_allow(scmp_filter_ctx ctx, int nr, unsigned nargs, ...)
+{
+	va_list ap;
+
+	va_start(ap, nargs);
+	add_rule(ctx, SCMP_ACT_ALLOW, nr, nargs, ap);
+	va_end(ap);
+}
+
+void
+sandbox_trap(scmp_filter_ctx ctx, int nr, unsigned nargs, ...)
+{
+	va_list ap;
+
+	va_start(ap, nargs);
+	add_rule(ctx, SCMP_ACT_TRAP, nr, nargs, ap);
+	va_end(ap);
 }
 
 void
@@ -238,8 +258,7 @@ deny(scmp_filter_ctx ctx, int nr)
 	/* trapped: the reporter names the call, then the process dies by
 	 * SIGSYS; a program these processes exec has no handler (exec
 	 * resets it), so SIGSYS's default action kills it outright */
-	if (seccomp_rule_add(ctx, SCMP_ACT_TRAP, nr, 0) != 0)
-		fatal("seccomp: cannot add deny rule for syscall %d", nr);
+	sandbox_trap(ctx, nr, 0);
 }
 
 /* For the processes that must exec programs they do not control (the

@@ -61,8 +61,12 @@ void sandbox_trap_install(const char *who);
 /* A filter under construction: default action traps (SIGSYS; the
  * reporter then names the call and the process dies by SIGSYS). */
 scmp_filter_ctx sandbox_filter_new(void);
-/* Add one rule; fatal if libseccomp refuses it. */
+/* Add one rule with nargs argument checks (struct scmp_arg_cmp, at most
+ * six); fatal if there are more or libseccomp refuses it. */
 void sandbox_allow(scmp_filter_ctx ctx, int nr, unsigned nargs, ...);
+/* The same rule trapping (SIGSYS; the reporter names the call): the deny
+ * lists of the filters that allow by default. */
+void sandbox_trap(scmp_filter_ctx ctx, int nr, unsigned nargs, ...);
 /* Allow syscall nr only on this fd (its first argument). */
 void sandbox_allow_fd(scmp_filter_ctx ctx, int nr, int fd);
 /* Allow futex with this operation (FUTEX_WAIT...), private or shared,

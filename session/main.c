@@ -28,6 +28,8 @@
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
+#include "ipc/sibling.h"
+#include "ipc/start.h"
 #include "wire/args.h"
 #include "wire/session.h"
 #include "seccomp/sandbox.h"
@@ -71,7 +73,7 @@ tell(uint8_t event, const char *detail)
 	msg_session_encode(&w, &(struct msg_session){ event,
 	    { (const uint8_t *)detail, strlen(detail) } });
 	if (w.err || chan_send(&W.pol, &w) != 0)
-		exit(0);        /* policy is gone: the agent is ending */
+		peer_gone("keyward-policy");
 	wb_free(&w);
 	log_debug("told policy: %s %s", session_event_name(event), detail);
 }
@@ -311,10 +313,8 @@ notice(const uint8_t *p, size_t n)
 
 	rd_init(&r, p, n);
 	if (msg_hdr_decode(&r, &h) != 0 || h.type != MSG_NOTICE ||
-	    msg_notice_decode(&r, &m) != 0) {
-		log_error("a malformed message from policy; dropped");
-		return;
-	}
+	    msg_notice_decode(&r, &m) != 0)
+		peer_broke("keyward-policy", "a malformed message (%zu bytes)", n);
 	if (W.user == NULL)
 		return;
 	snprintf(summary, sizeof(summary), "%.*s", (int)m.summary.len,
@@ -349,13 +349,9 @@ main(int argc, char **argv)
 	static uint8_t buf[IPC_MAX_MSG + 1];
 	size_t n;
 
-	if (args_session_decode(argc, argv, &a) != 0) {
-		fprintf(stderr, "keyward-session is started by keyward, not by hand\n");
-		return 1;
-	}
-	log_init("keyward-session", a.debug ? LOG_LVL_DEBUG : LOG_LVL_INFO, 0);
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGINT, SIG_IGN);        /* ^C reaches the monitor; it decides */
+	if (args_session_decode(argc, argv, &a) != 0)
+		start_refused("keyward-session");
+	start_helper("keyward-session", a.debug, START_IGNORE_INT);
 	chan_init(&W.pol, 3);
 	why = start((pid_t)a.agent_pid);
 	if (sd_bus_open_user(&W.user) < 0) {
@@ -403,11 +399,11 @@ main(int argc, char **argv)
 		if (poll(pfd, 3, timeout) < 0 && errno != EINTR)
 			fatal("poll: %m");
 		if ((pfd[0].revents & POLLOUT) && chan_flush(&W.pol) != 0)
-			exit(0);
+			peer_gone("keyward-policy");
 		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))
 			while ((r = chan_recv(&W.pol, buf, sizeof(buf), &n)) != 0) {
 				if (r < 0)
-					exit(0);        /* policy is gone */
+					peer_gone("keyward-policy");
 				notice(buf, n);
 			}
 	}

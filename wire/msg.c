@@ -3,6 +3,7 @@
  * header, one-string payloads, the status and the signature replies.
  */
 #include "wire/msg.h"
+#include "ipc/sibling.h"
 
 void
 msg_begin(struct wb *w, uint8_t type, uint32_t req, uint32_t conn)
@@ -23,6 +24,27 @@ int
 msg_empty_decode(struct rd *r)
 {
 	return rd_done(r);
+}
+
+void
+msg_sibling_hdr(const char *peer, const uint8_t *p, size_t n, struct rd *r,
+    struct msg_hdr *h)
+{
+	rd_init(r, p, n);
+	if (msg_hdr_decode(r, h) != 0)
+		peer_broke(peer, "a message of %zu bytes with no header", n);
+}
+
+const void *
+msg_row(const char *peer, const void *rows, size_t nrows, size_t rowsize,
+    uint8_t type)
+{
+	const uint8_t *row = rows;
+
+	for (size_t i = 0; i < nrows; i++, row += rowsize)
+		if (*row == type)
+			return row;
+	peer_broke(peer, "a message of type %u, which it never sends", type);
 }
 
 void

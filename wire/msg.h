@@ -32,6 +32,7 @@
 
 #include "ipc/buf.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* The replies every boundary shares. Replies are numbered 64..79 whatever
@@ -61,6 +62,21 @@ void msg_begin(struct wb *w, uint8_t type, uint32_t req, uint32_t conn);
 int msg_hdr_decode(struct rd *r, struct msg_hdr *h);
 /* A message with no payload. */
 int msg_empty_decode(struct rd *r);
+
+/* A datagram from a sibling (ipc/sibling.h): its header into h and r at
+ * its payload, or, with no header, peer_broke(peer). */
+void msg_sibling_hdr(const char *peer, const uint8_t *p, size_t n,
+    struct rd *r, struct msg_hdr *h);
+/* The row for type in a handler table whose rows begin with their
+ * uint8_t type (MSG_ROW checks that), or, for a type the sibling never
+ * sends, peer_broke(peer). */
+const void *msg_row(const char *peer, const void *rows, size_t nrows,
+    size_t rowsize, uint8_t type);
+#define MSG_ROW(peer, rows, t) \
+	((const __typeof__((rows)[0]) *)msg_row((peer), (rows), \
+	    sizeof(rows) / sizeof((rows)[0]) + 0 * sizeof(char[ \
+	    offsetof(__typeof__((rows)[0]), type) == 0 ? 1 : -1]), \
+	    sizeof((rows)[0]), (t)))
 
 /* The whole of a message whose payload is one string s, and that
  * payload's decoder. Each boundary file's typed msg_X_write names the type

@@ -103,7 +103,7 @@ contains "$OUT" "burst 64 of 64 answered in order" "64 requests sent at once: al
 # --- a requester that sends what is no request: the inspector stops
 drive garbage
 contains "$OUT" "no reply" "a malformed request: no reply"
-contains "$OUT" "exit 1" "a malformed request: the inspector exits 1"
+contains "$OUT" "exit 255" "a malformed request: the inspector exits 255 (a broken peer)"
 contains "$ERR" "malformed request" "and says why"
 
 # --- arguments

@@ -29,7 +29,7 @@
  *   burst:N       64 requests about N sent at once, then their replies:
  *                 "burst 64 of 64 answered in order" when all came, in
  *                 order, ok
- *   garbage       a datagram that is no request (expect no reply, exit 1)
+ *   garbage       a datagram that is no request (expect no reply, exit 255)
  *
  * Prints, one a line: "helper PID"; per reply "reply ID STATUS", "exe E",
  * "cmdline C", "anc PID EXE ARGV0" (bytes outside printable ASCII as \xNN);
@@ -459,7 +459,8 @@ step_burst(pid_t pid)
 	fflush(stdout);
 }
 
-/* A datagram that is no request: the helper must stop (exit 1). */
+/* A datagram that is no request: the helper must stop (exit 255,
+ * ipc/sibling.h). */
 static void
 step_garbage(void)
 {

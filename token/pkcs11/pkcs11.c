@@ -15,6 +15,8 @@
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
+#include "ipc/sibling.h"
+#include "ipc/start.h"
 #include "ipc/secmem.h"
 #include "wire/pkcs11.h"
 #include "keys/sshkey.h"
@@ -61,25 +63,10 @@ static struct {
 	struct p11stores st;
 } S;
 
-static void
+static void __attribute__((noreturn))
 usage(void)
 {
-	fprintf(stderr, "keyward-pkcs11 is started by keyward, not by hand\n");
-	exit(1);
-}
-
-/* An absolute path that is already its own realpath and a regular file
- * (policy resolved it against -P): nothing else is loaded. */
-static int
-provider_ok(const char *p)
-{
-	char real[PATH_MAX];
-	struct stat st;
-
-	if (p[0] != '/' || realpath(p, real) == NULL || strcmp(real, p) != 0 ||
-	    stat(p, &st) != 0 || !S_ISREG(st.st_mode))
-		return 0;
-	return 1;
+	start_refused("keyward-pkcs11");
 }
 
 static void
@@ -256,6 +243,16 @@ refuse(uint8_t type, uint32_t status, struct wb *w)
 		p11_sig_encode(w, &sig);
 }
 
+/* A broken channel ends the helper as a closed one does: the module
+ * finalised, the request and its PIN wiped (ipc/sibling.h). */
+static void
+end_module(void)
+{
+	wipe(S.sec, sizeof(*S.sec));
+	close_all();
+	S.f->C_Finalize(NULL);
+}
+
 /* Requests until policy closes fd 3. Returns the exit status. */
 static int
 serve(void)
@@ -274,17 +271,13 @@ serve(void)
 			log_debug("policy closed the channel");
 			return 0;
 		}
-		if (n < 0) {
-			log_error("recv: %m");
-			return 1;
-		}
+		if (n < 0)
+			peer_broke("keyward-broker", "its channel cannot be read: %m");
 		rd_init(&rd, S.sec->rbuf, (size_t)n);
-		if (p11_req_decode(&rd, &req) != 0) {
+		if (p11_req_decode(&rd, &req) != 0)
 			/* not what policy's encoder writes: a broken peer */
-			wipe(S.sec, sizeof(*S.sec));
-			log_error("malformed request from policy (%zd bytes)", n);
-			return 1;
-		}
+			peer_broke("keyward-broker", "a malformed request (%zd bytes)",
+			    n);
 		wb_init(&w);
 		h = NULL;
 		for (size_t i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++)
@@ -317,8 +310,8 @@ main(int argc, char **argv)
 		args.provider = NULL;
 		args.debug = args_level(argv[1]);
 	}
-	log_init("keyward-pkcs11", args.debug ? LOG_LVL_DEBUG : LOG_LVL_INFO, 0);
-	if (args.provider == NULL || !provider_ok(args.provider)) {
+	start_helper("keyward-pkcs11", args.debug, 0);
+	if (args.provider == NULL || !token_provider_ok(args.provider)) {
 		log_error("provider refused: not the absolute, resolved path "
 		    "of a file");
 		return 1;
@@ -335,6 +328,7 @@ main(int argc, char **argv)
 	/* Before the first request, so no PIN and no data to sign ever
 	 * reaches this process unsandboxed (doc/threat-model.md). */
 	confine();
+	peer_at_end(end_module);
 	rc = serve();
 	close_all();
 	S.f->C_Finalize(NULL);

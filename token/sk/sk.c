@@ -16,6 +16,8 @@
 #include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
+#include "ipc/sibling.h"
+#include "ipc/start.h"
 #include "ipc/secmem.h"
 #include "wire/token.h"
 #include "seccomp/sandbox.h"
@@ -57,27 +59,24 @@ static struct {
 	struct secrets *sec;
 } S;
 
+/* However the helper ends, the request and its PIN go first. */
 static void
-usage(void)
+wipe_secrets(void)
 {
-	fprintf(stderr, "keyward-sk is started by keyward, not by hand\n");
-	exit(1);
+	wipe(S.sec, sizeof(*S.sec));
 }
 
-/* "internal", or the absolute path of a regular file that is already its
- * own realpath (policy resolved it against -P): nothing else is loaded. */
+static void __attribute__((noreturn))
+usage(void)
+{
+	start_refused("keyward-sk");
+}
+
+/* "internal", or a library token_provider_ok accepts. */
 static int
 provider_ok(const char *p)
 {
-	char real[PATH_MAX];
-	struct stat st;
-
-	if (strcmp(p, "internal") == 0)
-		return 1;
-	if (p[0] != '/' || realpath(p, real) == NULL || strcmp(real, p) != 0 ||
-	    stat(p, &st) != 0 || !S_ISREG(st.st_mode))
-		return 0;
-	return 1;
+	return strcmp(p, "internal") == 0 || token_provider_ok(p);
 }
 
 static void
@@ -219,17 +218,11 @@ serve(void)
 	do {
 		n = recv(CHAN_FD, S.sec->rbuf, sizeof(S.sec->rbuf), 0);
 	} while (n < 0 && errno == EINTR);
-	if (n <= 0) {
-		log_error("no request from policy");
-		return 1;
-	}
+	if (n <= 0)
+		peer_gone("keyward-broker");
 	rd_init(&rd, S.sec->rbuf, (size_t)n);
-	if (token_req_decode(&rd, &req) != 0) {
-		log_error("malformed request from policy (%zd bytes)", n);
-		wipe(S.sec, sizeof(*S.sec));
-		send_reply(&rep);
-		return 1;
-	}
+	if (token_req_decode(&rd, &req) != 0)
+		peer_broke("keyward-broker", "a malformed request (%zd bytes)", n);
 	memcpy(S.sec->application, req.application.p, req.application.len);
 	S.sec->application[req.application.len] = '\0';
 	memcpy(S.sec->pin, req.pin.p, req.pin.len);
@@ -278,7 +271,7 @@ main(int argc, char **argv)
 		args.debug = args_level(argv[1]);
 	}
 	debug = args.debug;
-	log_init("keyward-sk", debug ? LOG_LVL_DEBUG : LOG_LVL_INFO, 0);
+	start_helper("keyward-sk", debug, 0);
 	if (args.provider == NULL || !provider_ok(args.provider)) {
 		log_error("provider refused: not \"internal\" nor the absolute, "
 		    "resolved path of a file");
@@ -287,6 +280,7 @@ main(int argc, char **argv)
 	S.provider = args.provider;
 	token_helper_setup();
 	S.sec = secret_map(sizeof(struct secrets), "request buffer");
+	peer_at_end(wipe_secrets);
 	load_provider(debug);
 	confine();
 	return serve();
