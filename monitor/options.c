@@ -56,6 +56,8 @@ known_option(const char *s, size_t n)
 		"touch-timeout", "allow-remote-pkcs11", "allow-remote-manage",
 		"allow-remote-add",
 		"no-restrict-websafe", "websafe-allow",
+		"session-lock", "session-suspend", "session-notify",
+		"session-idle",
 	};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (strlen(names[i]) == n && strncmp(s, names[i], n) == 0)
@@ -188,6 +190,22 @@ options_parse(int argc, char **argv, struct options *o)
 					return 255;
 				}
 				o->policy_file = optarg + 7;
+			} else if (strncmp(optarg, "session-lock=", 13) == 0 &&
+			    (o->session_lock = args_word_index(
+			    args_session_lock_words, optarg + 13)) >= 0) {
+				;
+			} else if (strncmp(optarg, "session-suspend=", 16) == 0 &&
+			    (o->session_suspend = args_word_index(
+			    args_session_suspend_words, optarg + 16)) >= 0) {
+				;
+			} else if (strncmp(optarg, "session-notify=", 15) == 0 &&
+			    (o->session_notify = args_word_index(
+			    args_session_notify_words, optarg + 15)) >= 0) {
+				;
+			} else if (strncmp(optarg, "session-idle=", 13) == 0 &&
+			    (o->session_idle = parse_lifetime(optarg + 13)) >= 0 &&
+			    o->session_idle <= SESSION_IDLE_MAX_S) {
+				;
 			} else if (strncmp(optarg, "websafe-allow=", 14) == 0) {
 				if (o->websafe_allow != NULL) {
 					fprintf(stderr, "keyward: websafe-allow already set\n");

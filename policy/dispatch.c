@@ -237,7 +237,9 @@ policy_from_monitor(struct policy *P, const uint8_t *p, size_t n)
 	}
 	if (refuse_unmanaged(&c))
 		return;
-	if (P->lock.locked && !(f & F_LOCKED) && c.h.conn != 0) {
+	/* a lock the session made (session.c) is served as ssh-add -x's */
+	if ((P->lock.locked || session_locks_agent(P)) && !(f & F_LOCKED) &&
+	    c.h.conn != 0) {
 		refuse_locked(&c, from_monitor[i].locked, from_monitor[i].event);
 		return;
 	}

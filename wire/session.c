@@ -8,7 +8,8 @@ static const char *const names[] = {
 	[SESSION_EV_NONE] = "none", [SESSION_EV_FOLLOW] = "follow",
 	[SESSION_EV_LOCK] = "lock", [SESSION_EV_UNLOCK] = "unlock",
 	[SESSION_EV_SLEEP] = "suspend", [SESSION_EV_WAKE] = "resume",
-	[SESSION_EV_GONE] = "end",
+	[SESSION_EV_GONE] = "end", [SESSION_EV_IDLE] = "idle",
+	[SESSION_EV_ACTIVE] = "active",
 };
 
 const char *

@@ -27,7 +27,9 @@ enum session_event {
 	SESSION_EV_SLEEP,       /* PrepareForSleep(true): about to suspend */
 	SESSION_EV_WAKE,        /* PrepareForSleep(false): resumed */
 	SESSION_EV_GONE,        /* the session was removed (logout) */
-	SESSION_EV_MAX = SESSION_EV_GONE
+	SESSION_EV_IDLE,        /* IdleHint true: the user is inactive */
+	SESSION_EV_ACTIVE,      /* IdleHint false: the user is back */
+	SESSION_EV_MAX = SESSION_EV_ACTIVE
 };
 
 struct msg_session {

@@ -755,8 +755,10 @@ test_session(void)
 #define B(...) (const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ })
 		{ "follow c1", B(SESSION_EV_FOLLOW, 0, 0, 0, 2, 'c', '1'), 1 },
 		{ "lock, empty id", B(SESSION_EV_LOCK, 0, 0, 0, 0), 1 },
-		{ "end (the last event)", B(SESSION_EV_GONE, 0, 0, 0, 1, '7'), 1 },
-		{ "event past the last", B(SESSION_EV_GONE + 1, 0, 0, 0, 0), 0 },
+		{ "end", B(SESSION_EV_GONE, 0, 0, 0, 1, '7'), 1 },
+		{ "idle", B(SESSION_EV_IDLE, 0, 0, 0, 2, 'c', '1'), 1 },
+		{ "active (the last event)", B(SESSION_EV_ACTIVE, 0, 0, 0, 1, '7'), 1 },
+		{ "event past the last", B(SESSION_EV_ACTIVE + 1, 0, 0, 0, 0), 0 },
 		{ "event 255", B(255, 0, 0, 0, 0), 0 },
 		{ "no string", B(SESSION_EV_LOCK), 0 },
 		{ "string cut short", B(SESSION_EV_LOCK, 0, 0, 0, 3, 'a'), 0 },
@@ -825,8 +827,10 @@ test_session(void)
 			    nc[i].ok ? "taken" : "refused");
 		}
 	}
-	ok(session_event_name(SESSION_EV_GONE + 1) == NULL &&
-	    strcmp(session_event_name(SESSION_EV_SLEEP), "suspend") == 0,
+	ok(session_event_name(SESSION_EV_ACTIVE + 1) == NULL &&
+	    strcmp(session_event_name(SESSION_EV_SLEEP), "suspend") == 0 &&
+	    strcmp(session_event_name(SESSION_EV_IDLE), "idle") == 0 &&
+	    strcmp(session_event_name(SESSION_EV_ACTIVE), "active") == 0,
 	    "session_event_name: names, and none past the last");
 }
 
