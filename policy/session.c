@@ -194,6 +194,11 @@ static const char *const lock_words[] = {
 	[SESSION_LOCK_REFUSE_FORWARDED] = "forwarded requests refused",
 	[SESSION_LOCK_AGENT] = "the agent locked",
 	[SESSION_LOCK_IGNORE] = "nothing changed",
+}, *const lock_logs[] = {
+	[SESSION_LOCK_REFUSE_FORWARDED] = "forwarded requests are refused "
+	    "until it is unlocked",
+	[SESSION_LOCK_AGENT] = "the agent is locked until it is unlocked",
+	[SESSION_LOCK_IGNORE] = "nothing changes (-O session-lock=ignore)",
 };
 
 /* A suspend or the session's end: -O session-suspend's choice. */
@@ -275,8 +280,8 @@ fact(struct policy *P, const struct msg_session *m)
 	switch (m->event) {
 	case SESSION_EV_LOCK:
 		s->locked = 1;
-		log_info("session %s locked: %s until it is unlocked", s->id,
-		    lock_words[P->args.session_lock]);
+		log_info("session %s locked: %s", s->id,
+		    lock_logs[P->args.session_lock]);
 		audit_simple(P, "session-lock", "allow",
 		    lock_words[P->args.session_lock], NULL, NULL);
 		break;
