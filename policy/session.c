@@ -33,6 +33,7 @@
 #include "policy/dispatch.h"
 #include "policy/origin.h"
 #include "policy/session.h"
+#include "rules/rules.h"
 #include "wire/args.h"
 #include "wire/session.h"
 
@@ -149,6 +150,16 @@ session_signed(struct policy *P, const struct pending *p)
 	if (!w.err)
 		(void)chan_send(&P->session.ch, &w);
 	wb_free(&w);
+}
+
+int
+session_rule_state(const struct policy *P)
+{
+	const struct sessionstate *s = &P->session;
+
+	if (!s->followed || s->ended)
+		return RULE_SESSION_ANY;
+	return s->locked ? RULE_SESSION_LOCKED : RULE_SESSION_UNLOCKED;
 }
 
 const char *

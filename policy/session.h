@@ -57,6 +57,9 @@ int session_locks_agent(const struct policy *P);
 /* -O session-idle: ms until the idle timeout forgets keys, or -1; when it
  * is due now, the keys go first (then -1). */
 int session_idle_due(struct policy *P);
+/* The screen's state for a rules file's "session" clause: a
+ * RULE_SESSION_* of rules/rules.h (ANY: no session followed, or ended). */
+int session_rule_state(const struct policy *P);
 /* "unlocked", "locked", "none"...: for keyward-ctl and the log. */
 const char *session_state_name(const struct policy *P);
 
