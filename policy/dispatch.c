@@ -57,6 +57,7 @@ static const struct {
 	{ MSG_POLICY_LOAD, F_OWNER,            L_FAIL,       "policy", h_policy_load },
 	{ MSG_POLICY_SHOW, F_CONN | F_OWNER,   L_FAIL,       NULL,   h_policy_show },
 	{ MSG_CONNS,      F_CONN | F_OWNER,    L_FAIL,       NULL,   h_conns },
+	{ MSG_SESSION_STATE, F_CONN | F_OWNER | F_LOCKED, L_FAIL, NULL, h_session_state },
 	{ MSG_PEER,       F_CONN | F_LOCKED | F_BOOK, L_FAIL, NULL,  h_peer },
 	{ MSG_BIND,       F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_bind },
 	{ MSG_BIND_BAD,   F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_bind_bad },
@@ -84,6 +85,7 @@ static const struct {
 	{ MSG_POLICY_LOAD, "policy",      ST_EXT_FAIL },
 	{ MSG_POLICY_SHOW, "policy-show", ST_EXT_FAIL },
 	{ MSG_CONNS,       "connections", ST_EXT_FAIL },
+	{ MSG_SESSION_STATE, "session",   ST_EXT_FAIL },
 	{ MSG_CONSTRAINTS,     "constraints",     ST_EXT_FAIL },
 };
 

@@ -35,6 +35,7 @@
 #include "policy/session.h"
 #include "rules/rules.h"
 #include "wire/args.h"
+#include "wire/monitor.h"
 #include "wire/session.h"
 
 #include <stdio.h>
@@ -150,6 +151,51 @@ session_signed(struct policy *P, const struct pending *p)
 	if (!w.err)
 		(void)chan_send(&P->session.ch, &w);
 	wb_free(&w);
+}
+
+int
+h_session_state(struct ctx *c)
+{
+	struct policy *P = c->P;
+	const struct sessionstate *s = &P->session;
+	struct session_view v = { 0 };
+	const char *why;
+	struct wb body;
+
+	if (msg_empty_decode(&c->r) != 0)
+		return -1;
+	if (s->followed) {
+		uint64_t now = now_ms();
+		v.followed = 1;
+		v.detail = (struct slice){ (const uint8_t *)s->id, strlen(s->id) };
+		v.flags = (s->locked ? SESSION_VIEW_LOCKED : 0) |
+		    (s->idle ? SESSION_VIEW_IDLE : 0) |
+		    (s->asleep ? SESSION_VIEW_ASLEEP : 0) |
+		    (s->ended ? SESSION_VIEW_ENDED : 0) |
+		    (session_locks_agent(P) ? SESSION_VIEW_AGENT_LOCKED : 0);
+		v.last_suspend = s->last_suspend_s;
+		if (s->idle)
+			v.idle_s = (uint32_t)((now - s->idle_since_ms) / 1000);
+		if (s->idle && v.idle_s == 0)
+			v.idle_s = 1;   /* idle counts from its first second */
+	} else {
+		why = s->reason[0] != '\0' ? s->reason : P->session.ch.fd >= 0 ?
+		    "keyward-session has not reported yet" :
+		    "keyward-session is not running";
+		v.detail = (struct slice){ (const uint8_t *)why, strlen(why) };
+	}
+	wb_init(&body);
+	session_view_encode(&body, &v);
+	if (body.err) {
+		wb_free(&body);
+		ctx_reply(c, ST_EXT_FAIL);
+		return 0;
+	}
+	msg_ext_reply_write(&P->out, MSG_R_SESSION, c->h.req, c->h.conn,
+	    wb_slice_of(&body));
+	wb_free(&body);
+	send_to(&P->mon, &P->out, "monitor");
+	return 0;
 }
 
 int
@@ -278,6 +324,8 @@ fact(struct policy *P, const struct msg_session *m)
 		    "and logout change nothing", (int)m->detail.len,
 		    (const char *)m->detail.p);
 		s->followed = 0;
+		snprintf(s->reason, sizeof(s->reason), "%.*s",
+		    (int)m->detail.len, (const char *)m->detail.p);
 		return;
 	case SESSION_EV_FOLLOW:
 		s->followed = 1;

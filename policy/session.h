@@ -30,6 +30,7 @@ struct sessionstate {
 	                                 * spell: not again until activity */
 	uint64_t last_suspend_s;        /* time() of the last suspend, 0 none */
 	char id[SESSION_ID_MAX + 1];
+	char reason[256];               /* why none is followed (NONE's) */
 	/* notices per forwarding host in the current window (NOTICE_*) */
 	struct { uint8_t host[32]; uint64_t since_ms; unsigned n; int used; }
 	    notice[NOTICE_HOSTS];
@@ -60,6 +61,9 @@ int session_idle_due(struct policy *P);
 /* The screen's state for a rules file's "session" clause: a
  * RULE_SESSION_* of rules/rules.h (ANY: no session followed, or ended). */
 int session_rule_state(const struct policy *P);
+/* SESSION_EXTENSION (wire/agent.h): the session as policy sees it. */
+struct ctx;
+int h_session_state(struct ctx *c);
 /* "unlocked", "locked", "none"...: for keyward-ctl and the log. */
 const char *session_state_name(const struct policy *P);
 

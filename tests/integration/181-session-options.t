@@ -22,7 +22,7 @@
 . "$LIBDIR/lib-dest.sh"
 . "$LIBDIR/lib-session.sh"
 
-NTESTS=60
+NTESTS=67
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
@@ -52,6 +52,12 @@ idle() {
 		org.freedesktop.login1.Session "{'IdleHint': <$1>}" >/dev/null
 }
 count() { grep -c -- "$1" "$T/agent.log"; }
+CTL=$KEYWARD_BUILD/keyward-ctl
+# ctl_line FIELD: the value of FIELD in keyward-ctl session's text
+ctl_line() {
+	run "$CTL" session
+	printf '%s\n' "$OUT" | sed -n "s/^$1: *//p"
+}
 trail() { cat "$T/audit-$1.log"; }
 # trail_has LABEL EVENT REASON: a record of EVENT with REASON in the trail
 trail_has() {
@@ -68,6 +74,8 @@ logsays "session c1 locked: the agent is locked until it is unlocked"
 ok $? "session-lock=lock: the lock seen"
 dest_ssh -m list k
 dest_row lock-local-list DENY empty
+is "$(ctl_line screen)/$(ctl_line agent)" "locked/locked by the session" \
+	"keyward-ctl session (served while locked): screen locked, agent locked by it"
 dest_ssh -m test k
 dest_row lock-local-sign DENY refused
 dest_ssh k hopA
@@ -82,6 +90,8 @@ logsays "session c1 unlocked: requests are served again"
 ok $? "session-lock=lock: the unlock seen"
 dest_ssh -m list k
 dest_row lock-unlocked-local-list ALLOW listed
+is "$(ctl_line screen)/$(ctl_line agent)/$(ctl_line 'last suspend')" \
+	"unlocked/not locked by the session/never" "keyward-ctl session: unlocked, never suspended"
 dest_ssh -m sshsig -A k hopA
 dest_row lock-unlocked-forwarded ALLOW ok
 trail_has lock session-lock "the agent locked"
@@ -111,6 +121,10 @@ logsays "session c1 resumed"
 ok $? "resumed"
 dest_ssh -m list k
 dest_row suspend-resumed-locked-screen DENY empty
+like "$(ctl_line 'last suspend')" "^$(date -u +%Y-%m-%d)T[0-9:]{8}Z\$" \
+	"keyward-ctl session: the last suspend, today, UTC"
+is "$(ctl_line suspended)/$(ctl_line agent)" "no/locked by the session" \
+	"keyward-ctl session: resumed, the agent still locked by the suspend"
 lock false
 logsays "session c1 unlocked: the agent is unlocked"
 ok $? "the screen's unlock unlocks the agent"
@@ -134,6 +148,7 @@ lock false
 sleep 1
 dest_ssh -m list k
 dest_row suspend-ended-list DENY empty
+is "$(ctl_line session)" "c1 (ended)" "keyward-ctl session: c1 (ended)"
 is "$(count 'the agent is unlocked')" 2 "after the logout, LockedHint false unlocks nothing"
 trail_has suspend session-suspend "the agent locked until the session is unlocked"
 ok $? "trail: session-suspend says the agent was locked"
@@ -150,6 +165,10 @@ agent idle -O session-idle=4s
 idle true
 logsays "session c1 idle"
 ok $? "IdleHint true seen"
+like "$(ctl_line idle)" '^yes, for [0-9]+ s$' "keyward-ctl session: idle, for how long"
+run "$CTL" --json session
+is "$(jq -r '"\(.followed) \(.session) \(.locked) \(.idle) \(.agent_locked) \(.last_suspend)"' <<<"$OUT")" \
+	"true c1 false true false null" "keyward-ctl --json session: the same facts"
 # a signature every second for 7 s: the keys stay (4 s counts from the last)
 for i in 1 2 3 4 5 6 7; do
 	echo "data $i" >"$T/idle$i"

@@ -16,7 +16,7 @@
 . "$LIBDIR/lib-rules.sh"
 . "$LIBDIR/lib-session.sh"
 
-NTESTS=19
+NTESTS=24
 if ! is_keyward; then
 	skip_n $NTESTS "keyward's rules and session watch"
 	done_testing
@@ -54,6 +54,12 @@ dest_add_ok k
 
 dest_ssh -m sshsig -A k hopA
 dest_row unlocked-forwarded ALLOW ok
+# the forwarded server asks for the session state: refused (keyward's
+# own requests are the user's, not a server's)
+dest_ssh -A -c "SSH_AUTH_SOCK=\$SSH_AUTH_SOCK $(printf %q "$CTL") session; echo rc=\$?" k hopA
+like "$OUT" 'rc=[1-9]' "a forwarded keyward-ctl session fails"
+contains "$ERR" "the agent refused for the session it follows" "refused, as keyward-ctl says"
+unlike "$OUT" 'screen:|c1' "and learns nothing of the session"
 is "$(last_fwd_rule)" "allow 1 allow" "the trail: allowed by line 1 (session unlocked)"
 
 lock true
@@ -82,6 +88,12 @@ lcall $LOGIND org.freedesktop.DBus.Mock.AddSession c9 seat0 54321 someone false 
 start c9
 logsays "no session followed (the session found is not the agent user's)"
 ok $? "no session followed"
+run "$CTL" session
+is "$OUT" "no session followed (the session found is not the agent user's)" \
+	"keyward-ctl session says none is followed, and why"
+run "$CTL" --json session
+is "$OUT" '{"followed":false,"reason":"the session found is not the agent user'"'"'s"}' \
+	"keyward-ctl --json session: the same"
 dest_add_ok k
 dest_ssh -m sshsig -A k hopA
 dest_row nosession-forwarded DENY refused
