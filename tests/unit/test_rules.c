@@ -570,6 +570,17 @@ test_session(void)
 		{ "locked: confirm", "confirm session locked\n",
 		  RULE_SESSION_LOCKED, 0, RULE_CONFIRM, 1 },
 		{ "no clause: any state", "deny\n", RULE_SESSION_LOCKED, 1, RULE_DENY, 1 },
+		/* the lines of keyward(5)'s examples, each alone */
+		{ "example: the allow, unlocked", "allow origin forwarded session unlocked\n",
+		  RULE_SESSION_UNLOCKED, 1, RULE_ALLOW, 1 },
+		{ "example: the allow, locked: no rule", "allow origin forwarded session unlocked\n",
+		  RULE_SESSION_LOCKED, 1, RULE_ALLOW, 0 },
+		{ "example: the deny", "deny  origin forwarded\n",
+		  RULE_SESSION_LOCKED, 1, RULE_DENY, 1 },
+		{ "example: prod keys, locked, local", "deny key comment prod* session locked\n",
+		  RULE_SESSION_LOCKED, 0, RULE_DENY, 1 },
+		{ "example: prod keys, unlocked", "deny key comment prod* session locked\n",
+		  RULE_SESSION_UNLOCKED, 0, RULE_ALLOW, 0 },
 	};
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
@@ -581,7 +592,7 @@ test_session(void)
 		    .forwarded = rows[i].forwarded, .hops = hops,
 		    .nhops = rows[i].forwarded ? 1 : 0,
 		    .first_hop = rows[i].forwarded, .socket = "main",
-		    .session = rows[i].state };
+		    .comment = "prod-db", .session = rows[i].state };
 
 		if (rules_parse("t.rules", rows[i].rules, strlen(rows[i].rules),
 		    &rs, &err) != 0)
