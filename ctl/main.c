@@ -13,6 +13,7 @@
 #include "ctl/conns.h"
 #include "ctl/listing.h"
 #include "ctl/print.h"
+#include "ctl/session.h"
 #include "wire/agent.h"
 #include "wire/args.h"
 #include "ipc/limits.h"
@@ -38,6 +39,7 @@ usage(FILE *f)
 	    "       keyward-ctl [-a socket] policy load FILE\n"
 	    "       keyward-ctl [-a socket] policy show\n"
 	    "       keyward-ctl [--json] [-a socket] connections\n"
+	    "       keyward-ctl [--json] [-a socket] session\n"
 	    "       keyward-ctl audit keygen KEYFILE\n"
 	    "       keyward-ctl audit verify [--state KEYFILE] [--tag TAG] TRAIL [VERIFYKEY]\n"
 	    "       keyward-ctl audit tail [-f] [--json] TRAIL\n", f);
@@ -355,6 +357,35 @@ connections(const char *sock, int json)
 	return flushed("listing");
 }
 
+/* ------------------------------------------------------------ session */
+
+static int
+session(const char *sock, int json)
+{
+	struct session_view v;
+	enum ext_answer a;
+	const char *why = NULL;
+	uint8_t *reply;
+	size_t len;
+	int rc;
+
+	if ((rc = agent_request_built(sock, session_request, &reply, &len)) !=
+	    EX_LISTED)
+		return rc;
+	if ((a = session_reply_decode((struct slice){ reply, len }, &v, &why)) !=
+	    EXT_ANSWERED) {
+		free(reply);
+		return not_answered(sock, a, "for the session it follows",
+		    SESSION_EXTENSION, why);
+	}
+	if (json)
+		session_print_json(stdout, &v);
+	else
+		session_print_text(stdout, &v);
+	free(reply);
+	return flushed("session state");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -366,7 +397,7 @@ main(int argc, char **argv)
 		{ "tag", required_argument, NULL, 'g' },
 		{ NULL, 0, NULL, 0 },
 	};
-	enum { CMD_LIST, CMD_CONNS, CMD_SHOW, CMD_LOAD } cmd;
+	enum { CMD_LIST, CMD_CONNS, CMD_SHOW, CMD_LOAD, CMD_SESSION } cmd;
 	const char *sock = NULL, *state = NULL, *tag = NULL;
 	char **args;
 	int json = 0, follow = 0, ch, nargs;
@@ -418,6 +449,8 @@ main(int argc, char **argv)
 		cmd = CMD_LIST;
 	else if (nargs == 1 && strcmp(args[0], "connections") == 0)
 		cmd = CMD_CONNS;
+	else if (nargs == 1 && strcmp(args[0], "session") == 0)
+		cmd = CMD_SESSION;
 	else if (nargs == 2 && strcmp(args[0], "policy") == 0 &&
 	    strcmp(args[1], "show") == 0 && !json)
 		cmd = CMD_SHOW;
@@ -435,6 +468,8 @@ main(int argc, char **argv)
 	switch (cmd) {
 	case CMD_CONNS:
 		return connections(sock, json);
+	case CMD_SESSION:
+		return session(sock, json);
 	case CMD_SHOW:
 		return policy_show(sock);
 	case CMD_LOAD:

@@ -353,5 +353,17 @@
                                                   * a bus without logind may try
                                                   * to activate it; the agent
                                                   * serves meanwhile */
+#define SESSION_IDLE_MAX_S         86400         /* -O session-idle= at most a
+                                                  * day: longer is no timeout */
+
+/* The argument lists keyward gives its helpers (wire/args.h). */
+#define HELPER_ARGS_MAX            32            /* argv slots of the longest
+                                                  * list (keyward-policy's, 22
+                                                  * words), its name and NULL,
+                                                  * with room for a few more
+                                                  * options; each encoder checks
+                                                  * at compile time it fits */
+#define HELPER_ARGS_NUMS           8             /* numbers one list holds as
+                                                  * text (policy's: 5) */
 
 #endif

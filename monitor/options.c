@@ -187,6 +187,40 @@ set_websafe_allow(struct options *o, const char *v)
 	return NULL;
 }
 
+/* The session watch (keyward(1) SESSION WATCH): one word of its list. */
+static const char *
+set_word(int *out, const char *const *words, const char *v)
+{
+	return (*out = args_word_index(words, v)) < 0 ? "" : NULL;
+}
+
+static const char *
+set_session_lock(struct options *o, const char *v)
+{
+	return set_word(&o->session_lock, args_session_lock_words, v);
+}
+
+static const char *
+set_session_suspend(struct options *o, const char *v)
+{
+	return set_word(&o->session_suspend, args_session_suspend_words, v);
+}
+
+static const char *
+set_session_notify(struct options *o, const char *v)
+{
+	return set_word(&o->session_notify, args_session_notify_words, v);
+}
+
+/* A duration in lifetime syntax, 0 (off) to SESSION_IDLE_MAX_S. */
+static const char *
+set_session_idle(struct options *o, const char *v)
+{
+	o->session_idle = parse_lifetime(v);
+	return o->session_idle < 0 || o->session_idle > SESSION_IDLE_MAX_S ?
+	    "" : NULL;
+}
+
 #define O_FLAG(name, field) { name, NULL, offsetof(struct options, field) }
 
 static const struct o_option o_options[] = {
@@ -204,6 +238,10 @@ static const struct o_option o_options[] = {
 	{ "audit-key", set_audit_key, 0 },
 	{ "policy", set_policy, 0 },
 	{ "websafe-allow", set_websafe_allow, 0 },
+	{ "session-lock", set_session_lock, 0 },
+	{ "session-suspend", set_session_suspend, 0 },
+	{ "session-notify", set_session_notify, 0 },
+	{ "session-idle", set_session_idle, 0 },
 };
 
 /* One -O argument: NAME for a flag, NAME=VALUE for the others. -1 when

@@ -35,6 +35,10 @@ struct options {
 	const char *audit_socket;       /* -O audit-socket=PATH, or NULL */
 	const char *audit_key;          /* -O audit-key=FILE, or NULL */
 	const char *policy_file;        /* -O policy=FILE: keyward(5) rules */
+	int session_lock;               /* -O session-lock=, wire/args.h */
+	int session_suspend;            /* -O session-suspend= */
+	int session_notify;             /* -O session-notify= */
+	long session_idle;              /* -O session-idle=, seconds; 0 none */
 	char **command;                 /* argv of the command, or NULL */
 };
 

@@ -189,6 +189,10 @@ fill_pargs(void)
 	pargs.allow_remote_providers = M.opt.allow_remote_pkcs11;
 	pargs.allow_remote_manage = M.opt.allow_remote_manage;
 	pargs.allow_remote_add = M.opt.allow_remote_add;
+	pargs.session_lock = (enum session_lock_mode)M.opt.session_lock;
+	pargs.session_suspend = (enum session_suspend_mode)M.opt.session_suspend;
+	pargs.session_notify = (enum session_notify_mode)M.opt.session_notify;
+	pargs.session_idle = M.opt.session_idle;
 	pargs.restrict_websafe = !M.opt.no_restrict_websafe;
 	pargs.websafe_allow = M.opt.websafe_allow != NULL ?
 	    M.opt.websafe_allow : WEBSAFE_DEFAULT;

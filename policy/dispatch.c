@@ -53,6 +53,7 @@ static const struct {
 	{ MSG_POLICY_LOAD, F_OWNER,            L_FAIL,       "policy", h_policy_load },
 	{ MSG_POLICY_SHOW, F_CONN | F_OWNER,   L_FAIL,       NULL,   h_policy_show },
 	{ MSG_CONNS,      F_CONN | F_OWNER,    L_FAIL,       NULL,   h_conns },
+	{ MSG_SESSION_STATE, F_CONN | F_OWNER | F_LOCKED, L_FAIL, NULL, h_session_state },
 	{ MSG_PEER,       F_CONN | F_LOCKED | F_BOOK, L_FAIL, NULL,  h_peer },
 	{ MSG_BIND,       F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_bind },
 	{ MSG_BIND_BAD,   F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_bind_bad },
@@ -87,6 +88,7 @@ static const struct {
 	{ MSG_POLICY_LOAD,  "policy",       ST_EXT_FAIL, 0 },
 	{ MSG_POLICY_SHOW,  "policy-show",  ST_EXT_FAIL, 0 },
 	{ MSG_CONNS,        "connections",  ST_EXT_FAIL, 0 },
+	{ MSG_SESSION_STATE, "session",     ST_EXT_FAIL, 0 },
 	{ MSG_CONSTRAINTS,  "constraints",  ST_EXT_FAIL, 0 },
 };
 
@@ -202,7 +204,9 @@ policy_from_monitor(struct policy *P, const uint8_t *p, size_t n)
 	}
 	if (refuse_unmanaged(&c))
 		return;
-	if (P->lock.locked && !(f & F_LOCKED) && c.h.conn != 0) {
+	/* a lock the session made (session.c) is served as ssh-add -x's */
+	if ((P->lock.locked || session_locks_agent(P)) && !(f & F_LOCKED) &&
+	    c.h.conn != 0) {
 		refuse_locked(&c, from_monitor[i].locked, from_monitor[i].event);
 		return;
 	}

@@ -147,6 +147,9 @@ main(int argc, char **argv)
 		int due = P.audit_on ? audit_repeats_due(&P) : -1;
 		if (due >= 0 && (timeout < 0 || due < timeout))
 			timeout = due;  /* a refusal window closes (audit_repeats.c) */
+		due = session_idle_due(&P);
+		if (due >= 0 && (timeout < 0 || due < timeout))
+			timeout = due;  /* -O session-idle (session.c) */
 		for (int i = 0; i < 6; i++)
 			pfd[i] = (struct pollfd){ chans[i]->fd, chan_events(chans[i]), 0 };
 		/* Back-pressure and barriers: the monitor's next request waits

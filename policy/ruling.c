@@ -124,6 +124,7 @@ ruling_judge(struct policy *P, const struct identity *id,
 	q.fingerprint = qb->fp;
 	q.comment = id->comment;
 	q.socket = scope_name(P->rules, c->sock);
+	q.session = session_rule_state(P);     /* logind's word (session.c) */
 	q.exe = c->caller.exe;
 	for (i = 0; i < c->caller.nanc; i++)
 		qb->anc[i] = c->caller.anc[i].exe;

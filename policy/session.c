@@ -5,14 +5,23 @@
  * They are facts no forwarded server can choose.
  *
  *   - While the screen is locked, requests from forwarded connections
- *     are refused: the user is away, and a server the user forwarded to
- *     is exactly what should not use the keys unattended. Local clients
- *     (a cron job, a script) are served as before.
+ *     are refused (-O session-lock=refuse-forwarded, the default): the
+ *     user is away, and a server the user forwarded to is exactly what
+ *     should not use the keys unattended. Local clients (a cron job, a
+ *     script) are served as before. session-lock=lock locks the agent
+ *     for every client until the unlock; ignore changes nothing.
  *   - On suspend and when the session ends, keys added without a token
- *     are forgotten, not locked: a lock needs a passphrase nobody is
- *     there to type, and a forgotten key is re-added cheaply by ssh's
- *     AddKeysToAgent or ssh-add. Token keys (FIDO, PKCS#11) stay: their
- *     secret is on the token, which asks for a touch or a PIN anyway.
+ *     are forgotten by default (-O session-suspend=forget), not locked:
+ *     a forgotten key is re-added cheaply by ssh's AddKeysToAgent or
+ *     ssh-add, and a locked one stays in memory. session-suspend=lock
+ *     locks the agent until the session is seen unlocked. Token keys
+ *     (FIDO, PKCS#11) stay: their secret is on the token, which asks for
+ *     a touch or a PIN anyway.
+ *   - -O session-idle: once logind's IdleHint has been true, and no
+ *     signature made, for that long, keys added without a token are
+ *     forgotten -- forgotten, never locked: the only end of an idle lock
+ *     the agent could see is IdleHint going false, which anyone at the
+ *     keyboard causes, so a lock would guard nothing a forget does not.
  *
  * Every fact and what was done about it goes to the log and the trail.
  */
@@ -24,11 +33,14 @@
 #include "policy/dispatch.h"
 #include "policy/origin.h"
 #include "policy/session.h"
+#include "rules/rules.h"
 #include "wire/args.h"
+#include "wire/monitor.h"
 #include "wire/session.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 void
@@ -43,9 +55,19 @@ session_start(struct policy *P, int (*start)(char **, int))
 const char *
 session_refuses(const struct policy *P, const struct conn *c)
 {
-	if (P->session.locked && c != NULL && conn_forwarded(c))
+	if (P->session.locked && c != NULL && conn_forwarded(c) &&
+	    P->args.session_lock == SESSION_LOCK_REFUSE_FORWARDED)
 		return "the session is locked and the request is forwarded";
 	return NULL;
+}
+
+int
+session_locks_agent(const struct policy *P)
+{
+	const struct sessionstate *s = &P->session;
+
+	return s->away_locked || (s->followed && s->locked &&
+	    P->args.session_lock == SESSION_LOCK_AGENT);
 }
 
 /* May origin (a forwarding host's key) have one more notice now? */
@@ -86,7 +108,10 @@ session_notice_prepare(struct policy *P, struct pending *p)
 	struct conn *c;
 	size_t o;
 
-	if (P->session.ch.fd < 0 || p->origin.len == 0 || p->notice != NULL ||
+	if (P->session.ch.fd < 0 || p->notice != NULL ||
+	    P->args.session_notify == SESSION_NOTIFY_NONE ||
+	    (p->origin.len == 0 &&
+	    P->args.session_notify != SESSION_NOTIFY_ALL) ||
 	    (c = conn_find(P, p->conn)) == NULL ||
 	    (id = identity_by_key(P, p->key_id)) == NULL)
 		return;
@@ -101,11 +126,15 @@ session_notice_prepare(struct policy *P, struct pending *p)
 void
 session_signed(struct policy *P, const struct pending *p)
 {
-	static const char summary[] = "keyward: key used by a forwarded connection";
+	static const char fwd[] = "keyward: key used by a forwarded connection",
+	    local[] = "keyward: key used";
 	struct slice origin = wb_slice_of(&p->origin);
+	const char *summary = origin.len != 0 ? fwd : local;
 	struct wb w;
 
-	if (P->session.ch.fd < 0 || p->notice == NULL || origin.len == 0)
+	P->session.last_use_ms = now_ms();      /* -O session-idle */
+	/* local signatures (-O session-notify=all) count as one host */
+	if (P->session.ch.fd < 0 || p->notice == NULL)
 		return;
 	if (!notice_allowed(&P->session, origin)) {
 		P->session.notices_dropped++;
@@ -116,12 +145,67 @@ session_signed(struct policy *P, const struct pending *p)
 	wb_init(&w);
 	msg_begin(&w, MSG_NOTICE, 0, 0);
 	msg_notice_encode(&w, &(struct msg_notice){
-	    { (const uint8_t *)summary, sizeof(summary) - 1 },
+	    { (const uint8_t *)summary, strlen(summary) },
 	    { (const uint8_t *)p->notice, strlen(p->notice) } });
 	/* Never waits, never ends policy: a watcher gone takes its notices. */
 	if (!w.err)
 		(void)chan_send(&P->session.ch, &w);
 	wb_free(&w);
+}
+
+int
+h_session_state(struct ctx *c)
+{
+	struct policy *P = c->P;
+	const struct sessionstate *s = &P->session;
+	struct session_view v = { 0 };
+	const char *why;
+	struct wb body;
+
+	if (msg_empty_decode(&c->r) != 0)
+		return -1;
+	if (s->followed) {
+		uint64_t now = now_ms();
+		v.followed = 1;
+		v.detail = (struct slice){ (const uint8_t *)s->id, strlen(s->id) };
+		v.flags = (s->locked ? SESSION_VIEW_LOCKED : 0) |
+		    (s->idle ? SESSION_VIEW_IDLE : 0) |
+		    (s->asleep ? SESSION_VIEW_ASLEEP : 0) |
+		    (s->ended ? SESSION_VIEW_ENDED : 0) |
+		    (session_locks_agent(P) ? SESSION_VIEW_AGENT_LOCKED : 0);
+		v.last_suspend = s->last_suspend_s;
+		if (s->idle)
+			v.idle_s = (uint32_t)((now - s->idle_since_ms) / 1000);
+		if (s->idle && v.idle_s == 0)
+			v.idle_s = 1;   /* idle counts from its first second */
+	} else {
+		why = s->reason[0] != '\0' ? s->reason : P->session.ch.fd >= 0 ?
+		    "keyward-session has not reported yet" :
+		    "keyward-session is not running";
+		v.detail = (struct slice){ (const uint8_t *)why, strlen(why) };
+	}
+	wb_init(&body);
+	session_view_encode(&body, &v);
+	if (body.err) {
+		wb_free(&body);
+		ctx_reply(c, ST_EXT_FAIL);
+		return 0;
+	}
+	msg_ext_reply_write(&P->out, MSG_R_SESSION, c->h.req, c->h.conn,
+	    wb_slice_of(&body));
+	wb_free(&body);
+	send_to(&P->mon, &P->out, "monitor");
+	return 0;
+}
+
+int
+session_rule_state(const struct policy *P)
+{
+	const struct sessionstate *s = &P->session;
+
+	if (!s->followed || s->ended)
+		return RULE_SESSION_ANY;
+	return s->locked ? RULE_SESSION_LOCKED : RULE_SESSION_UNLOCKED;
 }
 
 const char *
@@ -135,6 +219,8 @@ session_state_name(const struct policy *P)
 		return "ended";
 	if (s->asleep)
 		return "suspended";
+	if (s->away_locked)
+		return "locked by a suspend";
 	return s->locked ? "locked" : "unlocked";
 }
 
@@ -161,6 +247,68 @@ forget_keys(struct policy *P, const char *why)
 	    gone == 1 ? "" : "s");
 }
 
+static const char *const lock_words[] = {
+	[SESSION_LOCK_REFUSE_FORWARDED] = "forwarded requests refused",
+	[SESSION_LOCK_AGENT] = "the agent locked",
+	[SESSION_LOCK_IGNORE] = "nothing changed",
+}, *const lock_logs[] = {
+	[SESSION_LOCK_REFUSE_FORWARDED] = "forwarded requests are refused "
+	    "until it is unlocked",
+	[SESSION_LOCK_AGENT] = "the agent is locked until it is unlocked",
+	[SESSION_LOCK_IGNORE] = "nothing changes (-O session-lock=ignore)",
+};
+
+/* A suspend or the session's end: -O session-suspend's choice. */
+static void
+away(struct policy *P, const char *event, const char *why)
+{
+	if (P->args.session_suspend == SESSION_SUSPEND_LOCK) {
+		P->session.away_locked = 1;
+		log_info("%s: the agent is locked until the session is "
+		    "unlocked", why);
+		audit_simple(P, event, "allow",
+		    "the agent locked until the session is unlocked", NULL, NULL);
+		return;
+	}
+	audit_simple(P, event, "allow", "keys added without a token forgotten",
+	    NULL, NULL);
+	forget_keys(P, why);
+}
+
+/* The session seen unlocked: a lock a suspend made is over. */
+static void
+away_unlock(struct policy *P)
+{
+	if (!P->session.away_locked || P->session.ended)
+		return;         /* an ended session is never unlocked again */
+	P->session.away_locked = 0;
+	log_info("session %s unlocked: the agent is unlocked", P->session.id);
+	audit_simple(P, "session-unlock", "allow", "the agent unlocked", NULL,
+	    NULL);
+}
+
+int
+session_idle_due(struct policy *P)
+{
+	struct sessionstate *s = &P->session;
+	uint64_t now, from, due;
+
+	if (P->args.session_idle <= 0 || !s->followed || !s->idle ||
+	    s->idle_forgot)
+		return -1;
+	from = s->last_use_ms > s->idle_since_ms ? s->last_use_ms :
+	    s->idle_since_ms;
+	due = from + (uint64_t)P->args.session_idle * 1000;
+	now = now_ms();
+	if (due > now)
+		return due - now > 60000 ? 60000 : (int)(due - now);
+	s->idle_forgot = 1;
+	audit_simple(P, "session-idle-timeout", "allow",
+	    "keys added without a token forgotten", NULL, NULL);
+	forget_keys(P, "idle timeout");
+	return -1;
+}
+
 static void
 fact(struct policy *P, const struct msg_session *m)
 {
@@ -176,6 +324,8 @@ fact(struct policy *P, const struct msg_session *m)
 		    "and logout change nothing", (int)m->detail.len,
 		    (const char *)m->detail.p);
 		s->followed = 0;
+		snprintf(s->reason, sizeof(s->reason), "%.*s",
+		    (int)m->detail.len, (const char *)m->detail.p);
 		return;
 	case SESSION_EV_FOLLOW:
 		s->followed = 1;
@@ -189,34 +339,48 @@ fact(struct policy *P, const struct msg_session *m)
 	switch (m->event) {
 	case SESSION_EV_LOCK:
 		s->locked = 1;
-		log_info("session %s locked: forwarded requests are refused "
-		    "until it is unlocked", s->id);
+		log_info("session %s locked: %s", s->id,
+		    lock_logs[P->args.session_lock]);
 		audit_simple(P, "session-lock", "allow",
-		    "forwarded requests refused", NULL, NULL);
+		    lock_words[P->args.session_lock], NULL, NULL);
 		break;
 	case SESSION_EV_UNLOCK:
 		s->locked = 0;
-		log_info("session %s unlocked: forwarded requests are served "
-		    "again", s->id);
+		log_info("session %s unlocked: %s", s->id,
+		    P->args.session_lock == SESSION_LOCK_IGNORE ? "nothing changes" :
+		    "requests are served again");
 		audit_simple(P, "session-unlock", "allow",
-		    "forwarded requests served", NULL, NULL);
+		    P->args.session_lock == SESSION_LOCK_IGNORE ? "nothing changed" :
+		    "requests served", NULL, NULL);
+		away_unlock(P);
 		break;
 	case SESSION_EV_SLEEP:
 		s->asleep = 1;
-		audit_simple(P, "session-suspend", "allow",
-		    "keys added without a token forgotten", NULL, NULL);
-		forget_keys(P, "suspend");
+		s->last_suspend_s = (uint64_t)time(NULL);
+		away(P, "session-suspend", "suspend");
 		break;
 	case SESSION_EV_WAKE:
 		s->asleep = 0;
 		log_info("session %s resumed", s->id);
 		audit_simple(P, "session-resume", "allow", NULL, NULL, NULL);
+		if (!s->locked)
+			away_unlock(P); /* the desktop did not lock: it is open */
 		break;
 	case SESSION_EV_GONE:
 		s->ended = 1;
-		audit_simple(P, "session-end", "allow",
-		    "keys added without a token forgotten", NULL, NULL);
-		forget_keys(P, "session ended");
+		away(P, "session-end", "session ended");
+		break;
+	case SESSION_EV_IDLE:
+		s->idle = 1;
+		s->idle_since_ms = now_ms();
+		log_info("session %s idle", s->id);
+		audit_simple(P, "session-idle", "allow", NULL, NULL, NULL);
+		break;
+	case SESSION_EV_ACTIVE:
+		s->idle = 0;
+		s->idle_forgot = 0;
+		log_info("session %s active", s->id);
+		audit_simple(P, "session-active", "allow", NULL, NULL, NULL);
 		break;
 	}
 }

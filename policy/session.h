@@ -20,7 +20,17 @@ struct sessionstate {
 	int locked;                     /* its screen is locked */
 	int asleep;                     /* between suspend and resume */
 	int ended;                      /* it was removed (logout) */
+	int away_locked;                /* -O session-suspend=lock: a suspend
+	                                 * or the end locked the agent until
+	                                 * the session is seen unlocked */
+	int idle;                       /* logind's IdleHint */
+	uint64_t idle_since_ms;         /* now_ms() when it became true */
+	uint64_t last_use_ms;           /* now_ms() of the last signature */
+	int idle_forgot;                /* -O session-idle fired this idle
+	                                 * spell: not again until activity */
+	uint64_t last_suspend_s;        /* time() of the last suspend, 0 none */
 	char id[SESSION_ID_MAX + 1];
+	char reason[256];               /* why none is followed (NONE's) */
 	/* notices per forwarding host in the current window (NOTICE_*) */
 	struct { uint8_t host[32]; uint64_t since_ms; unsigned n; int used; }
 	    notice[NOTICE_HOSTS];
@@ -41,6 +51,19 @@ const char *session_refuses(const struct policy *P, const struct conn *c);
 struct pending;
 void session_notice_prepare(struct policy *P, struct pending *p);
 void session_signed(struct policy *P, const struct pending *p);
+/* -O session-lock=lock with the screen locked, or -O session-suspend=lock
+ * after a suspend or the end: the agent is locked for every client
+ * (dispatch.c serves it as a locked agent). */
+int session_locks_agent(const struct policy *P);
+/* -O session-idle: ms until the idle timeout forgets keys, or -1; when it
+ * is due now, the keys go first (then -1). */
+int session_idle_due(struct policy *P);
+/* The screen's state for a rules file's "session" clause: a
+ * RULE_SESSION_* of rules/rules.h (ANY: no session followed, or ended). */
+int session_rule_state(const struct policy *P);
+/* SESSION_EXTENSION (wire/agent.h): the session as policy sees it. */
+struct ctx;
+int h_session_state(struct ctx *c);
 /* "unlocked", "locked", "none"...: for keyward-ctl and the log. */
 const char *session_state_name(const struct policy *P);
 

@@ -21,6 +21,7 @@ enum seen {
 	SEEN_ORIGIN = 1 << 3,
 	SEEN_PURPOSE = 1 << 4,
 	SEEN_SOCKET = 1 << 5,
+	SEEN_SESSION = 1 << 6,
 };
 
 static int
@@ -116,6 +117,27 @@ clause_purpose(struct parser *P, const struct tok *kw, struct rule *r)
 	return 0;
 }
 
+static int
+clause_session(struct parser *P, const struct tok *kw, struct rule *r)
+{
+	const struct tok *t = lex_next(P);
+	char s[SHOWN];
+
+	if (t == NULL)
+		return lex_fail(P, P->eol_col,
+		    "\"session\" needs \"locked\" or \"unlocked\"");
+	if (lex_is(t, "locked"))
+		r->session = RULE_SESSION_LOCKED;
+	else if (lex_is(t, "unlocked"))
+		r->session = RULE_SESSION_UNLOCKED;
+	else {
+		lex_shown(s, sizeof(s), t->s);
+		return lex_fail(P, t->col, "unknown session state \"%s\" "
+		    "(locked or unlocked)", s);
+	}
+	return 0;
+}
+
 static const struct {
 	const char *kw;
 	enum seen bit;
@@ -127,6 +149,7 @@ static const struct {
 	{ "origin", SEEN_ORIGIN, clause_origin },
 	{ "purpose", SEEN_PURPOSE, clause_purpose },
 	{ "socket", SEEN_SOCKET, decl_clause_socket },
+	{ "session", SEEN_SESSION, clause_session },
 };
 
 static int
@@ -169,7 +192,8 @@ rule(struct parser *P, struct rule *r)
 		if (i == sizeof(clauses) / sizeof(clauses[0])) {
 			lex_shown(s, sizeof(s), t->s);
 			return lex_fail(P, t->col, "unknown clause \"%s\" (key, "
-			    "caller, ancestor, origin, purpose or socket)", s);
+			    "caller, ancestor, origin, purpose, socket or "
+			    "session)", s);
 		}
 		if (seen & clauses[i].bit)
 			return lex_fail(P, t->col, "\"%s\" given twice",

@@ -164,10 +164,19 @@ m_purpose(const struct rule *r, const struct rules_query *q)
 	return RULE_NO;
 }
 
+/* The screen of the session policy follows: logind's word, not the
+ * server's; no session followed matches neither state. */
+static enum rule_tri
+m_session(const struct rule *r, const struct rules_query *q)
+{
+	return r->session == RULE_SESSION_ANY ? RULE_YES :
+	    tri(q->session == r->session);
+}
+
 /* Every clause of the language, in the order of rules.h's grammar. */
 static enum rule_tri (*const clauses[])(const struct rule *,
     const struct rules_query *) = {
-	m_key, m_socket, m_caller, m_ancestor, m_origin, m_purpose,
+	m_key, m_socket, m_caller, m_ancestor, m_origin, m_purpose, m_session,
 };
 
 enum rule_tri
@@ -362,6 +371,9 @@ rules_format_rule(const struct rule *r, struct wb *w)
 		put(w, " purpose other");
 		break;
 	}
+	if (r->session != RULE_SESSION_ANY)
+		put(w, r->session == RULE_SESSION_LOCKED ? " session locked" :
+		    " session unlocked");
 }
 
 int
@@ -422,7 +434,7 @@ rule_eq(const struct rule *a, const struct rule *b)
 	    a->origin == b->origin && list_eq(&a->via, &b->via) &&
 	    a->purpose == b->purpose && list_eq(&a->user, &b->user) &&
 	    list_eq(&a->host, &b->host) && list_eq(&a->ns, &b->ns) &&
-	    list_eq(&a->socket, &b->socket);
+	    list_eq(&a->socket, &b->socket) && a->session == b->session;
 }
 
 int

@@ -20,6 +20,7 @@
  *           | "purpose" ( "any" | "other"
  *                       | "login" [ "user" LIST ] [ "host" LIST ]
  *                       | "sshsig" [ "namespace" LIST ] )
+ *           | "session" ( "locked" | "unlocked" )   the user's screen
  *   FINGERPRINT = "SHA256:" and 43 base64 characters (ssh-keygen -l)
  *   LIST     = pattern *( "," pattern ), a pattern "!"-negated or not,
  *              with '*' (any run) and '?' (one byte): OpenSSH's
@@ -67,6 +68,10 @@
  *    via bastion" holds for what bastion's own session asks;
  *  - "user" and "host" cannot tell for a login policy could not verify
  *    against the connection's bindings (struct rules_query.verified).
+ *  - "session locked" and "session unlocked" are logind's word on the
+ *    agent's own session (policy/session.h), which no server chooses:
+ *    always yes or no, so they may allow; with no session followed (or
+ *    after it ended) neither matches.
  * A new clause is one more function in rules.c's table.
  *
  * Rules only ever restrict. rules_decide knows nothing of a key's own
@@ -102,6 +107,12 @@ enum rule_purpose {
 	RULE_PURPOSE_OTHER,
 };
 
+enum rule_session {
+	RULE_SESSION_ANY = 0,   /* a rule: no clause; a query: no session */
+	RULE_SESSION_LOCKED,
+	RULE_SESSION_UNLOCKED,
+};
+
 /* A pattern list, split at its commas; n == 0: the clause is absent. */
 struct rule_list {
 	char **pat;             /* without the '!' */
@@ -123,6 +134,7 @@ struct rule {
 	struct rule_list host;  /* purpose login only */
 	struct rule_list ns;    /* purpose sshsig only */
 	struct rule_list socket;        /* socket names; n 0: any socket */
+	enum rule_session session;      /* "session locked|unlocked" */
 	size_t line;            /* in the file, for the log */
 };
 
@@ -168,6 +180,8 @@ struct rules_query {
 	const char *host;               /* login: the server's host name */
 	const char *ns;                 /* sshsig: the namespace */
 	const char *socket;             /* the socket's name ("main") */
+	enum rule_session session;      /* the followed session's screen;
+	                                 * ANY: none followed */
 	enum rule_action fallback;      /* when no rule decides (0: allow) */
 };
 

@@ -56,6 +56,7 @@ struct watcher {
 	char path[256];                 /* the session's object path */
 	char id[SESSION_ID_MAX + 1];
 	int locked;                     /* last told: -1 none yet */
+	int idle;                       /* IdleHint last told */
 	int ended;                      /* removed: close the bus (not from
 	                                 * inside its own callback) */
 	int asleep;
@@ -87,6 +88,17 @@ set_locked(int locked)
 	tell(locked ? SESSION_EV_LOCK : SESSION_EV_UNLOCK, W.id);
 }
 
+/* IdleHint: the desktop's word that the user is inactive (policy's
+ * -O session-idle counts from it). */
+static void
+set_idle(int idle)
+{
+	if (idle == W.idle)
+		return;
+	W.idle = idle;
+	tell(idle ? SESSION_EV_IDLE : SESSION_EV_ACTIVE, W.id);
+}
+
 static int
 on_lock(sd_bus_message *m, void *u, sd_bus_error *e)
 {
@@ -102,7 +114,7 @@ on_unlock(sd_bus_message *m, void *u, sd_bus_error *e)
 }
 
 /* PropertiesChanged(s interface, a{sv} changed, as invalidated): only
- * LockedHint of the Session interface counts. */
+ * LockedHint and IdleHint of the Session interface count. */
 static int
 on_props(sd_bus_message *m, void *u, sd_bus_error *e)
 {
@@ -120,6 +132,10 @@ on_props(sd_bus_message *m, void *u, sd_bus_error *e)
 			if (sd_bus_message_read(m, "v", "b", &v) < 0)
 				return 0;
 			set_locked(v != 0);
+		} else if (strcmp(name, "IdleHint") == 0) {
+			if (sd_bus_message_read(m, "v", "b", &v) < 0)
+				return 0;
+			set_idle(v != 0);
 		} else if (sd_bus_message_skip(m, "v") < 0)
 			return 0;
 		if (sd_bus_message_exit_container(m) < 0)
@@ -223,7 +239,7 @@ choose(pid_t agent)
 	sd_bus_message *reply = NULL;
 	const char *env = getenv("XDG_SESSION_ID"), *id, *upath;
 	uint32_t uid;
-	int r, locked;
+	int r, locked, idle;
 
 	if (env != NULL && *env != '\0') {
 		if (manager_path("GetSession", "s", env) < 0)
@@ -258,6 +274,11 @@ choose(pid_t agent)
 		locked = 0;
 	sd_bus_error_free(&err);
 	W.locked = locked != 0;
+	if (sd_bus_get_property_trivial(W.sys, LOGIND, W.path, LOGIND_SESSION,
+	    "IdleHint", &err, 'b', &idle) < 0)
+		idle = 0;
+	sd_bus_error_free(&err);
+	W.idle = idle != 0;
 	return NULL;
 }
 
@@ -369,6 +390,8 @@ main(int argc, char **argv)
 		tell(SESSION_EV_FOLLOW, W.id);
 		if (W.locked)
 			tell(SESSION_EV_LOCK, W.id);
+		if (W.idle)
+			tell(SESSION_EV_IDLE, W.id);
 	}
 	for (;;) {
 		struct pollfd pfd[3] = { { W.pol.fd, chan_events(&W.pol), 0 },

@@ -16,6 +16,7 @@ static const struct agent_ext exts[] = {
 	{ CONSTRAINTS_EXTENSION,  MSG_CONSTRAINTS,  MSG_R_CONSTRAINTS,    1 },
 	{ POLICY_EXTENSION,   MSG_POLICY_LOAD, MSG_R_POLICY,  1 },
 	{ CONNS_EXTENSION,    MSG_CONNS,    MSG_R_CONNS,      1 },
+	{ SESSION_EXTENSION,  MSG_SESSION_STATE, MSG_R_SESSION, 1 },
 };
 
 #define NEXTS (sizeof(exts) / sizeof(exts[0]))

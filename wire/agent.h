@@ -68,6 +68,10 @@ enum {
 /* keyward's own: the open connections and who is at their other end
  * (wire/conns.h); refused where a session-bind was attempted. */
 #define CONNS_EXTENSION         "connections@keyward.dev"
+/* keyward's own: the login session the agent follows and what it knows
+ * of it (wire/session.h, struct session_view); refused where a
+ * session-bind was attempted. */
+#define SESSION_EXTENSION       "session@keyward.dev"
 
 struct agent_ext {
 	const char *name;

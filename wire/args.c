@@ -14,6 +14,32 @@ static const char *const audit_names[] = {
 	[AUDIT_NONE] = "none", [AUDIT_FD] = "fd", [AUDIT_SYSLOG] = "syslog",
 };
 
+const char *const args_session_lock_words[] = {
+	[SESSION_LOCK_REFUSE_FORWARDED] = "refuse-forwarded",
+	[SESSION_LOCK_AGENT] = "lock", [SESSION_LOCK_IGNORE] = "ignore", NULL,
+};
+const char *const args_session_suspend_words[] = {
+	[SESSION_SUSPEND_FORGET] = "forget", [SESSION_SUSPEND_LOCK] = "lock",
+	NULL,
+};
+const char *const args_session_notify_words[] = {
+	[SESSION_NOTIFY_FORWARDED] = "forwarded", [SESSION_NOTIFY_ALL] = "all",
+	[SESSION_NOTIFY_NONE] = "none", NULL,
+};
+
+int
+args_word_index(const char *const *words, const char *s)
+{
+	for (int i = 0; words[i] != NULL; i++)
+		if (strcmp(s, words[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* The encoders copy a list on the stack into b->argv: it must fit. */
+#define FITS(v) _Static_assert(sizeof(v) / sizeof((v)[0]) <= HELPER_ARGS_MAX, \
+	"a helper argument list longer than HELPER_ARGS_MAX")
+
 /* One of two words: 1 for yes, 0 for no, -1 for neither. */
 static int
 word(const char *s, const char *yes, const char *no)
@@ -105,6 +131,7 @@ args_policy_encode(const struct policy_args *a, struct args_buf *b)
 	snprintf(b->num[1], sizeof(b->num[1]), "%ld", a->confirm_timeout);
 	snprintf(b->num[2], sizeof(b->num[2]), "%ld", a->touch_timeout);
 	snprintf(b->num[3], sizeof(b->num[3]), "%ld", a->audit_facility);
+	snprintf(b->num[4], sizeof(b->num[4]), "%ld", a->session_idle);
 	char *v[] = { "keyward-policy", a->debug ? "debug" : "info",
 	    (char *)a->fp_hash, b->num[0], b->num[1],
 	    (char *)audit_names[a->audit], a->audit_sync ? "sync" : "nosync",
@@ -116,7 +143,12 @@ args_policy_encode(const struct policy_args *a, struct args_buf *b)
 	    (char *)(a->audit_tag != NULL ? a->audit_tag : AUDIT_TAG_DEFAULT),
 	    (char *)(a->audit_socket != NULL ? a->audit_socket : AUDIT_SOCKET_DEFAULT),
 	    (char *)(a->audit_key != NULL ? a->audit_key : "-"),
-	    a->allow_remote_add ? "remote-add" : "local-add", NULL };
+	    a->allow_remote_add ? "remote-add" : "local-add",
+	    (char *)args_session_lock_words[a->session_lock],
+	    (char *)args_session_suspend_words[a->session_suspend],
+	    (char *)args_session_notify_words[a->session_notify], b->num[4],
+	    NULL };
+	FITS(v);
 	memcpy(b->argv, v, sizeof(v));
 	return b->argv;
 }
@@ -124,10 +156,10 @@ args_policy_encode(const struct policy_args *a, struct args_buf *b)
 int
 args_policy_decode(int argc, char *const *argv, struct policy_args *a)
 {
-	int n;
+	int n, lock, suspend, notify;
 
 	memset(a, 0, sizeof(*a));
-	if (argc != 18 || (a->debug = word(argv[1], "debug", "info")) < 0 ||
+	if (argc != 22 || (a->debug = word(argv[1], "debug", "info")) < 0 ||
 	    fp_hash_find(argv[2]) == NULL ||
 	    number(argv[3], -1, (long)AGENT_MAX_LIFETIME, &a->default_lifetime) != 0 ||
 	    number(argv[4], 1, CONFIRM_TIMEOUT_MAX, &a->confirm_timeout) != 0 ||
@@ -142,9 +174,16 @@ args_policy_decode(int argc, char *const *argv, struct policy_args *a)
 	    "local-manage")) < 0 ||
 	    audit_fields(argv + 13, &a->audit_facility) != 0 ||
 	    (a->allow_remote_add = word(argv[17], "remote-add", "local-add")) < 0 ||
+	    (lock = args_word_index(args_session_lock_words, argv[18])) < 0 ||
+	    (suspend = args_word_index(args_session_suspend_words, argv[19])) < 0 ||
+	    (notify = args_word_index(args_session_notify_words, argv[20])) < 0 ||
+	    number(argv[21], 0, SESSION_IDLE_MAX_S, &a->session_idle) != 0 ||
 	    (n = audit_mode(argv[5])) < 0)
 		return -1;
 	a->audit = (enum audit_mode)n;
+	a->session_lock = (enum session_lock_mode)lock;
+	a->session_suspend = (enum session_suspend_mode)suspend;
+	a->session_notify = (enum session_notify_mode)notify;
 	a->fp_hash = argv[2];
 	a->providers = argv[7];
 	a->websafe_allow = argv[10];
@@ -300,6 +339,7 @@ args_auditor_encode(const struct auditor_args *a, struct args_buf *b)
 	    (char *)(a->audit_tag != NULL ? a->audit_tag : AUDIT_TAG_DEFAULT),
 	    (char *)(a->audit_socket != NULL ? a->audit_socket : AUDIT_SOCKET_DEFAULT),
 	    (char *)(a->audit_key != NULL ? a->audit_key : "-"), NULL };
+	FITS(v);
 	memcpy(b->argv, v, sizeof(v));
 	return b->argv;
 }

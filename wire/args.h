@@ -8,6 +8,8 @@
  *   keyward-policy    LOGLEVEL HASH LIFETIME CONFIRM AUDIT SYNC
  *                     PROVIDERS REMOTE WEBSAFE WEBSAFE_LIST TOUCH MANAGE
  *                     AUDIT_FACILITY AUDIT_TAG AUDIT_SOCKET AUDIT_KEY ADD
+ *                     SESSION_LOCK SESSION_SUSPEND SESSION_NOTIFY
+ *                     SESSION_IDLE
  *   keyward-keyholder LOGLEVEL
  *   keyward-sk        LOGLEVEL PROVIDER
  *   keyward-pkcs11    LOGLEVEL PROVIDER
@@ -31,6 +33,10 @@
  * AUDIT_SOCKET the absolute path of the syslog socket (-O audit-socket);
  * AUDIT_KEY "-" or the absolute path of the audit key file (-O audit-key);
  * ADD remote-add|local-add (-O allow-remote-add).
+ * SESSION_LOCK refuse-forwarded|lock|ignore (-O session-lock);
+ * SESSION_SUSPEND forget|lock (-O session-suspend); SESSION_NOTIFY
+ * forwarded|all|none (-O session-notify); SESSION_IDLE seconds, 0 none
+ * (-O session-idle).
  * keyward-policy starts the last three with what they need of its own
  * list: the auditor's AUDIT is fd (the trail is its fd 4) or syslog.
  * AGENT_PID: the agent's (the monitor's) pid, whose logind session the
@@ -39,7 +45,8 @@
 #ifndef KEYWARD_ARGS_H
 #define KEYWARD_ARGS_H
 
-#define ARGS_MAX          19    /* the longest list, its name and NULL */
+#include "ipc/limits.h"
+
 #define ARGS_NUM_LEN      24
 
 /* Defaults of ssh-agent (doc/protocol.md §11.1, §8.9). */
@@ -51,6 +58,22 @@
 #define AUDIT_SOCKET_MAX     108        /* sun_path, with its NUL */
 
 enum audit_mode { AUDIT_NONE, AUDIT_FD, AUDIT_SYSLOG };
+
+/* What the session's facts change (keyward(1), SESSION WATCH). */
+enum session_lock_mode {        /* -O session-lock: the screen is locked */
+	SESSION_LOCK_REFUSE_FORWARDED = 0,      /* the default */
+	SESSION_LOCK_AGENT,             /* every request, as a locked agent */
+	SESSION_LOCK_IGNORE,
+};
+enum session_suspend_mode {     /* -O session-suspend: suspend, logout */
+	SESSION_SUSPEND_FORGET = 0,     /* keys added without a token */
+	SESSION_SUSPEND_LOCK,           /* until the session is unlocked */
+};
+enum session_notify_mode {      /* -O session-notify: which signatures */
+	SESSION_NOTIFY_FORWARDED = 0,
+	SESSION_NOTIFY_ALL,
+	SESSION_NOTIFY_NONE,
+};
 
 struct policy_args {
 	int debug;
@@ -70,6 +93,10 @@ struct policy_args {
 	const char *audit_socket;       /* -O audit-socket */
 	const char *audit_key;          /* -O audit-key, or NULL */
 	int allow_remote_add;           /* -O allow-remote-add */
+	enum session_lock_mode session_lock;            /* -O session-lock */
+	enum session_suspend_mode session_suspend;      /* -O session-suspend */
+	enum session_notify_mode session_notify;        /* -O session-notify */
+	long session_idle;              /* -O session-idle, seconds; 0 none */
 };
 
 struct keyholder_args {
@@ -117,8 +144,8 @@ struct session_args {
 
 /* Where an encoded list lives: argv points into num[] and the struct. */
 struct args_buf {
-	char num[4][ARGS_NUM_LEN];
-	char *argv[ARGS_MAX];
+	char num[HELPER_ARGS_NUMS][ARGS_NUM_LEN];
+	char *argv[HELPER_ARGS_MAX];
 };
 
 /* -O audit-tag: 1 to AUDIT_TAG_MAX of [A-Za-z0-9._-]: 0, or -1. */
@@ -128,6 +155,14 @@ int audit_tag_ok(const char *s);
  * is a path's own ("/opt/my lib/x"), and an empty list, as ssh-agent
  * takes it, matches nothing. 0, or -1. */
 int args_pattern_list_ok(const char *s);
+
+/* The words of -O session-lock, -session-suspend, -session-notify
+ * (and of policy's list), indexed by their enums; NULL-ended. */
+extern const char *const args_session_lock_words[];
+extern const char *const args_session_suspend_words[];
+extern const char *const args_session_notify_words[];
+/* s's index in words (NULL-ended), or -1. */
+int args_word_index(const char *const *words, const char *s);
 
 /* LOGLEVEL: 1 debug, 0 info, -1 neither. */
 int args_level(const char *s);

@@ -37,12 +37,15 @@ enum {
 	                         * by MSG_R_POLICY */
 	MSG_CONNS,              /* no payload: the open connections and their
 	                         * callers; answered by MSG_R_CONNS */
+	MSG_SESSION_STATE,      /* no payload: the session followed; answered
+	                         * by MSG_R_SESSION */
 	/* policy -> monitor, besides MSG_R_STATUS and MSG_R_SIGNATURE */
 	MSG_R_IDENTITIES = 66,  /* msg_identities */
 	MSG_R_EXTENSIONS = 67,  /* msg_ext_reply_*: the answer to "query" */
 	MSG_R_CONSTRAINTS = 68,     /* msg_ext_reply_*: wire/listing.h */
 	MSG_R_POLICY = 75,      /* msg_ext_reply_*: the rules text */
 	MSG_R_CONNS = 76,       /* msg_ext_reply_*: wire/conns.h */
+	MSG_R_SESSION = 78,     /* msg_ext_reply_*: wire/session.h */
 };
 
 /* The constraints of an add (msg_add, msg_p11_add), as one shape. */

@@ -27,7 +27,9 @@ enum session_event {
 	SESSION_EV_SLEEP,       /* PrepareForSleep(true): about to suspend */
 	SESSION_EV_WAKE,        /* PrepareForSleep(false): resumed */
 	SESSION_EV_GONE,        /* the session was removed (logout) */
-	SESSION_EV_MAX = SESSION_EV_GONE
+	SESSION_EV_IDLE,        /* IdleHint true: the user is inactive */
+	SESSION_EV_ACTIVE,      /* IdleHint false: the user is back */
+	SESSION_EV_MAX = SESSION_EV_ACTIVE
 };
 
 struct msg_session {
@@ -50,6 +52,35 @@ struct msg_notice {
 
 void msg_notice_encode(struct wb *w, const struct msg_notice *m);
 int msg_notice_decode(struct rd *r, struct msg_notice *m);
+
+/* The session as policy sees it: the body of SESSION_EXTENSION's answer
+ * (wire/agent.h), which MSG_R_SESSION carries to the monitor and
+ * keyward-ctl session decodes:
+ *   byte followed (0 or 1); string detail (the session id when followed,
+ *   else why none is: printable ASCII, SESSION_ID_MAX or
+ *   SESSION_REASON_MAX bytes at most); byte flags (SESSION_VIEW_*, none
+ *   when not followed); uint64 last_suspend (seconds since 1970; 0:
+ *   none; none when not followed); uint32 idle_s (how long IdleHint has
+ *   been true; 0 unless idle). */
+enum {
+	SESSION_VIEW_LOCKED = 1 << 0,   /* the screen is locked */
+	SESSION_VIEW_IDLE = 1 << 1,     /* IdleHint */
+	SESSION_VIEW_ASLEEP = 1 << 2,   /* between suspend and resume */
+	SESSION_VIEW_ENDED = 1 << 3,    /* the session was removed */
+	SESSION_VIEW_AGENT_LOCKED = 1 << 4,     /* the agent locked by it */
+	SESSION_VIEW_ALL = (1 << 5) - 1
+};
+
+struct session_view {
+	int followed;
+	struct slice detail;
+	uint8_t flags;
+	uint64_t last_suspend;
+	uint32_t idle_s;
+};
+
+void session_view_encode(struct wb *w, const struct session_view *v);
+int session_view_decode(struct rd *r, struct session_view *v);
 
 /* The event's name, "lock", "unlock"...; NULL for none. */
 const char *session_event_name(uint8_t event);

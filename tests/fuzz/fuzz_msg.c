@@ -331,6 +331,32 @@ rt_r_constraints(struct rd *r, struct wb *w)
 	return rc;
 }
 
+/* MSG_R_SESSION: a blob whose content is SESSION_EXTENSION's body
+ * (wire/session.h), which keyward-ctl session decodes. */
+static int
+rt_r_session(struct rd *r, struct wb *w)
+{
+	struct session_view v;
+	struct slice m;
+	struct rd body;
+	struct wb b;
+
+	if (msg_string_read(r, &m))
+		return -1;
+	rd_init(&body, m.p, m.len);
+	if (session_view_decode(&body, &v) != 0)
+		return -1;
+	CHECK((v.flags & ~SESSION_VIEW_ALL) == 0 &&
+	    v.detail.len <= SESSION_REASON_MAX &&
+	    (v.followed || (v.flags == 0 && v.last_suspend == 0)));
+	wb_init(&b);
+	session_view_encode(&b, &v);
+	CHECK(!b.err);
+	wb_slice(w, wb_slice_of(&b));
+	wb_free(&b);
+	return 0;
+}
+
 /* The body of the CONNS_EXTENSION answer (wire/conns.h). */
 static int
 rt_conns(struct rd *r, struct wb *w)
@@ -528,11 +554,13 @@ static const struct {
 	{ MSG_POLICY_LOAD, rt_policy_load },
 	{ MSG_POLICY_SHOW, rt_empty },
 	{ MSG_CONNS, rt_empty },
+	{ MSG_SESSION_STATE, rt_empty },
 	{ MSG_R_IDENTITIES, rt_identities },
 	{ MSG_R_EXTENSIONS, rt_extensions },
 	{ MSG_R_CONSTRAINTS, rt_r_constraints },
 	{ MSG_R_POLICY, rt_policy },
 	{ MSG_R_CONNS, rt_r_conns },
+	{ MSG_R_SESSION, rt_r_session },
 	/* any boundary */
 	{ MSG_R_STATUS, rt_status },
 	{ MSG_R_SIGNATURE, rt_signature },

@@ -106,6 +106,7 @@ check_forwarded(const uint8_t *p, size_t len, const struct wb *ipc)
 	case MSG_CONSTRAINTS:
 	case MSG_POLICY_SHOW:
 	case MSG_CONNS:
+	case MSG_SESSION_STATE:
 		CHECK(p[0] == SSH_AGENTC_EXTENSION);
 		CHECK(msg_empty_decode(&r) == 0);
 		break;
@@ -232,6 +233,7 @@ check_reply(const uint8_t *p, size_t len)
 #endif
 		case MSG_R_POLICY:
 		case MSG_R_CONNS:
+		case MSG_R_SESSION:
 			CHECK(reply.p[0] == SSH_AGENT_EXTENSION_RESPONSE);
 			break;
 		default:

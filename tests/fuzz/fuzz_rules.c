@@ -91,6 +91,7 @@ check_decisions(const uint8_t *data, size_t size, const struct ruleset *a,
 		q.host = (k & 1) ? s[3] : NULL;
 		q.ns = s[(k + 2) % 4];
 		q.socket = (k & 2) ? s[(k + 3) % 4] : "main";
+		q.session = (enum rule_session)(k % 3);
 		CHECK(rules_decide(a, &q, &wa) == rules_decide(b, &q, &wb));
 		CHECK((wa == NULL) == (wb == NULL));
 		if (wa != NULL)

@@ -10,7 +10,7 @@
 # (keyward only.)
 . "$(dirname "$0")/lib.sh"
 
-NTESTS=111
+NTESTS=119
 if ! is_keyward; then
 	skip_n $NTESTS "keyward's own -O options"
 	done_testing
@@ -230,4 +230,9 @@ bad allow-remote-pkcs11 -O 'allow-remote-pkcs11=yes'
 bad allow-remote-manage -O 'allow-remote-manage=yes'
 bad no-restrict-websafe -O 'no-restrict-websafe=yes'
 bad websafe-allow -O 'websafe-allow=a' -O 'websafe-allow=b'
+# the session watch's own (their effects: 181-session-options.t)
+bad session-lock -O 'session-lock=forget'
+bad session-suspend -O 'session-suspend=ignore'
+bad session-notify -O 'session-notify=every'
+bad session-idle -O 'session-idle=2x'
 done_testing

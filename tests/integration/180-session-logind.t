@@ -14,61 +14,17 @@
 # serves as today and says so once. No test sees a filter stop.
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-dest.sh"
+. "$LIBDIR/lib-session.sh"
 
 NTESTS=49
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
 fi
-PY=/usr/bin/python3
-if ! command -v dbus-daemon >/dev/null || ! command -v gdbus >/dev/null ||
-    ! "$PY" -c 'import dbusmock' 2>/dev/null; then
-	bail "dbus-daemon, gdbus or python3-dbusmock missing (make deps)"
-fi
-
-LOGIND=/org/freedesktop/login1
-# busconf FILE SOCKET: a system-type bus on SOCKET that lets the mock own
-# org.freedesktop.login1 and anyone call it
-busconf() {
-	cat >"$1" <<CONF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=$2</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-CONF
-}
-busconf "$T/sysbus.conf" "$T/sysbus"
-dbus-daemon --config-file="$T/sysbus.conf" --nofork --print-address=3 \
-	3>"$T/sysbus.addr" 2>"$T/sysbus.err" &
-EXTRA_PIDS+=($!)
-poll_until 10 test -s "$T/sysbus.addr" || bail "dbus-daemon did not start"
-SYSBUS=$(head -n1 "$T/sysbus.addr")
-DBUS_SYSTEM_BUS_ADDRESS=$SYSBUS "$PY" -m dbusmock --system -t logind \
-	>"$T/mock.log" 2>&1 &
-EXTRA_PIDS+=($!)
-lcall() { # OBJECT METHOD ARGS...: a call to the mock logind
-	local obj=$1 m=$2; shift 2
-	timeout 10 gdbus call --address "$SYSBUS" --dest org.freedesktop.login1 \
-		--object-path "$obj" --method "$m" "$@"
-}
-poll_until 10 lcall $LOGIND org.freedesktop.DBus.Peer.Ping >/dev/null 2>&1 ||
-	bail "dbusmock logind did not start"
-lcall $LOGIND org.freedesktop.DBus.Mock.AddSession c1 seat0 "$(id -u)" "$(id -un)" true >/dev/null
-ok $? "mock logind: session c1 of $(id -un)"
-S1=$LOGIND/session/c1
-emit() { # SIGNAL SIG ARGS: a Manager signal from the mock
-	lcall $LOGIND org.freedesktop.DBus.Mock.EmitSignal \
-		org.freedesktop.login1.Manager "$1" "$2" "$3" >/dev/null
-}
-logsays() { poll_until 10 grep -qF -- "$1" "$T/agent.log"; }
+session_deps
+session_sysbus
+contains "$(lcall "$S1" org.freedesktop.DBus.Properties.Get \
+	org.freedesktop.login1.Session Name)" "'$(id -un)'" "mock logind: session c1 of $(id -un)"
 
 dest_hosts hopA
 dest_key k
@@ -136,33 +92,7 @@ unlike "$(cat "$T/agent.log")" 'stopped by its filter|SIGSYS' "no filter stop"
 # asking FLOOD signatures at once gets NOTICE_PER_HOST.
 NOTICE_PER_HOST=3
 FLOOD=8
-busconf "$T/sessbus.conf" "$T/sessbus"
-sed -i 's|<type>system</type>|<type>session</type>|' "$T/sessbus.conf"
-dbus-daemon --config-file="$T/sessbus.conf" --nofork --print-address=3 \
-	3>"$T/sessbus.addr" 2>"$T/sessbus.err" &
-EXTRA_PIDS+=($!)
-poll_until 10 test -s "$T/sessbus.addr" || bail "session dbus-daemon did not start"
-SESSBUS=$(head -n1 "$T/sessbus.addr")
-DBUS_SESSION_BUS_ADDRESS=$SESSBUS "$PY" -m dbusmock --session -t notification_daemon \
-	>"$T/nmock.log" 2>&1 &
-EXTRA_PIDS+=($!)
-ncall() {
-	timeout 10 gdbus call --address "$SESSBUS" --dest org.freedesktop.Notifications \
-		--object-path /org/freedesktop/Notifications --method "$@"
-}
-poll_until 10 ncall org.freedesktop.DBus.Peer.Ping >/dev/null 2>&1 ||
-	bail "dbusmock notification_daemon did not start"
-# notices: the Notify calls the mock got, one body a record (NUL-ended)
-notices() {
-	DBUS_SESSION_BUS_ADDRESS=$SESSBUS "$PY" -c '
-import dbus, sys
-b = dbus.SessionBus()
-o = b.get_object("org.freedesktop.Notifications", "/org/freedesktop/Notifications")
-for t, m, a in o.GetCalls(dbus_interface="org.freedesktop.DBus.Mock"):
-    if m == "Notify":
-        sys.stdout.write("%s|%s|%s\0" % (a[0], a[3], a[4]))
-'
-}
+session_sessbus
 cat >"$T/askpass.sh" <<ASK
 #!/bin/sh
 printf '%s\0' "\$1" >>"$T/prompts"

@@ -250,6 +250,7 @@ is "$RC:$OUT" "0:usage: keyward-ctl [--json] [-a socket]
        keyward-ctl [-a socket] policy load FILE
        keyward-ctl [-a socket] policy show
        keyward-ctl [--json] [-a socket] connections
+       keyward-ctl [--json] [-a socket] session
        keyward-ctl audit keygen KEYFILE
        keyward-ctl audit verify [--state KEYFILE] [--tag TAG] TRAIL [VERIFYKEY]
        keyward-ctl audit tail [-f] [--json] TRAIL" "--help: the usage lines, exit 0"

@@ -147,12 +147,12 @@ awk -v dir="$T" '
 	ex && /^\.EE/ { on = 0; close(f); next }
 	on { gsub(/\\e/, "\\"); print >>f }' "$RULESPAGE"
 nex=$(ls "$T"/example* 2>/dev/null | wc -l)
-is "$nex" 4 "keyward(5) has four example files (three worked examples, one whole file)"
+is "$nex" 6 "keyward(5) has six example files (three worked examples, one whole file, two of the session clause)"
 for f in "$T"/example*; do
 	run "$RULES_CHECK" "$f"
 	is "$RC:$ERR" "0:" "keyward(5) $(basename "$f") is read: $(head -c 60 "$f" | head -1)"
 done
-for f in "$T"/example1 "$T"/example2 "$T"/example3; do
+for f in "$T"/example1 "$T"/example2 "$T"/example3 "$T"/example5 "$T"/example6; do
 	while IFS= read -r line; do
 		case $line in allow*|deny*|confirm*) ;; *) continue ;; esac
 		grep -qF "\"$line\\n\"" "$REPO/tests/unit/test_rules.c"

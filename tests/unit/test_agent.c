@@ -22,6 +22,9 @@ static const struct {
 	{ "constraints@keyward.dev", 0, 1, MSG_CONSTRAINTS, MSG_R_CONSTRAINTS },
 	{ "policy@keyward.dev", 0, 1, MSG_POLICY_LOAD, MSG_R_POLICY },
 	{ "connections@keyward.dev", 0, 1, MSG_CONNS, MSG_R_CONNS },
+	{ "session@keyward.dev", 0, 1, MSG_SESSION_STATE, MSG_R_SESSION },
+	{ "session@keyward.dev\0", 20, 0, 0, 0 },
+	{ "session", 0, 0, 0, 0 },
 	{ "policy@keyward.dev ", 0, 0, 0, 0 },
 	{ "Connections@keyward.dev", 0, 0, 0, 0 },
 	{ "connections", 0, 0, 0, 0 },
@@ -70,14 +73,15 @@ test_query_list(void)
 	    "\0\0\0\x18" "session-bind@openssh.com"
 	    "\0\0\0\x17" "constraints@keyward.dev"
 	    "\0\0\0\x12" "policy@keyward.dev"
-	    "\0\0\0\x17" "connections@keyward.dev";
+	    "\0\0\0\x17" "connections@keyward.dev"
+	    "\0\0\0\x13" "session@keyward.dev";
 	struct wb w;
 
 	wb_init(&w);
 	agent_ext_list(&w);
 	ok(!w.err && w.len == sizeof(want) - 1 && memcmp(w.p, want, w.len) == 0,
 	    "query is answered with session-bind@openssh.com, constraints@keyward.dev, "
-	    "policy@keyward.dev, connections@keyward.dev");
+	    "policy@keyward.dev, connections@keyward.dev, session@keyward.dev");
 	wb_free(&w);
 }
 

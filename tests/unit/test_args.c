@@ -29,7 +29,8 @@ policy_roundtrip(void)
 {
 	struct policy_args a = { 1, "sha256", 3600, 60, AUDIT_FD, 1,
 	    "/usr/lib*/*,/opt/x/*", 1, 0, "ssh:*,web:example", 45, 1, 16 << 3,
-	    "kw.audit-1", "/run/x/log", "/home/u/.keyward-audit.key", 1 }, b;
+	    "kw.audit-1", "/run/x/log", "/home/u/.keyward-audit.key", 1,
+	    SESSION_LOCK_AGENT, SESSION_SUSPEND_LOCK, SESSION_NOTIFY_ALL, 900 }, b;
 	struct args_buf buf;
 	char **v = args_policy_encode(&a, &buf);
 
@@ -43,10 +44,30 @@ policy_roundtrip(void)
 	    b.allow_remote_manage == 1 &&
 	    b.audit_facility == 16 << 3 && strcmp(b.audit_tag, "kw.audit-1") == 0 &&
 	    strcmp(b.audit_socket, "/run/x/log") == 0 &&
-	    strcmp(b.audit_key, a.audit_key) == 0 && b.allow_remote_add == 1,
+	    strcmp(b.audit_key, a.audit_key) == 0 && b.allow_remote_add == 1 &&
+	    b.session_lock == SESSION_LOCK_AGENT &&
+	    b.session_suspend == SESSION_SUSPEND_LOCK &&
+	    b.session_notify == SESSION_NOTIFY_ALL && b.session_idle == 900,
 	    "policy list round-trips every field");
+	for (int l = 0; l < 3; l++) {
+		a.session_lock = (enum session_lock_mode)l;
+		a.session_notify = (enum session_notify_mode)(2 - l);
+		a.session_suspend = (enum session_suspend_mode)(l & 1);
+		a.session_idle = l * SESSION_IDLE_MAX_S / 2;
+		v = args_policy_encode(&a, &buf);
+		ok(args_policy_decode(count(v), v, &b) == 0 &&
+		    b.session_lock == a.session_lock &&
+		    b.session_notify == a.session_notify &&
+		    b.session_suspend == a.session_suspend &&
+		    b.session_idle == a.session_idle,
+		    "policy list: session-lock=%s session-notify=%s "
+		    "session-suspend=%s session-idle=%ld round-trip",
+		    args_session_lock_words[l], args_session_notify_words[2 - l],
+		    args_session_suspend_words[l & 1], a.session_idle);
+	}
 	a = (struct policy_args){ 0, "md5", -1, 1, AUDIT_NONE, 0,
-	    PROVIDERS_DEFAULT, 0, 1, WEBSAFE_DEFAULT, 1, 0, 4 << 3, NULL, NULL, NULL, 0 };
+	    PROVIDERS_DEFAULT, 0, 1, WEBSAFE_DEFAULT, 1, 0, 4 << 3, NULL, NULL, NULL, 0,
+	    0, 0, 0, 0 };
 	v = args_policy_encode(&a, &buf);
 	ok(args_policy_decode(count(v), v, &b) == 0 && b.default_lifetime == -1 &&
 	    b.audit == AUDIT_NONE && b.restrict_websafe == 1 &&
@@ -73,19 +94,24 @@ policy_refusals(void)
 		{ 14, "" }, { 14, "a b" }, { 14, "tag:" }, { 14, "x[1]" },
 		{ 14, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" }, { 15, "dev/log" },
 		{ 15, "" }, { 16, "" }, { 16, "key" }, { 17, "" }, { 17, "yes" },
+		{ 18, "" }, { 18, "refuse" }, { 18, "forget" }, { 18, "LOCK" },
+		{ 19, "" }, { 19, "refuse-forwarded" }, { 19, "ignore" },
+		{ 20, "" }, { 20, "local" }, { 20, "lock" },
+		{ 21, "" }, { 21, "-1" }, { 21, "86401" }, { 21, "15m" },
 	};
 	char *good[] = { "keyward-policy", "info", "sha256", "-1", "60", "none",
 	    "nosync", PROVIDERS_DEFAULT, "local-providers", "restrict",
 	    WEBSAFE_DEFAULT, "60", "local-manage", "32", "keyward-audit",
-	    "/dev/log", "-", "local-add", NULL, NULL };
+	    "/dev/log", "-", "local-add", "refuse-forwarded", "forget",
+	    "forwarded", "0", NULL, NULL };
 	struct policy_args b;
 
-	ok(args_policy_decode(18, good, &b) == 0, "the good list decodes");
+	ok(args_policy_decode(22, good, &b) == 0, "the good list decodes");
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		char *v[19];
+		char *v[23];
 		memcpy(v, good, sizeof(v));
 		v[rows[i].at] = (char *)rows[i].bad;
-		ok(args_policy_decode(18, v, &b) != 0, "refused: arg %d = \"%s\"",
+		ok(args_policy_decode(22, v, &b) != 0, "refused: arg %d = \"%s\"",
 		    rows[i].at, rows[i].bad);
 	}
 	/* what ssh-agent takes: an empty list, a path with a blank */
@@ -94,15 +120,15 @@ policy_refusals(void)
 			{ 7, "" }, { 7, "/usr/lib/a b" }, { 10, "" },
 			{ 10, "ssh:* x" },
 		};
-		char *v[19];
+		char *v[23];
 		memcpy(v, good, sizeof(v));
 		v[takes[i].at] = (char *)takes[i].v;
-		ok(args_policy_decode(18, v, &b) == 0, "taken: arg %d = \"%s\"",
+		ok(args_policy_decode(22, v, &b) == 0, "taken: arg %d = \"%s\"",
 		    takes[i].at, takes[i].v);
 	}
-	ok(args_policy_decode(17, good, &b) != 0, "refused: one argument short");
-	good[18] = "extra";
-	ok(args_policy_decode(19, good, &b) != 0, "refused: one argument more");
+	ok(args_policy_decode(21, good, &b) != 0, "refused: one argument short");
+	good[22] = "extra";
+	ok(args_policy_decode(23, good, &b) != 0, "refused: one argument more");
 }
 
 static void

@@ -444,7 +444,7 @@ test_unique(void)
 		MSG_OPEN, MSG_CLOSE, MSG_LIST, MSG_SIGN, MSG_ADD, MSG_REMOVE,
 		MSG_REMOVE_ALL, MSG_LOCK, MSG_UNLOCK, MSG_QUERY, MSG_BIND,
 		MSG_BIND_BAD, MSG_CONSTRAINTS, MSG_P11_ADD, MSG_P11_REMOVE, MSG_PEER,
-		MSG_POLICY_LOAD, MSG_POLICY_SHOW, MSG_CONNS,
+		MSG_POLICY_LOAD, MSG_POLICY_SHOW, MSG_CONNS, MSG_SESSION_STATE,
 		MSG_KH_ADD, MSG_KH_SIGN, MSG_KH_DELETE, MSG_KH_WIPE, MSG_KH_LOCK,
 		MSG_KH_UNLOCK, MSG_KH_SK_MATERIAL,
 		MSG_PROMPT, MSG_PROMPT_CANCEL, MSG_PROMPT_SECRET,
@@ -455,7 +455,8 @@ test_unique(void)
 	};
 	static const uint8_t replies[] = {
 		MSG_R_STATUS, MSG_R_SIGNATURE, MSG_R_IDENTITIES, MSG_R_EXTENSIONS,
-		MSG_R_CONSTRAINTS, MSG_R_POLICY, MSG_R_CONNS, MSG_R_SK_MATERIAL,
+		MSG_R_CONSTRAINTS, MSG_R_POLICY, MSG_R_CONNS, MSG_R_SESSION,
+		MSG_R_SK_MATERIAL,
 		MSG_R_PUBKEY, MSG_R_SECRET, MSG_R_PATH, MSG_R_TOKEN,
 		MSG_R_TOKEN_FAIL, MSG_R_P11_GONE,
 	};
@@ -755,8 +756,10 @@ test_session(void)
 #define B(...) (const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ })
 		{ "follow c1", B(SESSION_EV_FOLLOW, 0, 0, 0, 2, 'c', '1'), 1 },
 		{ "lock, empty id", B(SESSION_EV_LOCK, 0, 0, 0, 0), 1 },
-		{ "end (the last event)", B(SESSION_EV_GONE, 0, 0, 0, 1, '7'), 1 },
-		{ "event past the last", B(SESSION_EV_GONE + 1, 0, 0, 0, 0), 0 },
+		{ "end", B(SESSION_EV_GONE, 0, 0, 0, 1, '7'), 1 },
+		{ "idle", B(SESSION_EV_IDLE, 0, 0, 0, 2, 'c', '1'), 1 },
+		{ "active (the last event)", B(SESSION_EV_ACTIVE, 0, 0, 0, 1, '7'), 1 },
+		{ "event past the last", B(SESSION_EV_ACTIVE + 1, 0, 0, 0, 0), 0 },
 		{ "event 255", B(255, 0, 0, 0, 0), 0 },
 		{ "no string", B(SESSION_EV_LOCK), 0 },
 		{ "string cut short", B(SESSION_EV_LOCK, 0, 0, 0, 3, 'a'), 0 },
@@ -825,8 +828,81 @@ test_session(void)
 			    nc[i].ok ? "taken" : "refused");
 		}
 	}
-	ok(session_event_name(SESSION_EV_GONE + 1) == NULL &&
-	    strcmp(session_event_name(SESSION_EV_SLEEP), "suspend") == 0,
+	/* SESSION_EXTENSION's body (struct session_view): what keyward-ctl
+	 * session decodes from whatever answers on the socket */
+	{
+		const struct {
+			const char *name;
+			const uint8_t *p;
+			size_t n;
+			int ok;
+		} vc[] = {
+#define B(...) (const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ })
+#define Z8 0, 0, 0, 0, 0, 0, 0, 0
+			{ "followed c1, unlocked", B(1, 0, 0, 0, 2, 'c', '1', 0, Z8, 0, 0, 0, 0), 1 },
+			{ "followed, every flag, idle 90 s, a suspend",
+			  B(1, 0, 0, 0, 1, '7', 0x1f, 0, 0, 0, 0, 0x69, 0x53, 0x5b, 0x00,
+			    0, 0, 0, 90), 1 },
+			{ "not followed, a reason", B(0, 0, 0, 0, 9, 'n', 'o', ' ', 's', 'y', 's', 't',
+			  'e', 'm', 0, Z8, 0, 0, 0, 0), 1 },
+			{ "not followed, empty reason", B(0, 0, 0, 0, 0, 0, Z8, 0, 0, 0, 0), 1 },
+			{ "followed byte 2", B(2, 0, 0, 0, 0, 0, Z8, 0, 0, 0, 0), 0 },
+			{ "unknown flag", B(1, 0, 0, 0, 1, 'c', 0x20, Z8, 0, 0, 0, 0), 0 },
+			{ "flag 0x80", B(1, 0, 0, 0, 1, 'c', 0x80, Z8, 0, 0, 0, 0), 0 },
+			{ "not followed with a flag", B(0, 0, 0, 0, 1, 'x', SESSION_VIEW_LOCKED, Z8,
+			  0, 0, 0, 0), 0 },
+			{ "not followed with a suspend", B(0, 0, 0, 0, 1, 'x', 0, 0, 0, 0, 0, 0, 0,
+			  0, 1, 0, 0, 0, 0), 0 },
+			{ "not followed, idle seconds", B(0, 0, 0, 0, 1, 'x', 0, Z8, 0, 0, 0, 5), 0 },
+			{ "idle seconds without the idle flag", B(1, 0, 0, 0, 1, 'c', 0, Z8,
+			  0, 0, 0, 5), 0 },
+			{ "control byte in the id", B(1, 0, 0, 0, 2, 'c', 0x1b, 0, Z8, 0, 0, 0, 0), 0 },
+			{ "8-bit byte in the reason", B(0, 0, 0, 0, 1, 0xff, 0, Z8, 0, 0, 0, 0), 0 },
+			{ "NUL in the id", B(1, 0, 0, 0, 2, 'c', 0, 0, Z8, 0, 0, 0, 0), 0 },
+			{ "idle_s cut short", B(1, 0, 0, 0, 1, 'c', 0, Z8, 0, 0, 0), 0 },
+			{ "last_suspend cut short", B(1, 0, 0, 0, 1, 'c', 0, 0, 0, 0), 0 },
+			{ "a byte more", B(1, 0, 0, 0, 1, 'c', 0, Z8, 0, 0, 0, 0, 0), 0 },
+			{ "string longer than the rest", B(1, 0, 0, 0, 200, 'c', 0, Z8, 0, 0, 0, 0), 0 },
+			{ "empty", NULL, 0, 0 },
+#undef Z8
+#undef B
+		};
+		static uint8_t vb[5 + SESSION_REASON_MAX + 1 + 13];
+		struct session_view v;
+
+		for (size_t i = 0; i < sizeof(vc) / sizeof(vc[0]); i++) {
+			rd_init(&r, vc[i].p, vc[i].n);
+			ok((session_view_decode(&r, &v) == 0) == vc[i].ok,
+			    "session view %s: %s", vc[i].name,
+			    vc[i].ok ? "taken" : "refused");
+		}
+		rd_init(&r, vc[1].p, vc[1].n);
+		ok(session_view_decode(&r, &v) == 0 && v.followed == 1 &&
+		    v.detail.len == 1 && v.detail.p[0] == '7' && v.flags == 0x1f &&
+		    v.last_suspend == 0x69535b00 && v.idle_s == 90,
+		    "session view: every field read back");
+		/* the id's cap when followed, the reason's when not */
+		for (int f = 0; f <= 1; f++) {
+			size_t cap = f ? SESSION_ID_MAX : SESSION_REASON_MAX;
+			for (size_t len = cap; len <= cap + 1; len++) {
+				struct wb w;
+				wb_init(&w);
+				memset(vb, 'x', len);
+				session_view_encode(&w, &(struct session_view){ f,
+				    { vb, len }, 0, 0, 0 });
+				rd_init(&r, w.p, w.len);
+				ok((session_view_decode(&r, &v) == 0) == (len == cap),
+				    "session view %s of %zu bytes: %s",
+				    f ? "id" : "reason", len,
+				    len == cap ? "taken" : "refused");
+				wb_free(&w);
+			}
+		}
+	}
+	ok(session_event_name(SESSION_EV_ACTIVE + 1) == NULL &&
+	    strcmp(session_event_name(SESSION_EV_SLEEP), "suspend") == 0 &&
+	    strcmp(session_event_name(SESSION_EV_IDLE), "idle") == 0 &&
+	    strcmp(session_event_name(SESSION_EV_ACTIVE), "active") == 0,
 	    "session_event_name: names, and none past the last");
 }
 

@@ -4,6 +4,7 @@
  * BSD getopt's stop at the first non-option.
  */
 #include "monitor/options.h"
+#include "wire/args.h"
 #include "tests/unit/tap.h"
 
 #include <fcntl.h>
@@ -64,6 +65,7 @@ enum chk {
 	CK_LIFETIME, CK_COMMAND, CK_TEMPDIR, CK_NOCLEANUP, CK_VERSION, CK_REMOTE, CK_MANAGE,
 	CK_WEBSAFE, CK_WEBSAFE_ALLOW, CK_PROVIDERS, CK_CONFIRM_TIMEOUT,
 	CK_AUDIT_FACILITY, CK_AUDIT_TAG, CK_AUDIT_SOCKET, CK_AUDIT_KEY,
+	CK_SESSION_LOCK, CK_SESSION_SUSPEND, CK_SESSION_NOTIFY, CK_SESSION_IDLE,
 };
 
 static const struct {
@@ -194,6 +196,47 @@ static const struct {
 	  NULL, 255, CK_NONE, 0, NULL },
 	{ "-O audit-key=k", { "-O", "audit-key=k", NULL }, NULL, -1, CK_AUDIT_KEY, 0, "k" },
 	{ "-O audit-key=: fatal", { "-O", "audit-key=", NULL }, NULL, 255, CK_NONE, 0, NULL },
+	/* the session watch (keyward(1), SESSION WATCH): defaults, each word */
+	{ "session-lock default: refuse-forwarded", { NULL }, NULL, -1, CK_SESSION_LOCK,
+	  SESSION_LOCK_REFUSE_FORWARDED, NULL },
+	{ "-O session-lock=lock", { "-O", "session-lock=lock", NULL }, NULL, -1,
+	  CK_SESSION_LOCK, SESSION_LOCK_AGENT, NULL },
+	{ "-O session-lock=ignore", { "-O", "session-lock=ignore", NULL }, NULL, -1,
+	  CK_SESSION_LOCK, SESSION_LOCK_IGNORE, NULL },
+	{ "-O session-lock=refuse-forwarded", { "-O", "session-lock=lock", "-O",
+	  "session-lock=refuse-forwarded", NULL }, NULL, -1, CK_SESSION_LOCK,
+	  SESSION_LOCK_REFUSE_FORWARDED, NULL },
+	{ "-O session-lock=forget: fatal", { "-O", "session-lock=forget", NULL }, NULL, 255,
+	  CK_NONE, 0, NULL },
+	{ "-O session-lock=: fatal", { "-O", "session-lock=", NULL }, NULL, 255, CK_NONE, 0,
+	  NULL },
+	{ "-O session-lock (no value): fatal", { "-O", "session-lock", NULL }, NULL, 255,
+	  CK_NONE, 0, NULL },
+	{ "session-suspend default: forget", { NULL }, NULL, -1, CK_SESSION_SUSPEND,
+	  SESSION_SUSPEND_FORGET, NULL },
+	{ "-O session-suspend=lock", { "-O", "session-suspend=lock", NULL }, NULL, -1,
+	  CK_SESSION_SUSPEND, SESSION_SUSPEND_LOCK, NULL },
+	{ "-O session-suspend=ignore: fatal", { "-O", "session-suspend=ignore", NULL }, NULL,
+	  255, CK_NONE, 0, NULL },
+	{ "session-notify default: forwarded", { NULL }, NULL, -1, CK_SESSION_NOTIFY,
+	  SESSION_NOTIFY_FORWARDED, NULL },
+	{ "-O session-notify=all", { "-O", "session-notify=all", NULL }, NULL, -1,
+	  CK_SESSION_NOTIFY, SESSION_NOTIFY_ALL, NULL },
+	{ "-O session-notify=none", { "-O", "session-notify=none", NULL }, NULL, -1,
+	  CK_SESSION_NOTIFY, SESSION_NOTIFY_NONE, NULL },
+	{ "-O session-notify=All: fatal", { "-O", "session-notify=All", NULL }, NULL, 255,
+	  CK_NONE, 0, NULL },
+	{ "session-idle default: none", { NULL }, NULL, -1, CK_SESSION_IDLE, 0, NULL },
+	{ "-O session-idle=15m", { "-O", "session-idle=15m", NULL }, NULL, -1,
+	  CK_SESSION_IDLE, 900, NULL },
+	{ "-O session-idle=1d: the most", { "-O", "session-idle=1d", NULL }, NULL, -1,
+	  CK_SESSION_IDLE, 86400, NULL },
+	{ "-O session-idle=1d1s: fatal", { "-O", "session-idle=1d1s", NULL }, NULL, 255,
+	  CK_NONE, 0, NULL },
+	{ "-O session-idle=x: fatal", { "-O", "session-idle=x", NULL }, NULL, 255,
+	  CK_NONE, 0, NULL },
+	{ "-O session-idle=: fatal", { "-O", "session-idle=", NULL }, NULL, 255,
+	  CK_NONE, 0, NULL },
 };
 
 static int
@@ -228,6 +271,10 @@ check(int i, const struct options *o)
 		return o->audit_tag != NULL && strcmp(o->audit_tag, cases[i].str) == 0;
 	case CK_AUDIT_SOCKET:
 		return o->audit_socket != NULL && strcmp(o->audit_socket, cases[i].str) == 0;
+	case CK_SESSION_LOCK: return o->session_lock == cases[i].val;
+	case CK_SESSION_SUSPEND: return o->session_suspend == cases[i].val;
+	case CK_SESSION_NOTIFY: return o->session_notify == cases[i].val;
+	case CK_SESSION_IDLE: return o->session_idle == cases[i].val;
 	case CK_AUDIT_KEY:
 		return o->audit_key != NULL && strcmp(o->audit_key, cases[i].str) == 0;
 	case CK_COMMAND:

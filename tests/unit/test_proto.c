@@ -240,6 +240,10 @@ static const struct prow {
 	  "connections@keyward.dev", MSG_CONNS, 0 },
 	{ "27 connections with trailing bytes: FAILURE", RQ_EXT_TRAILING, 27, 0, 0, 0,
 	  "connections@keyward.dev", 0, 0 },
+	{ "27 session@keyward.dev: forwarded as MSG_SESSION_STATE", RQ_EXT, 27, 0, 0, 0,
+	  "session@keyward.dev", MSG_SESSION_STATE, 0 },
+	{ "27 session with trailing bytes: FAILURE", RQ_EXT_TRAILING, 27, 0, 0, 0,
+	  "session@keyward.dev", 0, 0 },
 	{ "27 constraints@keyward.dev: forwarded as MSG_CONSTRAINTS", RQ_EXT, 27, 0, 0, 0,
 	  "constraints@keyward.dev", MSG_CONSTRAINTS, 0 },
 	/* doc/protocol.md §5.10 unknown and legacy types */

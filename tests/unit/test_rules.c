@@ -70,6 +70,15 @@ static const struct good_row good[] = {
 	{ "every clause, canonical order",
 	  "confirm remember=5m purpose login user u host h origin forwarded via b ancestor /bin/bash caller /usr/bin/ssh key " FPX "\n",
 	  "confirm remember=5m key " FPX " caller /usr/bin/ssh ancestor /bin/bash origin forwarded via b purpose login user u host h\n" },
+	{ "session locked", "deny session locked\n", "deny session locked\n" },
+	{ "session unlocked", "allow session unlocked\n", "allow session unlocked\n" },
+	{ "session first, canonical last",
+	  "deny session locked origin forwarded purpose sshsig\n",
+	  "deny origin forwarded purpose sshsig session locked\n" },
+	{ "session with every clause",
+	  "confirm remember=5m session unlocked purpose login user u host h origin forwarded via b ancestor /bin/bash caller /usr/bin/ssh key " FPX " socket main\n",
+	  "confirm remember=5m key " FPX " socket main caller /usr/bin/ssh ancestor /bin/bash origin forwarded via b purpose login user u host h session unlocked\n" },
+	{ "session words as patterns", "allow caller session,locked\n", "allow caller session,locked\n" },
 	{ "keywords as patterns", "allow caller host ancestor key purpose login user user host host\n", "allow caller host ancestor key purpose login user user host host\n" },
 	{ "non-ASCII path", "allow caller /opt/caf\xc3\xa9\n", "allow caller /opt/caf\xc3\xa9\n" },
 	{ "a pattern of RULES_MAX_PATTERN bytes", NULL, NULL },   /* built below */
@@ -100,7 +109,7 @@ static const struct bad_row bad[] = {
 	{ "duration over the limit", "confirm remember=1d1s\n", 0, "t.rules:1:18: bad duration \"1d1s\" (ssh-add -t syntax: 600, 10m, 1h30m; 1s to 86400s)" },
 	{ "huge duration", "confirm remember=99999999999999999999999\n", 0, "t.rules:1:18: bad duration \"99999999999999999999999\" (ssh-add -t syntax: 600, 10m, 1h30m; 1s to 86400s)" },
 	{ "unit without number", "confirm remember=m\n", 0, "t.rules:1:18: bad duration \"m\" (ssh-add -t syntax: 600, 10m, 1h30m; 1s to 86400s)" },
-	{ "remember twice", "confirm remember=10m remember=5m\n", 0, "t.rules:1:22: unknown clause \"remember=5m\" (key, caller, ancestor, origin, purpose or socket)" },
+	{ "remember twice", "confirm remember=10m remember=5m\n", 0, "t.rules:1:22: unknown clause \"remember=5m\" (key, caller, ancestor, origin, purpose, socket or session)" },
 	{ "key without value", "allow key\n", 0, "t.rules:1:10: \"key\" needs a SHA256: fingerprint or \"comment\"" },
 	{ "short fingerprint", "allow key SHA256:abc\n", 0, "t.rules:1:11: \"SHA256:abc\" is not a SHA256: fingerprint (SHA256: and 43 base64 characters) or \"comment\"" },
 	{ "MD5 fingerprint", "allow key MD5:aa:bb\n", 0, "t.rules:1:11: \"MD5:aa:bb\" is not a SHA256: fingerprint (SHA256: and 43 base64 characters) or \"comment\"" },
@@ -116,10 +125,18 @@ static const struct bad_row bad[] = {
 	{ "negation without pattern in list", "allow caller a,!\n", 0, "t.rules:1:16: nothing after '!' in \"caller\"" },
 	{ "empty quoted list", "allow caller \"\"\n", 0, "t.rules:1:14: empty pattern in \"caller\"" },
 	{ "caller twice", "allow caller /usr/bin/ssh caller /bin/sh\n", 0, "t.rules:1:27: \"caller\" given twice" },
-	{ "unknown clause", "allow frobnicate\n", 0, "t.rules:1:7: unknown clause \"frobnicate\" (key, caller, ancestor, origin, purpose or socket)" },
+	{ "session without a state", "deny session\n", 0, "t.rules:1:13: \"session\" needs \"locked\" or \"unlocked\"" },
+	{ "session state unknown", "deny session away\n", 0, "t.rules:1:14: unknown session state \"away\" (locked or unlocked)" },
+	{ "session state upper case", "deny session LOCKED\n", 0, "t.rules:1:14: unknown session state \"LOCKED\" (locked or unlocked)" },
+	{ "session state quoted", "deny session \"locked\"\n", 0, "t.rules:1:14: unknown session state \"locked\" (locked or unlocked)" },
+	{ "session twice", "deny session locked session unlocked\n", 0, "t.rules:1:21: \"session\" given twice" },
+	{ "session twice, same state", "deny session locked session locked\n", 0, "t.rules:1:21: \"session\" given twice" },
+	{ "session with a list", "deny session locked,unlocked\n", 0, "t.rules:1:14: unknown session state \"locked,unlocked\" (locked or unlocked)" },
+	{ "session then a stray word", "deny session locked now\n", 0, "t.rules:1:21: unknown clause \"now\" (key, caller, ancestor, origin, purpose, socket or session)" },
+	{ "unknown clause", "allow frobnicate\n", 0, "t.rules:1:7: unknown clause \"frobnicate\" (key, caller, ancestor, origin, purpose, socket or session)" },
 	{ "origin without value", "allow origin\n", 0, "t.rules:1:13: \"origin\" needs \"local\" or \"forwarded\"" },
 	{ "unknown origin", "allow origin remote\n", 0, "t.rules:1:14: unknown origin \"remote\" (local or forwarded)" },
-	{ "via after local", "allow origin local via x\n", 0, "t.rules:1:20: unknown clause \"via\" (key, caller, ancestor, origin, purpose or socket)" },
+	{ "via after local", "allow origin local via x\n", 0, "t.rules:1:20: unknown clause \"via\" (key, caller, ancestor, origin, purpose, socket or session)" },
 	{ "via without list", "allow origin forwarded via\n", 0, "t.rules:1:27: \"via\" needs a pattern list" },
 	{ "origin twice", "deny origin local origin forwarded\n", 0, "t.rules:1:19: \"origin\" given twice" },
 	{ "purpose without value", "allow purpose\n", 0, "t.rules:1:14: \"purpose\" needs login, sshsig, other or any" },
@@ -127,8 +144,8 @@ static const struct bad_row bad[] = {
 	{ "user twice", "allow purpose login user a user b\n", 0, "t.rules:1:28: \"user\" given twice" },
 	{ "host twice", "deny purpose login host a user b host c\n", 0, "t.rules:1:34: \"host\" given twice" },
 	{ "namespace without list", "allow purpose sshsig namespace\n", 0, "t.rules:1:31: \"namespace\" needs a pattern list" },
-	{ "namespace with purpose other", "allow purpose other namespace git\n", 0, "t.rules:1:21: unknown clause \"namespace\" (key, caller, ancestor, origin, purpose or socket)" },
-	{ "user with sshsig", "allow purpose sshsig user root\n", 0, "t.rules:1:22: unknown clause \"user\" (key, caller, ancestor, origin, purpose or socket)" },
+	{ "namespace with purpose other", "allow purpose other namespace git\n", 0, "t.rules:1:21: unknown clause \"namespace\" (key, caller, ancestor, origin, purpose, socket or session)" },
+	{ "user with sshsig", "allow purpose sshsig user root\n", 0, "t.rules:1:22: unknown clause \"user\" (key, caller, ancestor, origin, purpose, socket or session)" },
 	{ "purpose twice", "allow purpose other purpose any\n", 0, "t.rules:1:21: \"purpose\" given twice" },
 	{ "unterminated quote", "allow caller \"/usr/bin/ssh\n", 0, "t.rules:1:14: unterminated quoted word" },
 	{ "unknown escape", "allow caller \"a\\nb\"\n", 0, "t.rules:1:16: unknown escape (only \\\" and \\\\)" },
@@ -141,10 +158,10 @@ static const struct bad_row bad[] = {
 	{ "CR inside a line", "allow\rdeny\n", 0, "t.rules:1:6: control character 0x0d" },
 	{ "CR at the end without newline", "allow\r", 0, "t.rules:1:6: control character 0x0d" },
 	{ "NUL byte", "allow\0deny\n", 11, "t.rules:1:6: NUL byte" },
-	{ "error on line 3 refuses all", "allow\n# fine\nallow bogus\n", 0, "t.rules:3:7: unknown clause \"bogus\" (key, caller, ancestor, origin, purpose or socket)" },
+	{ "error on line 3 refuses all", "allow\n# fine\nallow bogus\n", 0, "t.rules:3:7: unknown clause \"bogus\" (key, caller, ancestor, origin, purpose, socket or session)" },
 	{ "control character in a comment", "deny\n# \x1b[31m\n", 0, "t.rules:2:3: control character 0x1b" },
 	{ "unknown text is cut in the message", "allow caller x " A10 A10 A10 A10 A10 A10 "a\n", 0,
-	  "t.rules:1:16: unknown clause \"" A10 A10 A10 A10 A10 A10 "...\" (key, caller, ancestor, origin, purpose or socket)" },
+	  "t.rules:1:16: unknown clause \"" A10 A10 A10 A10 A10 A10 "...\" (key, caller, ancestor, origin, purpose, socket or session)" },
 	{ "non-ASCII shown as '?'", "\xc3\xa9tat\n", 0, "t.rules:1:1: expected allow, confirm or deny, found \"??tat\"" },
 };
 
@@ -518,6 +535,77 @@ test_no_hops(void)
 	rules_free(rs);
 }
 
+/* "session locked|unlocked": logind's word, which no server chooses, so
+ * it decides as a plain yes or no, an allow as well as a deny; with no
+ * session followed neither state matches. */
+static void
+test_session(void)
+{
+	static const struct {
+		const char *name, *rules;
+		enum rule_session state;
+		int forwarded;
+		enum rule_action want;
+		size_t line;
+	} rows[] = {
+		{ "locked, forwarded: the deny", "deny origin forwarded session locked\nallow\n",
+		  RULE_SESSION_LOCKED, 1, RULE_DENY, 1 },
+		{ "unlocked, forwarded: past the deny", "deny origin forwarded session locked\nallow\n",
+		  RULE_SESSION_UNLOCKED, 1, RULE_ALLOW, 2 },
+		{ "no session, forwarded: past the deny", "deny origin forwarded session locked\nallow\n",
+		  RULE_SESSION_ANY, 1, RULE_ALLOW, 2 },
+		{ "locked, local: past the deny", "deny origin forwarded session locked\nallow\n",
+		  RULE_SESSION_LOCKED, 0, RULE_ALLOW, 2 },
+		{ "unlocked, forwarded: the allow holds (a fact, not a claim)",
+		  "allow origin forwarded session unlocked\ndeny\n",
+		  RULE_SESSION_UNLOCKED, 1, RULE_ALLOW, 1 },
+		{ "locked, forwarded: the allow does not match",
+		  "allow origin forwarded session unlocked\ndeny\n",
+		  RULE_SESSION_LOCKED, 1, RULE_DENY, 2 },
+		{ "no session: session unlocked does not match",
+		  "allow session unlocked\ndeny\n",
+		  RULE_SESSION_ANY, 0, RULE_DENY, 2 },
+		{ "no session: session locked does not match",
+		  "deny session locked\n", RULE_SESSION_ANY, 0, RULE_ALLOW, 0 },
+		{ "locked: confirm", "confirm session locked\n",
+		  RULE_SESSION_LOCKED, 0, RULE_CONFIRM, 1 },
+		{ "no clause: any state", "deny\n", RULE_SESSION_LOCKED, 1, RULE_DENY, 1 },
+		/* the lines of keyward(5)'s examples, each alone */
+		{ "example: the allow, unlocked", "allow origin forwarded session unlocked\n",
+		  RULE_SESSION_UNLOCKED, 1, RULE_ALLOW, 1 },
+		{ "example: the allow, locked: no rule", "allow origin forwarded session unlocked\n",
+		  RULE_SESSION_LOCKED, 1, RULE_ALLOW, 0 },
+		{ "example: the deny", "deny  origin forwarded\n",
+		  RULE_SESSION_LOCKED, 1, RULE_DENY, 1 },
+		{ "example: prod keys, locked, local", "deny key comment prod* session locked\n",
+		  RULE_SESSION_LOCKED, 0, RULE_DENY, 1 },
+		{ "example: prod keys, unlocked", "deny key comment prod* session locked\n",
+		  RULE_SESSION_UNLOCKED, 0, RULE_ALLOW, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct ruleset *rs = NULL;
+		struct rules_err err;
+		const struct rule *which = NULL;
+		const char *hops[1] = { "h" };
+		struct rules_query q = { .purpose = RULE_PURPOSE_OTHER,
+		    .forwarded = rows[i].forwarded, .hops = hops,
+		    .nhops = rows[i].forwarded ? 1 : 0,
+		    .first_hop = rows[i].forwarded, .socket = "main",
+		    .comment = "prod-db", .session = rows[i].state };
+
+		if (rules_parse("t.rules", rows[i].rules, strlen(rows[i].rules),
+		    &rs, &err) != 0)
+			abort();
+		is_str(rules_action_name(rules_decide(rs, &q, &which)),
+		    rules_action_name(rows[i].want), "session: %s: %s",
+		    rows[i].name, rules_action_name(rows[i].want));
+		is_int(which != NULL ? which->line : 0, rows[i].line,
+		    "session: %s: line %zu", rows[i].name, rows[i].line);
+		rules_free(rs);
+	}
+}
+
 static void
 test_no_ruleset(void)
 {
@@ -607,5 +695,6 @@ main(void)
 	test_decide();
 	test_no_hops();
 	test_no_ruleset();
+	test_session();
 	return done_testing();
 }
