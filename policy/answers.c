@@ -7,6 +7,7 @@
  * (its peers are trusted to be well-formed: that is an invariant broken).
  */
 #include "ipc/log.h"
+#include "ipc/sibling.h"
 #include "policy/policy.h"
 #include "policy/token.h"
 
@@ -242,7 +243,7 @@ answer(struct policy *P, const struct answer *t, size_t n, const char *peer,
 			break;
 	memset(&a, 0, sizeof(a));
 	if (i == n || t[i].decode(r, &a) != 0)
-		fatal("malformed reply (type %u) from the %s", h->type, peer);
+		peer_broke(peer, "sent a malformed reply (type %u)", h->type);
 	t[i].fn(P, pd, &a);
 }
 
@@ -279,7 +280,7 @@ from_peer(struct policy *P, const struct peer *peer, const uint8_t *p,
 
 	rd_init(&r, p, n);
 	if (msg_hdr_decode(&r, &h) != 0)
-		fatal("undecodable message from the %s", peer->name);
+		peer_broke(peer->name, "sent a message with no header");
 	if (h.req == 0 && peer->zero_done)
 		return;
 	for (size_t i = 0; i < peer->n; i++)
@@ -289,8 +290,8 @@ from_peer(struct policy *P, const struct peer *peer, const uint8_t *p,
 		if (pd == NULL && peer->gone_ok)
 			return;
 		if (pd == NULL)
-			fatal("the %s answered request %u, which nobody asked",
-			    peer->name, h.req);
+			peer_broke(peer->name, "answered request %u, which "
+			    "nobody asked", h.req);
 	}
 	answer(P, peer->t, peer->n, peer->name, &h, &r, pd);
 }

@@ -10,6 +10,7 @@
 #include "crypto/crypto.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
+#include "ipc/sibling.h"
 #include "ipc/text.h"
 #include "policy/audit.h"
 #include "policy/audit_int.h"
@@ -183,7 +184,7 @@ audit_send(struct policy *P, struct wb *w, uint32_t req)
 	msg_audit_write(&P->out, req, wb_slice_of(w));
 	wb_free(w);
 	if (chan_send(&P->au, &P->out) != 0)
-		fatal("the auditor is gone; shutting down");
+		peer_broke("auditor", "is gone while policy still needs it");
 	return 0;
 }
 

@@ -9,6 +9,7 @@
  */
 #include "wire/agent.h"
 #include "ipc/log.h"
+#include "ipc/sibling.h"
 #include "policy/audit.h"
 #include "policy/dispatch.h"
 #include "policy/origin.h"
@@ -158,7 +159,7 @@ policy_from_monitor(struct policy *P, const uint8_t *p, size_t n)
 	keys_expire(P);
 	rd_init(&c.r, p, n);
 	if (msg_hdr_decode(&c.r, &c.h) != 0)
-		fatal("undecodable message from the monitor");
+		peer_broke("monitor", "sent a message with no header");
 	for (i = 0; i < NROWS(from_monitor) && from_monitor[i].type != c.h.type; i++)
 		;
 	if (i == NROWS(from_monitor)) {

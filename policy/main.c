@@ -10,6 +10,7 @@
 #include "keys/fphash.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
+#include "ipc/sibling.h"
 #include "policy/audit.h"
 #include "ipc/spawn.h"
 #include "seccomp/sandbox.h"
@@ -42,10 +43,9 @@ drain(struct chan *c, const char *peer,
 		wipe(P.rbuf, n);        /* an ADD carried a private key */
 	}
 	if (r < 0) {
-		log_debug("%s closed; exiting", peer);
 		if (c == &P.mon)
 			audit_repeats_flush(&P);    /* the agent is ending */
-		exit(0);
+		peer_gone(peer);
 	}
 }
 
@@ -115,6 +115,8 @@ main(int argc, char **argv)
 	struct pollfd pfd[6];
 	struct chan *chans[6] = { &P.mon, &P.kh, &P.pr, &P.au, &P.tk,
 	    &P.session.ch };
+	static const char *const names[6] = { "monitor", "keyholder",
+	    "prompter", "auditor", "broker", "session watcher" };
 
 	if (argc == 2 && strcmp(argv[1], "--host-tag") == 0)
 		return host_tag_print();
@@ -163,7 +165,7 @@ main(int argc, char **argv)
 		}
 		for (int i = 0; i < 5; i++)
 			if ((pfd[i].revents & POLLOUT) && chan_flush(chans[i]) != 0)
-				exit(0);
+				peer_gone(names[i]);
 		/* the session watcher's end is no reason to stop (session.c) */
 		if (pfd[5].revents & (POLLIN | POLLOUT | POLLHUP | POLLERR))
 			session_drain(&P);
@@ -180,7 +182,7 @@ main(int argc, char **argv)
 			    policy_may_read_monitor);
 		else if (pfd[0].revents & (POLLHUP | POLLERR)) {
 			audit_repeats_flush(&P);
-			exit(0);        /* the monitor is gone: the agent is ending */
+			peer_gone("monitor");   /* the agent is ending */
 		}
 	}
 }

@@ -22,6 +22,7 @@
  */
 #include "crypto/crypto.h"
 #include "ipc/log.h"
+#include "ipc/sibling.h"
 #include "wire/pkcs11.h"
 #include "ipc/text.h"
 #include "keys/assoc.h"
@@ -485,7 +486,7 @@ p11_gone(struct policy *P, struct slice provider)
 	size_t n;
 
 	if (provider.len == 0 || provider.len >= sizeof(path))
-		fatal("the broker named no provider");
+		peer_broke("broker", "named no provider");
 	memcpy(path, provider.p, provider.len);
 	path[provider.len] = '\0';
 	n = p11_drop(P, path, "PKCS#11 helper ended, key removed", NULL);

@@ -1,17 +1,19 @@
 /*
  * reply.c - how policy answers: every message it sends goes through
- * send_to, and a sibling that is gone ends policy (its requests could no
- * longer be answered or its keys reached).
+ * send_to, and a sibling that is gone while policy still needs it ends
+ * policy (doc/design.md §4, "A sibling that breaks"): its requests could
+ * no longer be answered or its keys reached.
  */
 #include "wire/agent.h"
 #include "ipc/log.h"
+#include "ipc/sibling.h"
 #include "policy/dispatch.h"
 
 void
 send_to(struct chan *c, struct wb *w, const char *peer)
 {
 	if (chan_send(c, w) != 0)
-		fatal("%s is gone; shutting down", peer);
+		peer_broke(peer, "is gone while policy still needs it");
 }
 
 void
