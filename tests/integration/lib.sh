@@ -429,6 +429,13 @@ token_agent_fg() {
 
 # ------------------------------------------------------------------ sshd
 SSHD_HOSTKEYS=${SSHD_HOSTKEYS:-ed25519}
+# SSH_KEX: the key exchange ssh uses with the test sshds. Not OpenSSH
+# 9.2's default, sntrup761x25519-sha512, whose key generation costs ssh
+# a tenth of a CPU-second at every login, but one as cheap as curve25519
+# with the same SHA-512 exchange hash: the session ids the agent is given
+# to bind (session-bind@openssh.com) stay 64 bytes long, as with the
+# default. SSH_KEX= leaves ssh its default.
+SSH_KEX=${SSH_KEX-ecdh-sha2-nistp521}
 
 _port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
@@ -471,6 +478,12 @@ start_sshd() {
 			echo "PermitUserRC no"
 			echo "PermitUserEnvironment no"
 			echo "MaxStartups 100"
+			# bash sources the login user's ~/.bashrc for a command
+			# sshd starts (SSH_CLIENT set, SHLVL below 2): the tests'
+			# remote commands would pay for, and depend on, whatever
+			# that file does (one running "pyenv init" costs more CPU
+			# than the whole login). SHLVL=1 makes bash skip it.
+			echo "SetEnv SHLVL=1"
 		} >"$conf"
 		: >"$d/sshd.log"
 		"$SSHD" -D -e -f "$conf" 2>>"$d/sshd.log" &
@@ -518,8 +531,9 @@ Host $name
 	ForwardAgent no
 	ConnectTimeout 20
 	LogLevel ERROR
-
 EOF
+	[ -z "$SSH_KEX" ] || printf '\tKexAlgorithms %s\n' "$SSH_KEX" >>"$T/ssh_config"
+	echo >>"$T/ssh_config"
 	for kt in $SSHD_HOSTKEYS; do
 		echo "$name $(cut -d' ' -f1,2 "$d/host_$kt.pub")" >>"$T/known_hosts"
 	done
