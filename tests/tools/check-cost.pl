@@ -94,7 +94,7 @@ sub readtable {
 		chomp;
 		my @c = split /\t/;
 		next unless @c == 7;
-		$t{$c[0]} = \@c;
+		$t{$c[0]} //= \@c;	# a file measured twice: its first run
 	}
 	return \%t;
 }
