@@ -119,7 +119,10 @@ if (@cmp) {
 	my ($sb, $sa, $nb, $na) = (0, 0, 0, 0);
 	printf "%-44s %9s %9s %9s %6s %6s\n",
 	    'file', 'cpu before', 'after', 'change', 'tests', 'after';
+	my @only;
 	for my $f (sort { $c->($bt, $b) <=> $c->($bt, $a) } keys %all) {
+		# the totals are over the files measured in both
+		if (!$bt->{$f} || !$at->{$f}) { push @only, $f; next }
 		my ($x, $y) = ($c->($bt, $f), $c->($at, $f));
 		$sb += $x; $sa += $y;
 		$nb += $n->($bt, $f); $na += $n->($at, $f);
@@ -128,6 +131,7 @@ if (@cmp) {
 	}
 	printf "%-44s %9.1f %9.1f %+9.1f %6d %6d\n", 'total', $sb, $sa,
 	    $sa - $sb, $nb, $na;
+	print "measured in one table only: @only\n" if @only;
 	exit 0;
 }
 
