@@ -170,21 +170,36 @@ AGENT_PIDS=()   # every agent process (monitor) we started
 SSHD_PIDS=()    # every sshd we started
 EXTRA_PIDS=()   # helper processes (raw clients, background ssh-add ...)
 
-# pid_alive PID: a live (non-zombie) process.
+# pid_alive PID: a live (non-zombie) process. Read by the shell itself, as
+# children below: both run at every turn of the polls, and a process
+# started per call (awk, ps) made polling one of the suite's costs.
 pid_alive() {
-	local st
-	[ -n "${1:-}" ] && [ -r "/proc/$1/status" ] || return 1
-	st=$(awk '/^State:/ {print $2}' "/proc/$1/status" 2>/dev/null) || return 1
-	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+	local line
+	[ -n "${1:-}" ] || return 1
+	{ read -r line <"/proc/$1/stat"; } 2>/dev/null || return 1
+	line=${line##*) }	# the state follows the command name, "(comm) "
+	case ${line%% *} in
+	Z | X | "") return 1 ;;
+	esac
 }
 
-# children PID: pids whose PPid is PID (live ones only).
+# children PID: pids whose PPid is PID (live ones only), from the kernel's
+# list of each of its threads' children; ps where that list is missing
+# (a kernel without CONFIG_PROC_CHILDREN). ps reads all of /proc, and
+# skips a process that exits meanwhile.
 children() {
-	local pid
+	local pid f c kids=()
 	[ -n "${1:-}" ] || return 0
-	# ps reads /proc as it goes and skips a process that exits meanwhile
-	# (mawk, given a vanished /proc/PID/status, stops reading the rest).
-	for pid in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+	if [ -r "/proc/$1/task/$1/children" ]; then
+		for f in /proc/"$1"/task/*/children; do
+			c=()
+			read -r -a c 2>/dev/null <"$f"
+			kids+=("${c[@]}")
+		done
+	else
+		kids=($(ps -o pid= --ppid "$1" 2>/dev/null))
+	fi
+	for pid in "${kids[@]}"; do
 		pid_alive "$pid" && echo "$pid"
 	done
 }
