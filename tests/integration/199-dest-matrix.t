@@ -6,7 +6,9 @@
 #   per agent with KW_MATRIX_DIR set): compare those.
 # - Otherwise: run every dest scenario here against both agents (matrices in
 #   $T/matrix, TAP output in $T/runs), then compare. Without a keyward
-#   binary: a visible skip.
+#   binary: a visible skip. In make check-integration (KW_MATRIX_SHARE set
+#   and AGENT this keyward), keyward's rows are those the scenario files
+#   of the same pass recorded: only ssh-agent's series runs here.
 # check: early (one of the longest files: make check starts it first)
 . "$(dirname "$0")/lib.sh"
 
@@ -55,34 +57,92 @@ if [ ! -x "$KW" ]; then
 fi
 [ -x "$OFFICIAL" ] || bail "$OFFICIAL is missing"
 
-# series AGENT: every dest scenario against AGENT, one after another (each
-# appends its rows to $T/matrix/AGENT.tsv); its diagnostics in
-# $T/runs/AGENT.diag. The two agents' series run side by side: each
-# scenario has its own $T, agent and sshd, and the two write to different
-# matrix files, so only the suite's time changes (half).
+# scenario AGENT FILE: one dest scenario against AGENT (it appends its
+# rows to $T/matrix/AGENT.tsv); a failure is told in the diagnostics.
+scenario() {
+	local agent=$1 f=$2 an log rc
+	an=$(basename "$agent")
+	log=$T/runs/$an.$(basename "$f" .t).tap
+	AGENT=$agent KEYWARD_BUILD=$KEYWARD_BUILD KW_MATRIX_DIR=$T/matrix \
+		KW_MATRIX_SHARE='' bash "$f" </dev/null >"$log" 2>&1
+	rc=$?
+	if [ $rc != 0 ]; then
+		diag "$an: $(basename "$f") exited $rc; its failures:"
+		grep -E '^(not ok|Bail out)' "$log" | head -n 20 | sed 's/^/  /' | while IFS= read -r l; do diag "$l"; done
+	fi
+}
+
+scenarios() {
+	local f
+	for f in "$LIBDIR"/1[0-9][0-9]-dest-*.t; do
+		[ "$f" = "$LIBDIR/199-dest-matrix.t" ] || echo "$f"
+	done
+}
+
+# series AGENT: every dest scenario against AGENT, one after another; its
+# diagnostics in $T/runs/AGENT.diag.
 series() {
-	local agent=$1 an f log rc
+	local agent=$1 an f
 	an=$(basename "$agent")
 	: >"$T/matrix/$an.tsv"
-	for f in "$LIBDIR"/1[0-9][0-9]-dest-*.t; do
-		[ "$f" = "$LIBDIR/199-dest-matrix.t" ] && continue
-		log=$T/runs/$an.$(basename "$f" .t).tap
-		AGENT=$agent KEYWARD_BUILD=$KEYWARD_BUILD KW_MATRIX_DIR=$T/matrix \
-			bash "$f" </dev/null >"$log" 2>&1
-		rc=$?
-		if [ $rc != 0 ]; then
-			diag "$an: $(basename "$f") exited $rc; its failures:"
-			grep -E '^(not ok|Bail out)' "$log" | head -n 20 | sed 's/^/  /' | while IFS= read -r l; do diag "$l"; done
+	for f in $(scenarios); do scenario "$agent" "$f"; done >"$T/runs/$an.diag"
+}
+
+# shared_series: keyward's rows as the scenario files of this same pass
+# left them in $KW_MATRIX_SHARE/keyward (lib-dest.sh), each waited for
+# (DEST_SHARE_WAIT seconds in all); a scenario whose rows do not come in
+# that time runs here. The files themselves report their failures.
+DEST_SHARE_WAIT=${DEST_SHARE_WAIT:-1500}
+shared_series() {
+	local f s waited=0 an
+	an=$(basename "$KW")
+	: >"$T/matrix/$an.tsv"
+	for f in $(scenarios); do
+		s=$KW_MATRIX_SHARE/$an/$(basename "$f" .t).tsv
+		while [ ! -e "$s" ] && [ $waited -lt "$DEST_SHARE_WAIT" ]; do
+			sleep 2
+			waited=$((waited + 2))
+		done
+		if [ -e "$s" ]; then
+			cat "$s" >>"$T/matrix/$an.tsv"
+		else
+			diag "no rows from $(basename "$f") in this pass after ${waited}s: running it here"
+			scenario "$KW" "$f"
 		fi
 	done >"$T/runs/$an.diag"
 }
 
+# The two agents' series run side by side: each scenario has its own $T,
+# agent and sshd, and the two write to different matrix files. Where the
+# pass runs the scenarios against this keyward (make check-integration
+# sets KW_MATRIX_SHARE), keyward's rows are theirs: running each scenario
+# again here would double their cost and test nothing more.
+# KW_STOCK_FROM=DIR (make check sets it for the ASan pass: the plain
+# build's KW_MATRIX_SHARE): ssh-agent's rows as the plain pass's run of
+# this file left them in DIR/ssh-agent.tsv. ssh-agent is the same binary
+# in both passes, and not built with the sanitizers: running its series
+# again would test nothing of keyward's. Without that file it runs here.
 mkdir -p "$T/matrix" "$T/runs"
-series "$OFFICIAL" &
-EXTRA_PIDS+=($!)
-series "$KW" &
+STOCK_FROM=${KW_STOCK_FROM:+$KW_STOCK_FROM/$(basename "$OFFICIAL").tsv}
+if [ -n "$STOCK_FROM" ] && [ -s "$STOCK_FROM" ]; then
+	diag "ssh-agent's rows: $STOCK_FROM (not run again)"
+	cp "$STOCK_FROM" "$T/matrix/$(basename "$OFFICIAL").tsv"
+	: >"$T/runs/$(basename "$OFFICIAL").diag"
+else
+	series "$OFFICIAL" &
+	EXTRA_PIDS+=($!)
+fi
+if [ -n "${KW_MATRIX_SHARE:-}" ] && [ "$(readlink -f "$AGENT")" = "$(readlink -f "$KW")" ]; then
+	diag "keyward's rows: the scenario files of this pass ($KW_MATRIX_SHARE)"
+	shared_series &
+else
+	series "$KW" &
+fi
 EXTRA_PIDS+=($!)
 wait "${EXTRA_PIDS[@]}"
 cat "$T/runs/$(basename "$OFFICIAL").diag" "$T/runs/$(basename "$KW").diag"
+# for a later pass's KW_STOCK_FROM
+[ -z "${KW_MATRIX_SHARE:-}" ] || { mkdir -p "$KW_MATRIX_SHARE" &&
+	cp "$T/matrix/$(basename "$OFFICIAL").tsv" "$KW_MATRIX_SHARE/"; }
 compare_matrices "$T/matrix/ssh-agent.tsv" "$T/matrix/keyward.tsv"
 done_testing

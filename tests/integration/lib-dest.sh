@@ -196,7 +196,28 @@ dest_ssh() {
 	[ "$DEST_RESULT" = ALLOW ]
 }
 
+# KW_MATRIX_SHARE (make check-integration sets it: a directory of its
+# own per pass): the rows go to $T/matrix-share.rows as well, moved to
+# $KW_MATRIX_SHARE/$(basename $AGENT)/SCENARIO.tsv when the file exits,
+# whatever its status, so that 199-dest-matrix.t compares the rows of
+# this very run with ssh-agent's instead of running every scenario
+# against keyward a second time.
+_dest_share_publish() {
+	local d
+	[ -n "${KW_MATRIX_SHARE:-}" ] && [ -e "$T/matrix-share.rows" ] || return 0
+	d=$KW_MATRIX_SHARE/$(basename "$AGENT")
+	mkdir -p "$d" &&
+		cp "$T/matrix-share.rows" "$d/.$DEST_SCENARIO.$$" &&
+		mv -f "$d/.$DEST_SCENARIO.$$" "$d/$DEST_SCENARIO.tsv"
+}
+if [ -n "${KW_MATRIX_SHARE:-}" ]; then
+	: >"$T/matrix-share.rows"
+	trap '_dest_rc=$?; _dest_share_publish; (exit $_dest_rc); cleanup' EXIT
+fi
+
 dest_record() { # NAME VALUE
+	[ -z "${KW_MATRIX_SHARE:-}" ] ||
+		printf '%s\t%s\n' "$1" "$2" >>"$T/matrix-share.rows"
 	[ -n "${KW_MATRIX_DIR:-}" ] || return 0
 	mkdir -p "$KW_MATRIX_DIR" &&
 		printf '%s\t%s\n' "$1" "$2" >>"$KW_MATRIX_DIR/$(basename "$AGENT").tsv"
@@ -225,7 +246,7 @@ dest_users_setup() {
 	local u
 	[ "$(id -u)" = 0 ] || return 1
 	command -v useradd >/dev/null || return 1
-	trap '_dest_rc=$?; _kill_tree "${EXTRA_PIDS[@]}" "${AGENT_PIDS[@]}" "${SSHD_PIDS[@]}"; _dest_users_cleanup; (exit $_dest_rc); cleanup' EXIT
+	trap '_dest_rc=$?; _kill_tree "${EXTRA_PIDS[@]}" "${AGENT_PIDS[@]}" "${SSHD_PIDS[@]}"; _dest_users_cleanup; _dest_share_publish; (exit $_dest_rc); cleanup' EXIT
 	for u in "$@"; do
 		userdel -r -f "$u" >/dev/null 2>&1 # left over from an interrupted run
 		useradd -m -s /bin/bash "$u" >/dev/null 2>&1 || return 1

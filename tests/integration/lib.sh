@@ -170,21 +170,36 @@ AGENT_PIDS=()   # every agent process (monitor) we started
 SSHD_PIDS=()    # every sshd we started
 EXTRA_PIDS=()   # helper processes (raw clients, background ssh-add ...)
 
-# pid_alive PID: a live (non-zombie) process.
+# pid_alive PID: a live (non-zombie) process. Read by the shell itself, as
+# children below: both run at every turn of the polls, and a process
+# started per call (awk, ps) made polling one of the suite's costs.
 pid_alive() {
-	local st
-	[ -n "${1:-}" ] && [ -r "/proc/$1/status" ] || return 1
-	st=$(awk '/^State:/ {print $2}' "/proc/$1/status" 2>/dev/null) || return 1
-	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+	local line
+	[ -n "${1:-}" ] || return 1
+	{ read -r line <"/proc/$1/stat"; } 2>/dev/null || return 1
+	line=${line##*) }	# the state follows the command name, "(comm) "
+	case ${line%% *} in
+	Z | X | "") return 1 ;;
+	esac
 }
 
-# children PID: pids whose PPid is PID (live ones only).
+# children PID: pids whose PPid is PID (live ones only), from the kernel's
+# list of each of its threads' children; ps where that list is missing
+# (a kernel without CONFIG_PROC_CHILDREN). ps reads all of /proc, and
+# skips a process that exits meanwhile.
 children() {
-	local pid
+	local pid f c kids=()
 	[ -n "${1:-}" ] || return 0
-	# ps reads /proc as it goes and skips a process that exits meanwhile
-	# (mawk, given a vanished /proc/PID/status, stops reading the rest).
-	for pid in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+	if [ -r "/proc/$1/task/$1/children" ]; then
+		for f in /proc/"$1"/task/*/children; do
+			c=()
+			read -r -a c 2>/dev/null <"$f"
+			kids+=("${c[@]}")
+		done
+	else
+		kids=($(ps -o pid= --ppid "$1" 2>/dev/null))
+	fi
+	for pid in "${kids[@]}"; do
 		pid_alive "$pid" && echo "$pid"
 	done
 }
@@ -429,6 +444,13 @@ token_agent_fg() {
 
 # ------------------------------------------------------------------ sshd
 SSHD_HOSTKEYS=${SSHD_HOSTKEYS:-ed25519}
+# SSH_KEX: the key exchange ssh uses with the test sshds. Not OpenSSH
+# 9.2's default, sntrup761x25519-sha512, whose key generation costs ssh
+# a tenth of a CPU-second at every login, but one as cheap as curve25519
+# with the same SHA-512 exchange hash: the session ids the agent is given
+# to bind (session-bind@openssh.com) stay 64 bytes long, as with the
+# default. SSH_KEX= leaves ssh its default.
+SSH_KEX=${SSH_KEX-ecdh-sha2-nistp521}
 
 _port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
@@ -471,6 +493,12 @@ start_sshd() {
 			echo "PermitUserRC no"
 			echo "PermitUserEnvironment no"
 			echo "MaxStartups 100"
+			# bash sources the login user's ~/.bashrc for a command
+			# sshd starts (SSH_CLIENT set, SHLVL below 2): the tests'
+			# remote commands would pay for, and depend on, whatever
+			# that file does (one running "pyenv init" costs more CPU
+			# than the whole login). SHLVL=1 makes bash skip it.
+			echo "SetEnv SHLVL=1"
 		} >"$conf"
 		: >"$d/sshd.log"
 		"$SSHD" -D -e -f "$conf" 2>>"$d/sshd.log" &
@@ -518,8 +546,9 @@ Host $name
 	ForwardAgent no
 	ConnectTimeout 20
 	LogLevel ERROR
-
 EOF
+	[ -z "$SSH_KEX" ] || printf '\tKexAlgorithms %s\n' "$SSH_KEX" >>"$T/ssh_config"
+	echo >>"$T/ssh_config"
 	for kt in $SSHD_HOSTKEYS; do
 		echo "$name $(cut -d' ' -f1,2 "$d/host_$kt.pub")" >>"$T/known_hosts"
 	done
