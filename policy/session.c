@@ -32,6 +32,7 @@
 #include "policy/describe.h"
 #include "policy/dispatch.h"
 #include "policy/origin.h"
+#include "policy/ruling.h"
 #include "policy/session.h"
 #include "rules/rules.h"
 #include "wire/args.h"
@@ -258,10 +259,22 @@ static const char *const lock_words[] = {
 	[SESSION_LOCK_IGNORE] = "nothing changes (-O session-lock=ignore)",
 };
 
-/* A suspend or the session's end: -O session-suspend's choice. */
+/* Every remembered yes, gone: asked again after the user is back. */
+static void
+forget_yeses(struct policy *P, const char *why)
+{
+	if (P->remembered == NULL)
+		return;
+	rules_forget(P);
+	log_info("%s: every remembered yes forgotten", why);
+}
+
+/* A suspend or the session's end: -O session-suspend's choice, and
+ * every remembered yes forgotten either way. */
 static void
 away(struct policy *P, const char *event, const char *why)
 {
+	forget_yeses(P, why);
 	if (P->args.session_suspend == SESSION_SUSPEND_LOCK) {
 		P->session.away_locked = 1;
 		log_info("%s: the agent is locked until the session is "
@@ -343,6 +356,12 @@ fact(struct policy *P, const struct msg_session *m)
 		    lock_logs[P->args.session_lock]);
 		audit_simple(P, "session-lock", "allow",
 		    lock_words[P->args.session_lock], NULL, NULL);
+		/* A yes the user gave at the keyboard is not kept past the
+		 * moment the user left it, as a passphrase lock forgets it
+		 * (keyward(5), remember=); session-lock=ignore changes
+		 * nothing at all. */
+		if (P->args.session_lock != SESSION_LOCK_IGNORE)
+			forget_yeses(P, "screen lock");
 		break;
 	case SESSION_EV_UNLOCK:
 		s->locked = 0;

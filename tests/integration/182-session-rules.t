@@ -16,7 +16,7 @@
 . "$LIBDIR/lib-rules.sh"
 . "$LIBDIR/lib-session.sh"
 
-NTESTS=24
+NTESTS=34
 if ! is_keyward; then
 	skip_n $NTESTS "keyward's rules and session watch"
 	done_testing
@@ -100,4 +100,32 @@ dest_row nosession-forwarded DENY refused
 dest_ssh -m sshsig k
 dest_row nosession-local ALLOW ok
 unlike "$(cat "$T/agent.log")" 'stopped by its filter|SIGSYS' "no filter stop"
+
+# A remembered yes does not outlive a screen lock (the default
+# -O session-lock): the user said yes at the keyboard and has since left it.
+stop_pid "$AGENT_FG_PID"
+AGENT_FG_PID=
+rules_askpass
+YES=$(rules_file yes "confirm remember=10m key comment k*")
+DBUS_SYSTEM_BUS_ADDRESS=$SYSBUS XDG_SESSION_ID=c1 AGENT_FG_FLAG=-d \
+	SSH_ASKPASS=$T/askpass.sh DISPLAY=:0 SSH_ASKPASS_REQUIRE=force \
+	start_agent_fg "$T/agent.sock" -O policy="$YES" || bail "agent did not start"
+logsays "following logind session c1"
+ok $? "the agent follows c1 again, with a remember= rule"
+dest_add_ok k
+dest_ssh -m sshsig k
+dest_row remember-first ALLOW ok
+is "$(prompts)" 1 "the user's signature is asked once (yes)"
+dest_ssh -m sshsig k
+dest_row remember-again ALLOW ok
+is "$(prompts)" 1 "... and the yes remembered"
+lock true
+logsays "screen lock: every remembered yes forgotten"
+ok $? "the screen lock forgets the remembered yes"
+lock false
+poll_until 10 test "$(grep -c 'session c1 unlocked' "$T/agent.log")" -ge 1
+ok $? "unlocked"
+dest_ssh -m sshsig k
+dest_row remember-after-lock ALLOW ok
+is "$(prompts)" 2 "after the screen lock the user is asked again"
 done_testing
