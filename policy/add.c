@@ -112,8 +112,6 @@ add_origin(const struct policy *P, const struct conn *c, struct origin *o,
     const char **why)
 {
 	conn_origin(c, o);
-	if (o->kind == ORIGIN_FORWARDED && o->host.len == 0)
-		o->kind = ORIGIN_UNKNOWN;
 	/* Without a host to name (a session-bind failed, or no binding
 	 * forwards) there is no one the key could belong to, and it is
 	 * refused. */
@@ -134,18 +132,14 @@ id_set_added(const struct policy *P, struct identity *id,
 	id->added_over = o->kind;
 	if (o->kind != ORIGIN_FORWARDED)
 		return;
-	if ((id->added_by = malloc(o->host.len)) == NULL)
-		fatal("out of memory");
-	memcpy(id->added_by, o->host.p, o->host.len);
+	id->added_by = bytes_dup(o->host);
 	id->added_by_len = o->host.len;
 	/* A key added where a forwarded host may be asking belongs to that
 	 * host: it serves only connections forwarded from it (keys.c
 	 * id_owner_refuses), never the user's own. */
 	if (P->args.allow_remote_add)
 		return;
-	if ((id->owner = malloc(o->host.len)) == NULL)
-		fatal("out of memory");
-	memcpy(id->owner, o->host.p, o->host.len);
+	id->owner = bytes_dup(o->host);
 	id->owner_len = o->host.len;
 }
 

@@ -198,7 +198,7 @@ audit_emit(struct policy *P, const struct audit_rec *r, uint32_t req)
  * request's program on the socket is the user's ssh relaying it: named
  * as the relay, never as who asked. */
 static void
-who(const struct policy *P, struct wb *w, const struct conn *c)
+who_part(const struct policy *P, struct wb *w, const struct conn *c)
 {
 	int forwarded;
 
@@ -225,7 +225,7 @@ who(const struct policy *P, struct wb *w, const struct conn *c)
  * host's own key serves only that host (policy/keys.c id_owner_refuses),
  * unless -O allow-remote-add, which the record says too. */
 static void
-identity(struct wb *w, const struct identity *id)
+key_part(struct wb *w, const struct identity *id)
 {
 	char ofp[FP_TEXT_MAX];
 
@@ -249,7 +249,7 @@ identity(struct wb *w, const struct identity *id)
 
 /* What the authenticator asserted, in the signature it made. */
 static void
-token(struct wb *w, const struct sk_result *sk)
+token_part(struct wb *w, const struct sk_result *sk)
 {
 	audit_key(w, "token");
 	wb_u8(w, '{');
@@ -261,7 +261,7 @@ token(struct wb *w, const struct sk_result *sk)
 
 /* The rule that decided, and for a confirm whether a remembered yes did. */
 static void
-rule(struct wb *w, const struct ruling *h)
+rule_part(struct wb *w, const struct ruling *h)
 {
 	audit_key(w, "rule");
 	wb_u8(w, '{');
@@ -287,11 +287,11 @@ audit_sign(struct policy *P, const struct audit_rec *r,
 	wb_u8(&w, '{');
 	audit_time(&w);
 	audit_str(&w, "event", r->event);
-	who(P, &w, r->conn);
+	who_part(P, &w, r->conn);
 	if (r->id != NULL)
-		identity(&w, r->id);
+		key_part(&w, r->id);
 	if (r->sk != NULL)
-		token(&w, r->sk);
+		token_part(&w, r->sk);
 	if (r->alg != SIG_NONE)
 		audit_str(&w, "alg", sig_alg_name(r->alg));
 	if (r->conn != NULL)
@@ -303,7 +303,7 @@ audit_sign(struct policy *P, const struct audit_rec *r,
 	if (r->count >= 0)
 		audit_num(&w, "keys", r->count);
 	if (r->rule != NULL && r->rule->line > 0)
-		rule(&w, r->rule);
+		rule_part(&w, r->rule);
 	audit_str(&w, "decision", r->decision);
 	audit_str(&w, "reason", r->reason);
 	wb_u8(&w, '}');

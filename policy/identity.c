@@ -172,3 +172,14 @@ str_dup(const char *s)
 		fatal("out of memory");
 	return d;
 }
+
+uint8_t *
+bytes_dup(struct slice s)
+{
+	uint8_t *d = malloc(s.len > 0 ? s.len : 1);
+
+	if (d == NULL)
+		fatal("out of memory");
+	memcpy(d, s.p, s.len);
+	return d;
+}

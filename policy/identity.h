@@ -62,6 +62,8 @@ struct idtable {
 
 /* strdup, or the end: policy out of memory fails closed. */
 char *str_dup(const char *s);
+/* A copy of s's bytes, or the end, as str_dup. */
+uint8_t *bytes_dup(struct slice s);
 
 void idt_init(struct idtable *t);
 /* blob in canonical form (key_canonical, keys/sshkey.h): keys are found by

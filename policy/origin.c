@@ -12,16 +12,19 @@ origin_of_bindings(const struct bindings *b, uint32_t relay, struct origin *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->relay = relay;
+	/* bind.c takes nothing after an authentication binding, so a
+	 * connection with bindings is forwarded exactly when its first one
+	 * forwards, and then that one names the host. The host a refused
+	 * bind followed is still named, for the shares: the user's ssh
+	 * bound it. */
+	if (b->n > 0 && b->b[0].forwarding)
+		o->host = (struct slice){ b->b[0].key, b->b[0].keylen };
 	if (b->failed || (b->attempted && b->n == 0))
 		o->kind = ORIGIN_UNKNOWN;
-	else if (b->n > 1 || (b->n == 1 && b->b[0].forwarding))
+	else if (o->host.len > 0)
 		o->kind = ORIGIN_FORWARDED;
 	else
 		o->kind = ORIGIN_LOCAL;
-	/* The host a refused bind followed is still named for the shares:
-	 * the user's ssh bound it. */
-	if (b->n > 0 && b->b[0].forwarding)
-		o->host = (struct slice){ b->b[0].key, b->b[0].keylen };
 }
 
 void

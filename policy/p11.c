@@ -127,14 +127,8 @@ h_p11_add(struct ctx *c)
 	dest_set_free(&check);
 	why = NULL;
 	/* a forwarded host's keys are its own, as an ADD's (add.c) */
-	if (add_origin(P, c->conn, &o, &why) != 0) {
-		log_info("refused PKCS#11 add: %s", why);
-		audit_simple(P, "add", "refuse", why, c->conn, NULL);
-		ctx_reply(c, ST_FAIL);
-		return 0;
-	}
-	if (m.c.has_certs &&
-	    assoc_parse(m.c.certs, p11_cert_verifies, &why, &why) < 0) {
+	if (add_origin(P, c->conn, &o, &why) != 0 || (m.c.has_certs &&
+	    assoc_parse(m.c.certs, p11_cert_verifies, &why, &why) < 0)) {
 		log_info("refused PKCS#11 add: %s", why);
 		audit_simple(P, "add", "refuse", why, c->conn, NULL);
 		ctx_reply(c, ST_FAIL);
