@@ -2,7 +2,8 @@
  * main.c - keyward-keyholder: the only process that holds private keys.
  * Its one peer is policy (fd 3). The main thread owns the key table and
  * answers everything but signatures, each in well under a millisecond;
- * worker threads sign and send their own answers. Signing jobs wait in
+ * worker threads sign and send their own answers, except a lone Ed25519
+ * or P-256 signature, which the main thread makes itself (sign_alone). Signing jobs wait in
  * keyholder/jobs.h: round-robin by client connection, and RSA keys over
  * KEYHOLDER_FAST_RSA_BITS in a lane of their own, so neither a client
  * that pipelines nor a 16384-bit key delays another client's signature.
@@ -50,6 +51,7 @@ static struct {
 	int woken[JQ_LANES];    /* jobs pushed and not yet signalled */
 	struct jobq jobs;
 	struct wb out;
+	int alone_ok;           /* the last job queued may be signed here */
 	uint8_t *rbuf;          /* received messages: an ADD holds a private key */
 } K = { .mu = PTHREAD_MUTEX_INITIALIZER,
 	.cv = { PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER } };
@@ -102,6 +104,17 @@ worker_reply(const struct job *j)
 	wb_free(&w);
 }
 
+static void
+sign_job(struct job *j)
+{
+	j->ok = ks_sign(&j->key, j->alg, wb_slice_of(&j->data), &j->sig) == 0;
+	sealed_free(&j->key);
+	worker_reply(j);
+	wb_free(&j->data);
+	wb_free(&j->sig);
+	free(j);
+}
+
 /* A worker serves one lane: arg points to its enum jq_lane. */
 static void *
 worker(void *arg)
@@ -114,13 +127,7 @@ worker(void *arg)
 		while ((j = (struct job *)jq_pop(&K.jobs, lane)) == NULL)
 			pthread_cond_wait(&K.cv[lane], &K.mu);
 		pthread_mutex_unlock(&K.mu);
-
-		j->ok = ks_sign(&j->key, j->alg, wb_slice_of(&j->data), &j->sig) == 0;
-		sealed_free(&j->key);
-		worker_reply(j);
-		wb_free(&j->data);
-		wb_free(&j->sig);
-		free(j);
+		sign_job(j);
 	}
 	return arg;
 }
@@ -176,6 +183,7 @@ k_sign(const struct msg_hdr *h, struct rd *r)
 	wb_init(&j->sig);
 	wb_bytes(&j->data, m.data.p, m.data.len);
 	lane = jq_lane_for(kind, ks_rsa_bits(&K.keys, m.key_id));
+	K.alone_ok = kind == KEY_ED25519 || kind == KEY_ECDSA_P256;
 	pthread_mutex_lock(&K.mu);
 	queued = jq_push(&K.jobs, lane, &j->node) == 0;
 	pthread_mutex_unlock(&K.mu);
@@ -293,6 +301,30 @@ wake_workers(void)
 	}
 }
 
+/* A batch of one message that queued an Ed25519 or P-256 signature, with
+ * no other job waiting in the fast lane, is signed by this thread: waking
+ * a worker costs two thread switches, more than such a signature, and
+ * nothing can be waiting behind it. A request that arrives meanwhile
+ * waits one cheap signature at most. Anything else goes to the workers
+ * (the queue's fairness, jobs.c, decides then). */
+static void
+sign_alone(int batch)
+{
+	struct job *j = NULL;
+
+	if (batch == 1 && K.alone_ok) {
+		pthread_mutex_lock(&K.mu);
+		if (K.jobs.lane[JQ_FAST].njobs == 1 && K.woken[JQ_FAST] == 1 &&
+		    (j = (struct job *)jq_pop(&K.jobs, JQ_FAST)) != NULL)
+			K.woken[JQ_FAST] = 0;
+		pthread_mutex_unlock(&K.mu);
+	}
+	K.alone_ok = 0;
+	wake_workers();
+	if (j != NULL)
+		sign_job(j);
+}
+
 static void
 request(const uint8_t *p, size_t n)
 {
@@ -374,7 +406,7 @@ main(int argc, char **argv)
 				if (++batch % KEYHOLDER_BATCH == 0)
 					wake_workers();
 			}
-			wake_workers();
+			sign_alone(batch);
 			if (r < 0)
 				break;
 		}
