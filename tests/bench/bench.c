@@ -1573,9 +1573,10 @@ start_echo1(const char *path)
 	close(ls);
 }
 
-/* client -> A (stream) -> B -> C (SOCK_SEQPACKET pairs) and back. */
+/* client -> A (stream) -> B -> C (SOCK_SEQPACKET pairs) and back; with
+ * hops 2, B answers itself (the path of a list: monitor and policy). */
 static void
-start_echo3(const char *path)
+start_echo(const char *path, int hops)
 {
 	uint8_t buf[4096];
 	int ls = unix_listen(path), ab[2], bc[2], fd;
@@ -1584,7 +1585,7 @@ start_echo3(const char *path)
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, ab) != 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET, 0, bc) != 0)
 		die("socketpair: %s", strerror(errno));
-	if (fork_kid() == 0) {                  /* C: the "keyholder" */
+	if (hops == 3 && fork_kid() == 0) {     /* C: the "keyholder" */
 		close(ls), close(ab[0]), close(ab[1]), close(bc[0]);
 		memset(buf, 0x5a, sizeof(buf));
 		while (recv(bc[1], buf, sizeof(buf), 0) > 0)
@@ -1595,6 +1596,11 @@ start_echo3(const char *path)
 	if (fork_kid() == 0) {                  /* B: the "policy" */
 		close(ls), close(ab[0]), close(bc[1]);
 		while ((n = recv(ab[1], buf, sizeof(buf), 0)) > 0) {
+			if (hops == 2) {
+				if (send(ab[1], buf, REPLY_FRAME - 4, 0) != REPLY_FRAME - 4)
+					_exit(1);
+				continue;
+			}
 			if (send(bc[0], buf, (size_t)n, 0) != n ||
 			    (n = recv(bc[0], buf, sizeof(buf), 0)) <= 0 ||
 			    send(ab[1], buf, (size_t)n, 0) != n)
@@ -1619,7 +1625,7 @@ start_echo3(const char *path)
 	close(ls), close(ab[0]), close(ab[1]), close(bc[0]), close(bc[1]);
 }
 
-static int fd_echo1 = -1, fd_echo3 = -1;
+static int fd_echo1 = -1, fd_echo2 = -1, fd_echo3 = -1;
 
 static double
 rtt_p50(int fd, int n)
@@ -1678,6 +1684,7 @@ floor_round(void)
 	floor_inproc(&k_ec, cfg.floor_sign_n, "in-process sign p256 p50");
 	floor_inproc(&k_rsa, cfg.floor_sign_n / 10, "in-process sign rsa3072 p50");
 	floor_record("UNIX round trip, 1 hop p50", rtt_p50(fd_echo1, cfg.floor_rtt_n));
+	floor_record("UNIX round trip, 2 hops p50", rtt_p50(fd_echo2, cfg.floor_rtt_n));
 	floor_record("UNIX round trip, 3 hops p50", rtt_p50(fd_echo3, cfg.floor_rtt_n));
 }
 
@@ -1688,6 +1695,8 @@ stop_kids(void)
 
 	if (fd_echo1 >= 0)
 		close(fd_echo1);
+	if (fd_echo2 >= 0)
+		close(fd_echo2);
 	if (fd_echo3 >= 0)
 		close(fd_echo3);
 	for (i = 0; i < nkids; i++) {
@@ -1752,6 +1761,17 @@ print_targets(void)
 	printf("  %-36s %9s      ssh-agent p256 = %.2f x in-process; keyward = %.2f x in-process\n",
 	    "", "", med("sign p256 p50", SA) / floor_med("in-process sign p256 p50"),
 	    med("sign p256 p50", KW) / floor_med("in-process sign p256 p50"));
+	/* What the process split costs the small requests: a list crosses
+	 * the monitor and policy (2 hops), an add policy and the keyholder
+	 * too (3); ssh-agent answers both in one (1 hop). */
+	printf("  %-36s %9s      keyward = %.2f x 2 hops; ssh-agent = %.2f x 1 hop\n",
+	    "list with one key p50", "", med("list with one key p50", KW) /
+	    floor_med("UNIX round trip, 2 hops p50"), med("list with one key p50", SA) /
+	    floor_med("UNIX round trip, 1 hop p50"));
+	printf("  %-36s %9s      keyward = %.2f x 3 hops; ssh-agent = %.2f x 1 hop\n",
+	    "add one key (one request) p50", "", med("add one key (one request) p50", KW) /
+	    floor_med("UNIX round trip, 3 hops p50"), med("add one key (one request) p50", SA) /
+	    floor_med("UNIX round trip, 1 hop p50"));
 
 	printf("\ntargets (keyward / ssh-agent, same run; never asserted):\n");
 	r = ratio_of("sign ed25519 p50");
@@ -1904,8 +1924,11 @@ main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/echo1.sock", argv[5]);
 	start_echo1(path);
 	fd_echo1 = unix_connect(path);
+	snprintf(path, sizeof(path), "%s/echo2.sock", argv[5]);
+	start_echo(path, 2);
+	fd_echo2 = unix_connect(path);
 	snprintf(path, sizeof(path), "%s/echo3.sock", argv[5]);
-	start_echo3(path);
+	start_echo(path, 3);
 	fd_echo3 = unix_connect(path);
 
 	progress("generating keys: ed25519, p256, rsa3072, host and constrained ed25519, %d ed25519",
