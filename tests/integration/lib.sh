@@ -5,7 +5,7 @@
 # every agent and sshd the test started and removes $T. Nothing here reads or
 # writes the real ~/.ssh: ssh always runs with -F $T/ssh_config.
 #
-# make check runs the files CHECK_JOBS at a time (GNUmakefile): a file
+# make check runs the files CHECK_JOBS at a time (mk/tests.mk): a file
 # keeps to its $T, its own agents and sshd (random free ports), and looks
 # at its own processes only. One that cannot -- it changes the machine, or
 # bounds how fast something is answered while it loads the CPU -- says so
