@@ -186,7 +186,7 @@ $(BUILD)/keyward-session: $(call obj,$(wildcard session/*.c) seccomp/session.c) 
 
 # keyward-ctl: a client of the agent, and the audit trail's verifier
 # (SHA-256 and HMAC from libcrypto, crypto/auditchain.c). Like keyward, it
-# links no object of another program's folder (90-program-folders.t).
+# links no object of another program's folder (87-program-folders.t).
 $(BUILD)/keyward-ctl: $(call obj,$(wildcard ctl/*.c)) $(LIBRULES) $(LIBCRY) $(LIBIPC)
 	$(call link,$(LIBCRYPTO))
 

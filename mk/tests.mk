@@ -19,7 +19,7 @@ TOOLS = $(patsubst %.c,$(BUILD)/tests/%,$(notdir $(TOOL_SRC) $(HPEER_SRC)))
 TESTLIBS = $(LIBMON) $(LIBPOL) $(LIBKH) $(LIBPEER) $(LIBRULES) $(LIBCRY) $(LIBSBX) $(LIBIPC)
 
 # The hostile client (tests/hostile/attack), a TAP program run by
-# tests/integration/*-hostile-*.t (make check) and by make stress, which
+# tests/integration/1NN-hostile-*.t (make check) and by make stress, which
 # runs its long cases against keyward and ssh-agent: one file per attack
 # family beside the attack library (tests/hostile/lib.c), all of
 # tests/hostile/ but the hostile peers.
@@ -101,7 +101,7 @@ IT_RULE   = $(IT_DIR)/{$(subst $(space),$(comma),$(strip $(notdir $(IT_PAR))))}
 check-unit: all tests
 	prove -v -e '' $(UNIT)
 
-# HOSTILE_REFERENCE=0: the hostile files (*-hostile-*.t) do not run each
+# HOSTILE_REFERENCE=0: the hostile files (1NN-hostile-*.t) do not run each
 # case again against /usr/bin/ssh-agent beside keyward. That run asserts
 # nothing: it prints ssh-agent's figures as comments, which prove does not
 # show here, and it took more than half of those files' time. make stress,

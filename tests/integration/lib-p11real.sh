@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # tests/integration/lib-p11real.sh - the PKCS#11 modules Debian ships, for
-# the 144-p11-real-*.t tests: tpm2-pkcs11 on a software TPM,
+# the 21N-p11-real-*.t tests: tpm2-pkcs11 on a software TPM,
 # p11-kit-proxy, OpenSC and ykcs11 with a private pcscd. Source it after
 # lib.sh and lib-p11.sh (p11_askpass, P11_PIN). Each function skips
 # (never passes) what it cannot set up: it returns 1 with $P11R_WHY set.
@@ -58,7 +58,7 @@
 #                        token is present (skips beside ssh-agent)
 #   p11r_key_file_after WHAT  2 tests: a key file ($T/keys/plain, made by
 #                        the caller) is added and listed after WHAT
-#   p11r_piv NAME        the test of 144-p11-real-piv-*.t with the module
+#   p11r_piv NAME        the test of 21N-p11-real-piv-*.t with the module
 #                        NAME: pivcard.py's PIV card (p11r_vcard DIR piv),
 #                        its key read by ssh-keygen -D, p11r_scenario, and
 #                        the card's own signatures in its log
