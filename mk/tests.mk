@@ -98,8 +98,17 @@ empty    :=
 space    := $(empty) $(empty)
 IT_RULE   = $(IT_DIR)/{$(subst $(space),$(comma),$(strip $(notdir $(IT_PAR))))}
 
+# The unit tests: the C programs, and the tables of the tree's own
+# checkers (tests/unit/*.t, e.g. funclen.t for tests/tools/funclen.pl).
+UNIT_T = $(wildcard tests/unit/*.t)
 check-unit: all tests
-	prove -v -e '' $(UNIT)
+	prove -v -e '' $(UNIT) $(UNIT_T)
+
+# check-style: the tree's own rules that need no build, read from the
+# sources: no product function longer than 60 lines (doc/style.md;
+# tests/tools/funclen.pl names each one that is).
+check-style:
+	perl tests/tools/funclen.pl
 
 # HOSTILE_REFERENCE=0: the hostile files (1NN-hostile-*.t) do not run each
 # case again against /usr/bin/ssh-agent beside keyward. That run asserts
@@ -159,6 +168,7 @@ check-build:
 
 # The suite is where a new warning must fail: WERROR=1 whatever was given.
 check-fast: deps
+	$(MAKE) check-style
 	$(MAKE) WERROR=1 check-build-plain
 	$(MAKE) WERROR=1 check-unit check-integration
 
@@ -166,12 +176,14 @@ check-asan: deps
 	$(MAKE) WERROR=1 check-build-asan
 	$(MAKE) WERROR=1 SANITIZE=1 check-unit check-integration
 
-# check: the README's test command. Every tree is built first; then the
-# normal pass, the ASan/UBSan pass, and the fuzzers, BUILD_JOBS at a time:
+# check: the README's test command. The style check first (it needs no
+# build), then every tree is built; then the normal pass, the ASan/UBSan
+# pass, and the fuzzers, BUILD_JOBS at a time:
 # they replay their corpora and regression inputs, then run
 # FUZZ_CHECK_SECONDS each (bounded, for CI; mk/fuzz.mk).
 FUZZ_CHECK_SECONDS ?= 10
 check: deps
+	$(MAKE) check-style
 	$(MAKE) WERROR=1 check-build
 	$(MAKE) WERROR=1 check-unit check-integration
 	$(MAKE) WERROR=1 SANITIZE=1 KW_STOCK_FROM=$(CURDIR)/build/check-matrix \
@@ -200,6 +212,6 @@ stress: all tests
 	RULES_GEN_SECONDS=$(RULES_GEN_STRESS_SECONDS) $(BUILD)/tests/test_rules_gen
 	sh tests/hostile/stress.sh $(CURDIR)/$(BUILD)
 
-.PHONY: tests check check-fast check-asan check-unit check-integration \
+.PHONY: tests check check-fast check-asan check-unit check-integration check-style \
         check-cost check-build check-build-plain check-build-asan \
         demo bench stress
