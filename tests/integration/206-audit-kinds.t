@@ -50,7 +50,7 @@ is "$RC:$(grep -c . <<<"$OUT")" "0:$((NKINDS + 2))" "the agent lists the keys ad
 
 # one raw client pipelining sign requests with the keys given in turn;
 # prints "answers refusals pid"
-PIPELINE=$LIBDIR/pipeline.pl
+PIPELINE=$REPO/tests/tools/pipeline.pl
 
 # refusals of the processes whose pids are in the file PIDS, counted
 # (whole records 1, "repeated" records their count) / as lines. An

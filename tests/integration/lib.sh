@@ -36,7 +36,7 @@ LIBDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$LIBDIR/../.." && pwd)
 KEYWARD_BUILD=${KEYWARD_BUILD:-$REPO/build}
 AGENT=${AGENT:-$KEYWARD_BUILD/keyward}
-RAWCLIENT=$LIBDIR/rawclient.pl
+RAWCLIENT=$REPO/tests/tools/rawclient.pl
 SSHD=/usr/sbin/sshd
 
 is_keyward() { [ "$(basename "$AGENT")" = keyward ]; }
@@ -572,7 +572,7 @@ sshd_accepted() {
 }
 
 # ------------------------------------------------------------------ raw
-# raw ARGS...: tests/integration/rawclient.pl (in the background use
+# raw ARGS...: tests/tools/rawclient.pl (in the background use
 # perl "$RAWCLIENT" directly, so that $! is the client itself)
 raw() { perl "$RAWCLIENT" "$@"; }
 
