@@ -1,10 +1,10 @@
 # mk/tests.mk - the tests: the test programs (make tests: unit tests, the
 # drivers of tests/tools/, the hostile client and peers of tests/hostile/,
 # the test FIDO middleware and PKCS#11 module), the check targets that run
-# them (check, check-fast, check-asan, check-unit, check-integration,
-# check-cost and the builds they start), and the timed runs that are never
-# part of check: demo, bench, stress. tests/README.md says how to run one
-# file alone.
+# them (check, check-fast, check-asan, check-unit, check-style,
+# check-integration, check-cost and the builds they start), and the timed
+# runs that are never part of check: demo, bench, stress. tests/README.md
+# says how to run one file alone.
 
 # ---------------------------------------------------------------- test programs
 # A unit test is tests/unit/test_X.c; a driver tests/tools/X.c; a hostile
