@@ -7,8 +7,8 @@
  * Plays a forwarded server that opens as many agent connections as it
  * likes and sends any well-formed request, against the agent listening on
  * SOCK whose process (tree) is PID; NAME is "keyward" or "ssh-agent". CASE
- * is one of the names below (each run by tests/integration/110-hostile-
- * CASE.t, the soak by tests/hostile/120-soak.t) and the output is TAP.
+ * is one of the names below (each run by tests/integration/1NN-hostile-
+ * CASE.t, the soak by tests/hostile/127-hostile-soak.t) and the output is TAP.
  * Throughout every case a probe (a separate, well-behaved connection)
  * does LIST and an Ed25519 SIGN every PROBE_PERIOD_MS and records its worst
  * latency; each case asserts that the agent is alive, kept its keys and

@@ -163,7 +163,7 @@ if is_keyward; then
 	blob=$(cut -d' ' -f2 "$T/keys/slow.pub" | base64 -d | od -An -v -tx1 | tr -d ' \n')
 	len=$(printf '%08x' $(( ${#blob} / 2 )))
 	req="0d${len}${blob}0000000474657374""00000000"
-	run perl "$LIBDIR/rawclient.pl" -t 30 "$SSH_AUTH_SOCK" "$req" "$req" "$req"
+	run perl "$RAWCLIENT" -t 30 "$SSH_AUTH_SOCK" "$req" "$req" "$req"
 	mapfile -t r <<<"$OUT"
 	like "${r[0]}" '^0e' "first of three pipelined signatures: signed"
 	like "${r[1]}" '^0e' "second: signed (two may wait on the token at once)"

@@ -6,7 +6,7 @@
 #   - reads the user's public key from the listing (ssh-add -L);
 #   - sends a raw ADD of that public key with a key handle of its own (its
 #     own FIDO key "evil", same application), no constraints, no provider
-#     (the ADD any agent client can write; tests/integration/rawclient.pl).
+#     (the ADD any agent client can write; tests/tools/rawclient.pl).
 # keyward refuses it as management (keyward(1) -O allow-remote-manage): the
 # key keeps its comment, -c, lifetime, provider and key handle, is still
 # the user's (keyward-ctl: added by: local) and still makes a signature

@@ -15,7 +15,7 @@ if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
 fi
-FLOOD=$LIBDIR/flood.pl
+FLOOD=$REPO/tests/tools/flood.pl
 TB=${KEYWARD_TESTING_BUILD:-$(dirname "$AGENT")/../build-testing}
 
 exe_of() { local e; e=$(readlink "/proc/$1/exe" 2>/dev/null) && basename "${e% (deleted)}"; }

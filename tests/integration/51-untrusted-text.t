@@ -8,7 +8,7 @@
 # none of them and its --json parses. (ipc/text.h says the two forms.)
 . "$(dirname "$0")/lib.sh"
 
-RAW=$LIBDIR/rawclient.pl
+RAW=$RAWCLIENT
 A=$T/audit.log
 CTL=${KEYWARD_BUILD:-$LIBDIR/../../build}/keyward-ctl
 comment=$'evil\xff\xc0\xaf \e[31mred\e[0m \xc2\x9b1m \xe2\x80\xaetxt\xe2\x81\xa6 end'

@@ -6,7 +6,7 @@
 # ends (HUP, TERM; INT with -D) and its socket is removed, or it is ignored
 # (INT to a daemon) and the agent serves on. Before, the default action
 # ended it at once and left its socket, and the next agent on that path
-# failed to bind (a flake of 70-signals.t under load, 2026-12-06).
+# failed to bind (a flake of 71-signals.t under load, 2026-12-06).
 #
 # Part 1, both agents: the signal right after start, a few rounds each.
 # Part 2, keyward's test build (make TESTING=1): KEYWARD_TEST_SIGNALS_PAUSE_MS

@@ -18,7 +18,7 @@ if ! is_keyward || [ ! -x "$TB/keyward" ] || [ "$(id -u)" != 0 ]; then
 	skip_n $NTESTS "needs keyward, its test build (make TESTING=1) and root"
 	done_testing
 fi
-scan() { perl "$LIBDIR/memscan.pl" "$KH" "$@"; }
+scan() { perl "$REPO/tests/tools/memscan.pl" "$KH" "$@"; }
 found() { grep -c ' found$' || true; }
 # none NEEDLE...: the scan ran and reported every needle absent
 none() { local out; out=$(scan "$@"); [ "$(grep -c ' absent$' <<<"$out")" = $# ] || { diag "$out"; return 1; }; }
@@ -38,8 +38,8 @@ ok $? "the keyholder is running (pid $KH)" || bail "no keyholder to scan"
 gen_key ed ed25519 && gen_key ec ecdsa 256 && gen_key rsa rsa 3072
 run ssh-add "$T/keys/ed" "$T/keys/ec" "$T/keys/rsa"
 ok $RC "Ed25519, ECDSA and RSA keys added"
-secrets=$(for k in ed ec rsa; do perl "$LIBDIR/keyparts.pl" "$T/keys/$k" | sed -n 1p; done)
-pubs=$(for k in ed ec rsa; do perl "$LIBDIR/keyparts.pl" "$T/keys/$k" | sed -n 2p; done)
+secrets=$(for k in ed ec rsa; do perl "$REPO/tests/tools/keyparts.pl" "$T/keys/$k" | sed -n 1p; done)
+pubs=$(for k in ed ec rsa; do perl "$REPO/tests/tools/keyparts.pl" "$T/keys/$k" | sed -n 2p; done)
 # shellcheck disable=SC2086 # lists of hex words
 all_secrets="$secrets $(reversed $secrets)"
 is "$(wc -w <<<"$all_secrets")" 10 "5 private values, each in both byte orders"

@@ -4,9 +4,9 @@
 # section sign names a heading of that file; a path doc/<name> exists; a
 # section sign names its document; and nothing points outside the tree
 # (the shared folder, the old design and style notes, the protocol
-# reference called "spec", a tracker's issue numbers). First the checker
-# is shown a small tree with one fault of each kind and must name each;
-# then the repository itself must have none. A tree check: the same for
+# reference called "spec", a tracker's issue numbers, a test no file of
+# tests/ is). First the checker is shown a small tree with one fault of
+# each kind and must name each; then the repository itself must have none. A tree check: the same for
 # any AGENT.
 . "$(dirname "$0")/lib.sh"
 
@@ -61,6 +61,22 @@ echo "And ${S}7.9." >>"$F/doc/protocol.md"
 run perl "$CHECK" "$F" doc/protocol.md
 contains "$OUT" "doc/protocol.md:5: heading: doc/protocol.md has no section 7.9" \
 	"doc/protocol.md's own bare section signs are its own headings"
+
+# --- tests cited by name: each is a file of tests/, so a renamed test
+# leaves none of its old names behind (pieces again: the repository has
+# none of these tests).
+HERE="10-he""re" GONE="11-go""ne" GONE2="10-gone""-too"
+mkdir -p "$F/tests/integration"
+: >"$F/tests/integration/$HERE.t"
+cat >"$F/src/tests.c" <<SRC
+/* $HERE.t, $HERE, 64-bit, 10-bit, 1NN-here-*.t */
+/* $GONE.t */
+/* $GONE2 */
+SRC
+run perl "$CHECK" "$F" src/tests.c
+is "$RC:$OUT" "1:src/tests.c:2: no-test: $GONE.t
+src/tests.c:3: no-test: $GONE2" \
+	"a test cited by a name no file has is named; a test that is there, a number with a unit, a family are not"
 
 # --- the repository
 run perl "$CHECK" "$REPO"

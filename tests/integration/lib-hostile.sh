@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # tests/integration/lib-hostile.sh - one case of the hostile-client suite
 # (tests/hostile/attack: one file per attack family in
-# tests/hostile/), for 110-hostile-*.t and tests/hostile/*.t. Sourced
+# tests/hostile/), for 1NN-hostile-*.t and tests/hostile/*.t. Sourced
 # after nothing: it sources lib.sh itself.
 #
 #   hostile_case CASE   starts $AGENT (-D, fresh socket), runs

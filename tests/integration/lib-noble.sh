@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # tests/integration/lib-noble.sh - the ML-DSA-44 oracle of 195-mldsa-noble.t
 # and 196-mldsa-key.t: @noble/post-quantum, pure JavaScript and written
-# apart from crypto/mldsa44*.c, run with node (tests/integration/
+# apart from crypto/mldsa44*.c, run with node (tests/tools/
 # mldsa-noble.mjs). Source it after lib.sh.
 #
 #   noble_setup     npm installs the pinned version into $KEYWARD_BUILD/noble
@@ -46,7 +46,7 @@ noble_setup() {
 			timeout 180 npm install --silent --no-audit --no-fund --save-exact \
 				--prefix "$NOBLE_DIR" "@noble/post-quantum@$NOBLE_VERSION" \
 				>"$T/npm.log" 2>&1
-		cp "$LIBDIR/mldsa-noble.mjs" "$NOBLE.tmp" && mv -f "$NOBLE.tmp" "$NOBLE"
+		cp "$REPO/tests/tools/mldsa-noble.mjs" "$NOBLE.tmp" && mv -f "$NOBLE.tmp" "$NOBLE"
 	) 9>"$NOBLE_DIR.lock"
 	have_noble || diag "no @noble/post-quantum@$NOBLE_VERSION: $(tail -n 3 "$T/npm.log" 2>/dev/null)"
 }

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # tests/integration/lib-p11real.sh - the PKCS#11 modules Debian ships, for
-# the 144-p11-real-*.t tests: tpm2-pkcs11 on a software TPM,
+# the 21N-p11-real-*.t tests: tpm2-pkcs11 on a software TPM,
 # p11-kit-proxy, OpenSC and ykcs11 with a private pcscd. Source it after
 # lib.sh and lib-p11.sh (p11_askpass, P11_PIN). Each function skips
 # (never passes) what it cannot set up: it returns 1 with $P11R_WHY set.
@@ -58,7 +58,7 @@
 #                        token is present (skips beside ssh-agent)
 #   p11r_key_file_after WHAT  2 tests: a key file ($T/keys/plain, made by
 #                        the caller) is added and listed after WHAT
-#   p11r_piv NAME        the test of 144-p11-real-piv-*.t with the module
+#   p11r_piv NAME        the test of 21N-p11-real-piv-*.t with the module
 #                        NAME: pivcard.py's PIV card (p11r_vcard DIR piv),
 #                        its key read by ssh-keygen -D, p11r_scenario, and
 #                        the card's own signatures in its log
@@ -156,9 +156,11 @@ p11r_vcard() {
 			-keyout "$dir/piv.key" -out "$dir/piv.der" -outform DER \
 			-subj /CN=kwpiv -days 3650 >"$dir/openssl.log" 2>&1 ||
 			{ diag_file "$dir/openssl.log"; P11R_WHY="openssl cannot make the card's key"; return 1; }
+		# The card is part of the tree: missing, it is a fault, not a skip.
+		[ -f "$REPO/tests/p11/pivcard.py" ] || bail "tests/p11/pivcard.py is not there"
 		# ykcs11 only opens readers named like a YubiKey's
 		name="Yubico YubiKey"
-		cmd="/usr/bin/python3 $LIBDIR/pivcard.py 35963 $dir/piv.key $dir/piv.der $P11_PIN"
+		cmd="/usr/bin/python3 $REPO/tests/p11/pivcard.py 35963 $dir/piv.key $dir/piv.der $P11_PIN"
 	else
 		command -v vicc >/dev/null || { P11R_WHY="vicc missing (vsmartcard-vpicc)"; return 1; }
 		# Debian 12's vicc imports the module "virtualsmartcard" from a

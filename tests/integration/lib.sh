@@ -5,7 +5,7 @@
 # every agent and sshd the test started and removes $T. Nothing here reads or
 # writes the real ~/.ssh: ssh always runs with -F $T/ssh_config.
 #
-# make check runs the files CHECK_JOBS at a time (GNUmakefile): a file
+# make check runs the files CHECK_JOBS at a time (mk/tests.mk): a file
 # keeps to its $T, its own agents and sshd (random free ports), and looks
 # at its own processes only. One that cannot -- it changes the machine, or
 # bounds how fast something is answered while it loads the CPU -- says so
@@ -36,7 +36,7 @@ LIBDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$LIBDIR/../.." && pwd)
 KEYWARD_BUILD=${KEYWARD_BUILD:-$REPO/build}
 AGENT=${AGENT:-$KEYWARD_BUILD/keyward}
-RAWCLIENT=$LIBDIR/rawclient.pl
+RAWCLIENT=$REPO/tests/tools/rawclient.pl
 SSHD=/usr/sbin/sshd
 
 is_keyward() { [ "$(basename "$AGENT")" = keyward ]; }
@@ -572,7 +572,7 @@ sshd_accepted() {
 }
 
 # ------------------------------------------------------------------ raw
-# raw ARGS...: tests/integration/rawclient.pl (in the background use
+# raw ARGS...: tests/tools/rawclient.pl (in the background use
 # perl "$RAWCLIENT" directly, so that $! is the client itself)
 raw() { perl "$RAWCLIENT" "$@"; }
 

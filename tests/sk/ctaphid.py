@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """ctaphid.py - a software FIDO2 authenticator behind a CTAPHID device, for
-tests/integration/135-sk-libfido2.t. It listens on a SOCK_SEQPACKET unix
+tests/integration/136-sk-libfido2.t. It listens on a SOCK_SEQPACKET unix
 socket; each connection is one HID device: every message from the host is
 one output report (a report ID byte, then 64 bytes), every message back one
 64-byte input report, as on a /dev/hidraw node. keyward-sk's test build

@@ -16,6 +16,10 @@
 #             repository, the old design and style notes in capitals,
 #             the protocol reference called "spec", a tracker's issue
 #             number
+#   no-test   a test named by its file, NN-name.t, that no tests/*/ holds;
+#             or without ".t", NN-two-words at least, where NN is the
+#             number of a test (so "64-bit" or "48-byte" are not names):
+#             a renamed test leaves no citation of its old name
 # Neither this file's comments nor its patterns match what they look for.
 use strict;
 use warnings;
@@ -64,6 +68,15 @@ my @outside = (
 	[ qr{\b[Ii]ssues?\s*#?\d+},             "a tracker a reader of the tree cannot see" ],
 );
 
+# The tests, by name and by number (tests/README.md, Numbering).
+my (%test, %testnum);
+for (glob 'tests/*/*.t') {
+	my ($name) = m{([^/]+)\.t$} or next;
+	$test{$name} = 1;
+	$testnum{$1} = 1 if $name =~ /^(\d+)-/;
+}
+my $tname = qr{\d{2,3}-[a-z][a-z0-9]*(?:-[a-z0-9]+)*};
+
 my $faults = 0;
 sub fault {
 	my ($file, $text, $pos, $kind, $what) = @_;
@@ -87,6 +100,12 @@ for my $f (@files) {
 		my ($p, $at) = ($1, $-[0]);
 		next if -e $p || -e "$p.in";
 		fault($f, $t, $at, 'no-file', "$p");
+	}
+	while ($t =~ m{(?<![\w/.-])($tname)(\.t\b|(?![\w.-]))}g) {
+		my ($n, $dot, $at) = ($1, $2, $-[0]);
+		next if $test{$n};
+		next if $dot eq '' && !($n =~ /^(\d+)-[^-]+-/ && $testnum{$1});
+		fault($f, $t, $at, 'no-test', "$n$dot");
 	}
 	# Each section sign: which document it names, and is N a heading there?
 	my $doc;

@@ -4,7 +4,7 @@
  * pattern still matches, and a pattern too long to match without memory
  * ends the process (fatal) rather than read as "no match", which would
  * let a deny rule allow. Linked with -Wl,--wrap=malloc,--wrap=calloc
- * (GNUmakefile), so the policy code's allocations fail on demand.
+ * (mk/tests.mk), so the policy code's allocations fail on demand.
  */
 #include "rules/match.h"
 #include "rules/rules.h"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# 110-hostile-forwarded-readd - hostile client (tests/hostile/forwarded.c):
+# 115-hostile-forwarded-readd - hostile client (tests/hostile/forwarded.c):
 # a host the agent is forwarded to re-adds a key the user added locally.
 # The re-add is management, refused (keyward(1), -O allow-remote-manage):
 # the key keeps the user's comment and signs; the same re-add from a local

@@ -1,5 +1,5 @@
 #!/bin/bash
-# 110-hostile-planted-key - hostile client (tests/hostile/forwarded.c): a
+# 120-hostile-planted-key - hostile client (tests/hostile/forwarded.c): a
 # host the agent is forwarded to (a connection bound with the forwarding
 # flag to a host key it holds) adds a key of its own. It is that host's:
 # listed and signing on its connection, not on a local one nor on one

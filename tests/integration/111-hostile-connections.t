@@ -1,5 +1,5 @@
 #!/bin/bash
-# 110-hostile-connections - hostile client (tests/hostile/connections.c):
+# 111-hostile-connections - hostile client (tests/hostile/connections.c):
 # connection flood: as many idle connections as the agent accepts (agents started
 # with RLIMIT_NOFILE 1024), then a new well-behaved client must be served.
 # Throughout, a probe does LIST and an Ed25519 SIGN every 100 ms: the

@@ -1,5 +1,5 @@
 #!/bin/bash
-# 110-hostile-unlock-guessing - hostile client (tests/hostile/unlock.c):
+# 126-hostile-unlock-guessing - hostile client (tests/hostile/unlock.c):
 # unlock guessing: 8 connections x 16 pipelined UNLOCKs, the right passphrase
 # the 128th; the agent-wide rate limit (doc/protocol.md §5.8) keeps it locked. And a
 # lock passphrase "pw\0" is not opened by "pw" (doc/protocol.md §2).

@@ -4,7 +4,7 @@
 # pcscd) holding vicc's ISO 7816 card (lib-p11real.sh p11r_vcard). vicc's
 # other card types do not run on Debian 12 (cryptoflex and ePass are
 # Python 2 code or need PIL, nPA needs OpenPACE's Python module) and none
-# is a PIV or PKCS#15 card (144-p11-real-piv-*.t use pivcard.py for
+# is a PIV or PKCS#15 card (21N-p11-real-piv-*.t use pivcard.py for
 # that), so OpenSC sees a card it does not support ("token not
 # recognized") and ykcs11 a reader that is not a YubiKey:
 # ssh-add -s is refused cleanly, OpenSC really talked to the card (APDUs

@@ -1,7 +1,7 @@
 #!/bin/bash
 # check: serial (15,000 refusals of 30 kinds and 40 clients while the user's signatures must still be recorded)
 # The audit trail's coalescing (policy/audit_repeats.c) against an attacker that
-# varies what 49-audit-flood.t keeps fixed (keyward only):
+# varies what 205-audit-flood.t keeps fixed (keyward only):
 # 1. one origin, many kinds: one raw client asks, pipelined, for
 #    signatures with 30 keys each refused by its own rule (a reason per
 #    rule line), thousands of times. Its refusal lines stay within
@@ -50,7 +50,7 @@ is "$RC:$(grep -c . <<<"$OUT")" "0:$((NKINDS + 2))" "the agent lists the keys ad
 
 # one raw client pipelining sign requests with the keys given in turn;
 # prints "answers refusals pid"
-PIPELINE=$LIBDIR/pipeline.pl
+PIPELINE=$REPO/tests/tools/pipeline.pl
 
 # refusals of the processes whose pids are in the file PIDS, counted
 # (whole records 1, "repeated" records their count) / as lines. An

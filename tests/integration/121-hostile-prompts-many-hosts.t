@@ -1,6 +1,6 @@
 #!/bin/bash
 # check: serial (counts the prompts open at once against a forwarded flood)
-# 110-hostile-prompts-many-hosts - hostile client (tests/hostile/prompts.c):
+# 121-hostile-prompts-many-hosts - hostile client (tests/hostile/prompts.c):
 # 9 forwarded hosts (each its own host key), 2 connections each, ask for
 # signatures with a -c key at once: each host within its own
 # PROMPT_MAX_PER_HOP, together more than the prompter's

@@ -1,5 +1,5 @@
 #!/bin/bash
-# 110-hostile-limits-keys - hostile client (tests/hostile/limits.c): the keys
+# 117-hostile-limits-keys - hostile client (tests/hostile/limits.c): the keys
 # a forwarded server can make the agent hold. Adds past AGENT_MAX_HELD_BYTES
 # and past AGENT_MAX_KEYS are refused, a removal makes room, and with the
 # agent full a LIST is cut to one frame. The 50 LISTs at the limit leave at

@@ -1,10 +1,9 @@
 #!/bin/bash
-# 110-hostile-stall-writers - hostile client (tests/hostile/stalls.c):
-# slow writers (a byte every 10 ms) and clients that vanish mid-frame and while
-# a signature is pending.
+# 118-hostile-pipeline-long - hostile client (tests/hostile/pipelines.c):
+# long pipelines: 17, 100 and 1000 requests in one write, all answered in order.
 # Throughout, a probe does LIST and an Ed25519 SIGN every 100 ms: the
 # agent must survive, keep its keys and answer it within 1 s (x3 sanitized).
 . "$(dirname "$0")/lib-hostile.sh"
 
-hostile_case stall-writers
+hostile_case pipeline-long
 done_testing

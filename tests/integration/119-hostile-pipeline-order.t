@@ -1,5 +1,5 @@
 #!/bin/bash
-# 110-hostile-pipeline-order - hostile client (tests/hostile/pipelines.c):
+# 119-hostile-pipeline-order - hostile client (tests/hostile/pipelines.c):
 # effects in order: ADD/SIGN/LIST/REMOVE, REMOVE then re-ADD, UNLOCK then ADD,
 # LOCK then ADD, each in one write, answered as OpenSSH's agent answers.
 # Throughout, a probe does LIST and an Ed25519 SIGN every 100 ms: the

@@ -1,5 +1,5 @@
 #!/bin/bash
-# 110-hostile-prompts-one-host - hostile client (tests/hostile/prompts.c): a
+# 122-hostile-prompts-one-host - hostile client (tests/hostile/prompts.c): a
 # forwarded server's 140 connections (more than the monitor lets be at
 # policy at once) ask for signatures with a -c key at once: 2 prompts
 # open, 8 wait, the rest are refused at once. Each prompt held open a

@@ -1,6 +1,6 @@
 #!/usr/bin/perl
 # pipeline.pl - one raw client that pipelines requests on one connection
-# as fast as the agent takes them (49-audit-flood, 49-audit-kinds).
+# as fast as the agent takes them (205-audit-flood, 206-audit-kinds).
 #
 #   pipeline.pl SOCK N sign PUB...   N sign requests, with each PUB in
 #                                    turn (over "data", flags 0)

@@ -25,7 +25,7 @@ ok $? "agent started with -O audit=$A" || bail "agent did not start"
 run ssh-add "$T/keys/k"
 ok $RC "the user's key is added"
 
-PIPELINE=$LIBDIR/pipeline.pl
+PIPELINE=$REPO/tests/tools/pipeline.pl
 t0=$(date +%s)
 perl "$PIPELINE" "$SSH_AUTH_SOCK" "$FLOOD" sign "$T/keys/stranger.pub" >"$T/flood.out" 2>&1 &
 FLOOD_PID=$!
