@@ -19,6 +19,7 @@
 # halves run here, sanitized: signing from the same tag it must give the
 # very bytes noble passed there, and it verifies noble's lines. Without
 # those files (or with another count) everything runs here.
+# check: early (one of the longest files: make check starts it first)
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-noble.sh"
 
