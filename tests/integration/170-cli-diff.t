@@ -24,6 +24,7 @@
 # a socket path with a space quoted in -s/-c output, a relative socket
 # removed at exit, ~/.ssh/agent created, -D logging to stderr, error
 # messages prefixed "keyward: " and worded its own way for socket errors.
+# check: early (one of the longest files: make check starts it first)
 . "$(dirname "$0")/lib.sh"
 
 REF=/usr/bin/ssh-agent

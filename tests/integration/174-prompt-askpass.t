@@ -7,6 +7,7 @@
 # wrapper that then runs the real askpass) is 2 to 5 lines, plain ASCII,
 # asks first what to decide, and does not alarm about a local tool that
 # never binds. The dialog is closed unanswered: the signature is refused.
+# check: early (one of the longest files: make check starts it first)
 . "$(dirname "$0")/lib.sh"
 
 NTESTS=9
