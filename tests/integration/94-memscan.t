@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 
 TB=${KEYWARD_TESTING_BUILD:-$(dirname "$AGENT")/../build-testing}
-NTESTS=19
+NTESTS=21
 if ! is_keyward || [ ! -x "$TB/keyward" ] || [ "$(id -u)" != 0 ]; then
 	skip_n $NTESTS "needs keyward, its test build (make TESTING=1) and root"
 	done_testing
@@ -49,6 +49,18 @@ sigs=0
 for k in ed ec rsa; do run ssh-add -T "$T/keys/$k.pub" && sigs=$((sigs + 1)); done
 is "$sigs" 3 "each key signs"
 P1=$(prekeys | tail -n 1)
+
+# Secret memory (the receive buffer, libcrypto's secure heap: writable and
+# kept out of core dumps) is locked page by page as it is first touched
+# (MLOCK_ONFAULT), not resident all at once: every page that holds a byte
+# is locked, so none can reach swap.
+secmaps() { # "resident locked" of each writable mapping marked dd
+	awk '/^[0-9a-f]+-/ { w = ($2 ~ /^rw/) } /^Rss:/ { r = $2 } /^Locked:/ { l = $2 }
+	     /^VmFlags:/ && w && / dd( |$)/ { print r, l }' "/proc/$KH/smaps"
+}
+SM=$(secmaps)
+like "$SM" '^[1-9][0-9]* ' "the keyholder has secret memory in use after the adds ($(echo $SM))"
+is "$(awk '$1 != $2' <<<"$SM")" "" "every resident page of its secret memory is locked"
 
 # shellcheck disable=SC2086
 {
