@@ -9,7 +9,9 @@
 
 /* An anonymous read-write mapping of len bytes, kept out of core dumps
  * (MADV_DONTDUMP: fatal if refused) and locked in memory when the
- * RLIMIT_MEMLOCK allows (else a warning naming what it holds). Never
+ * RLIMIT_MEMLOCK allows (else a warning naming what it holds), each page
+ * as it is first touched (MLOCK_ONFAULT), so untouched pages cost no
+ * memory. Never
  * unmapped: it lives as long as the process. */
 void *secret_map(size_t len, const char *what);
 

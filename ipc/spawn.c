@@ -79,52 +79,34 @@ child_fail(int st)
 	_exit(127);
 }
 
-pid_t
-spawn(const struct spawn *s)
+/* In the parent of an exec: the status pipe brings the errno of what
+ * failed in the child, or closes at its exec. pid, or -1 with errno. */
+static pid_t
+exec_status(pid_t pid, int st[2])
 {
-	char path[PATH_MAX];
-	pid_t parent = getpid(), pid;
-	int st[2], w = -1, e;
+	int e = errno;          /* fork's, when pid < 0 */
 	ssize_t r;
 
-	if (s->nfds < 0 || s->nfds > SPAWN_MAX_FDS ||
-	    (s->exec == NULL) == (s->run == NULL)) {
-		errno = EINVAL;
-		return -1;
-	}
-	/* errno says why the helper cannot be run (ENOENT, EACCES, ...) */
-	if (s->exec != NULL && helper_path(s->exec, path, sizeof(path)) != 0)
-		return -1;
-	/* A helper that cannot be run is known here, with its errno, not
-	 * later as a child that exited 127: the child writes the errno of
-	 * what failed to this pipe, whose end an exec closes. */
-	if (s->exec != NULL && pipe2(st, O_CLOEXEC) != 0)
-		return -1;
-	if ((pid = fork()) != 0) {
-		if (s->exec == NULL)
-			return pid;
-		e = errno;
-		close(st[1]);
-		if (pid > 0) {
-			do {
-				r = read(st[0], &e, sizeof(e));
-			} while (r < 0 && errno == EINTR);
-			if (r == (ssize_t)sizeof(e)) {
-				(void)waitpid(pid, NULL, 0);
-				pid = -1;
-			}
+	close(st[1]);
+	if (pid > 0) {
+		do {
+			r = read(st[0], &e, sizeof(e));
+		} while (r < 0 && errno == EINTR);
+		if (r == (ssize_t)sizeof(e)) {
+			(void)waitpid(pid, NULL, 0);
+			pid = -1;
 		}
-		close(st[0]);
-		errno = e;
-		return pid;
 	}
-	/* The child. */
-	if (s->exec != NULL) {
-		close(st[0]);
-		if ((w = fcntl(st[1], F_DUPFD_CLOEXEC, 3 + SPAWN_MAX_FDS)) < 0)
-			_exit(127);
-		close(st[1]);
-	}
+	close(st[0]);
+	errno = e;
+	return pid;
+}
+
+/* In the child: it dies with its parent (unless it must outlive it),
+ * its stdio and fds in place; w is the status pipe, or -1. */
+static void
+child_setup(const struct spawn *s, pid_t parent, int w)
+{
 	if (!s->outlives_parent &&
 	    (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent))
 		_exit(127);
@@ -139,6 +121,38 @@ spawn(const struct spawn *s)
 	    dup2(s->stderr_fd, STDERR_FILENO) != STDERR_FILENO)
 		child_fail(w);
 	place_fds(s, w);
+}
+
+pid_t
+spawn(const struct spawn *s)
+{
+	char path[PATH_MAX];
+	pid_t parent = getpid(), pid;
+	int st[2], w = -1;
+
+	if (s->nfds < 0 || s->nfds > SPAWN_MAX_FDS ||
+	    (s->exec == NULL) == (s->run == NULL)) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* errno says why the helper cannot be run (ENOENT, EACCES, ...) */
+	if (s->exec != NULL && helper_path(s->exec, path, sizeof(path)) != 0)
+		return -1;
+	/* A helper that cannot be run is known here, with its errno, not
+	 * later as a child that exited 127: the child writes the errno of
+	 * what failed to this pipe, whose end an exec closes. */
+	if (s->exec != NULL && pipe2(st, O_CLOEXEC) != 0)
+		return -1;
+	if ((pid = fork()) != 0)
+		return s->exec == NULL ? pid : exec_status(pid, st);
+	/* The child. */
+	if (s->exec != NULL) {
+		close(st[0]);
+		if ((w = fcntl(st[1], F_DUPFD_CLOEXEC, 3 + SPAWN_MAX_FDS)) < 0)
+			_exit(127);
+		close(st[1]);
+	}
+	child_setup(s, parent, w);
 	if (s->exec != NULL) {
 		execv(path, s->argv);
 		child_fail(w);

@@ -202,9 +202,10 @@ demo: deps all
 	sh tests/demo.sh $(CURDIR)/$(BUILD)
 
 # bench: keyward side by side with /usr/bin/ssh-agent (tests/bench/).
-# Timed, so never part of check. BENCH_QUICK=1 for a short run.
+# Timed, so never part of check. BENCH_QUICK=1 for a short run,
+# BENCH_ONLY=memory for the memory figures alone.
 bench: deps all $(BUILD)/bench
-	BENCH_QUICK=$(BENCH_QUICK) sh tests/bench/run.sh $(CURDIR)/$(BUILD)
+	BENCH_QUICK=$(BENCH_QUICK) BENCH_ONLY=$(BENCH_ONLY) sh tests/bench/run.sh $(CURDIR)/$(BUILD)
 
 $(BUILD)/bench: $(call obj,tests/bench/bench.c) $(LIBIPC)
 	$(call link,$(LIBCRYPTO) -lpthread)

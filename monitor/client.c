@@ -7,6 +7,7 @@
 #include "ipc/clock.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,10 +18,16 @@
 struct client *
 client_new(int fd, uint32_t id, uid_t uid, pid_t pid)
 {
-	struct client *c = calloc(1, sizeof(*c));
+	/* Everything but the inline input buffer is zeroed: most requests
+	 * fill a few hundred bytes of its 8 KiB, and with 64 connections
+	 * open, zeroing all of it (calloc) kept some 4 KiB a connection
+	 * resident for nothing. No byte of it is read before it is written
+	 * (inlen), and every byte written is wiped (inline_hw). */
+	struct client *c = malloc(sizeof(*c));
 
 	if (c == NULL)
 		return NULL;
+	memset(c, 0, offsetof(struct client, inline_in));
 	c->fd = fd;
 	c->id = id;
 	c->uid = uid;
@@ -44,10 +51,18 @@ big_free(struct client *c)
 	c->big = NULL;
 }
 
+/* The inline buffer's bytes hold at most inline_hw bytes ever written. */
+static void
+inline_mark(struct client *c)
+{
+	if (c->in == c->inline_in && c->inlen > c->inline_hw)
+		c->inline_hw = c->inlen;
+}
+
 void
 client_free(struct client *c)
 {
-	wipe(c->inline_in, sizeof(c->inline_in));
+	wipe(c->inline_in, c->inline_hw);
 	big_free(c);
 	wb_free(&c->out);
 	for (unsigned i = 0; i < AGENT_MAX_INFLIGHT; i++)
@@ -84,6 +99,7 @@ client_read(struct client *c)
 	if (r == 0)
 		return 0;
 	c->inlen += (size_t)r;
+	inline_mark(c);
 	return 1;
 }
 
@@ -129,7 +145,7 @@ client_grow(struct client *c)
 	if (c->big != NULL)
 		big_free(c);
 	else
-		wipe(c->inline_in, sizeof(c->inline_in));
+		wipe(c->inline_in, c->inline_hw);
 	c->big = c->in = n;
 	c->incap = need;
 	return 0;
@@ -150,6 +166,7 @@ client_consume(struct client *c, size_t len)
 		big_free(c);
 		c->in = c->inline_in;
 		c->incap = sizeof(c->inline_in);
+		inline_mark(c);
 	}
 }
 

@@ -42,7 +42,10 @@ struct client {
 	                         * came then (CLIENT_FRAME_MS) */
 	struct whois_item whois; /* not WHOIS_DONE: policy does not know the
 	                         * caller yet; nothing is dispatched (whois.c) */
-	uint8_t inline_in[CLIENT_INLINE_IN];
+	size_t inline_hw;       /* inline_in bytes ever written: a wipe of it
+	                         * covers those, and the pages never touched
+	                         * stay unmapped (client_new) */
+	uint8_t inline_in[CLIENT_INLINE_IN];    /* last: see client_new */
 };
 
 struct client *client_new(int fd, uint32_t id, uid_t uid, pid_t pid);

@@ -1,10 +1,11 @@
 /*
  * main.c - keyward-policy. Started by the monitor with fd 3 to the monitor
- * and fd 4 to the keyholder; starts keyward-prompter, keyward-broker and
- * (with an audit trail) keyward-auditor, each a program of its own given
- * only its channel (and the trail) and its argument list, drops
- * everything, enters its filter and runs one poll loop over its peers.
- * Any peer gone means the agent is going: exit.
+ * and fd 4 to the keyholder; starts keyward-prompter, keyward-broker,
+ * keyward-session and (with an audit trail) keyward-auditor, each a
+ * program of its own given only its channel (and the trail) and its
+ * argument list, drops everything, enters its filter and runs one poll loop over its peers.
+ * Any peer gone means the agent is going: exit; but keyward-session
+ * (policy/session.c), which ends by itself when it has no bus to watch.
  */
 #include "crypto/crypto.h"
 #include "keys/fphash.h"
@@ -109,20 +110,37 @@ start_helpers(void)
 	session_start(&P, start_helper);
 }
 
-int
-main(int argc, char **argv)
+/* The timeout of the next poll: policy's own timers (policy_timers), a
+ * refusal window closing (audit_repeats.c), -O session-idle (session.c). */
+static int
+poll_timeout(void)
 {
-	struct pollfd pfd[6];
-	struct chan *chans[6] = { &P.mon, &P.kh, &P.pr, &P.au, &P.tk,
-	    &P.session.ch };
-	static const char *const names[6] = { "monitor", "keyholder",
-	    "prompter", "auditor", "broker", "session watcher" };
+	int timeout = policy_timers(&P);
+	int due = P.audit_on ? audit_repeats_due(&P) : -1;
 
-	if (argc == 2 && strcmp(argv[1], "--host-tag") == 0)
-		return host_tag_print();
+	if (due >= 0 && (timeout < 0 || due < timeout))
+		timeout = due;
+	due = session_idle_due(&P);
+	if (due >= 0 && (timeout < 0 || due < timeout))
+		timeout = due;
+	return timeout;
+}
+
+/* Everything before the first message: the helpers, libcrypto, the
+ * sandbox. */
+static void
+setup(int argc, char **argv)
+{
 	parse_args(argc, argv);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, SIG_IGN);        /* ^C reaches the monitor; it decides */
+	/* A helper that ends on its own (keyward-session with no bus to
+	 * watch) is reaped by the kernel: policy has no wait() under its
+	 * filter. SIGCHLD keeps its default action, and execve clears the
+	 * flag, so the helpers' own children are theirs to wait for. */
+	if (sigaction(SIGCHLD, &(struct sigaction){ .sa_handler = SIG_DFL,
+	    .sa_flags = SA_NOCLDWAIT }, NULL) != 0)
+		fatal("sigaction(SIGCHLD): %m");
 	chan_init(&P.mon, 3);
 	chan_init(&P.kh, 4);
 	start_helpers();
@@ -144,14 +162,22 @@ main(int argc, char **argv)
 	sandbox_limit_fds();
 	sandbox_policy((int[]){ P.mon.fd, P.kh.fd, P.pr.fd, P.tk.fd,
 	    P.session.ch.fd, P.au.fd }, P.audit_on ? 6 : 5);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct pollfd pfd[6];
+	struct chan *chans[6] = { &P.mon, &P.kh, &P.pr, &P.au, &P.tk,
+	    &P.session.ch };
+	static const char *const names[6] = { "monitor", "keyholder",
+	    "prompter", "auditor", "broker", "session watcher" };
+
+	if (argc == 2 && strcmp(argv[1], "--host-tag") == 0)
+		return host_tag_print();
+	setup(argc, argv);
 	for (;;) {
-		int timeout = policy_timers(&P);
-		int due = P.audit_on ? audit_repeats_due(&P) : -1;
-		if (due >= 0 && (timeout < 0 || due < timeout))
-			timeout = due;  /* a refusal window closes (audit_repeats.c) */
-		due = session_idle_due(&P);
-		if (due >= 0 && (timeout < 0 || due < timeout))
-			timeout = due;  /* -O session-idle (session.c) */
+		int timeout = poll_timeout();
 		for (int i = 0; i < 6; i++)
 			pfd[i] = (struct pollfd){ chans[i]->fd, chan_events(chans[i]), 0 };
 		/* Back-pressure and barriers: the monitor's next request waits

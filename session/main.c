@@ -22,8 +22,12 @@
  * sandbox: afterwards the watcher opens nothing (Landlock: no file at
  * all; seccomp/session.c) and only reads and writes the sockets it has.
  * No system bus, no logind, no session of ours: one MSG_SESSION NONE
- * with the reason, and then the watcher waits for policy to go, so the
- * agent runs exactly as without it.
+ * with the reason, and the agent runs exactly as without the watcher.
+ * With no session bus either (or once both buses are gone), nothing can
+ * ever reach the watcher or be raised by it: it ends once policy has
+ * every message told, and frees its memory (libsystemd's is most of
+ * it). Policy keeps the last state told and sends no more notices
+ * (policy/session.c); the kernel reaps the watcher (policy/main.c).
  */
 #include "ipc/chan.h"
 #include "ipc/limits.h"
@@ -418,6 +422,10 @@ main(int argc, char **argv)
 			if (sd_bus_get_timeout(*bus[i], &usec) >= 0 &&
 			    usec != UINT64_MAX)
 				timeout = 1000;  /* sd-bus's own deadline: look again */
+		}
+		if (W.sys == NULL && W.user == NULL && W.pol.queued == 0) {
+			log_debug("no bus to watch: ending");
+			exit(PEER_GONE_STATUS);
 		}
 		if (poll(pfd, 3, timeout) < 0 && errno != EINTR)
 			fatal("poll: %m");

@@ -4,6 +4,7 @@
 # Starts build/keyward and /usr/bin/ssh-agent the same way (AGENT -D -a SOCK,
 # stderr kept in a file), runs build/bench against both in one run, stops
 # both, and says what each agent logged. BENCH_QUICK=1: a short run.
+# BENCH_ONLY=memory: the memory figures alone (a few seconds).
 # KEYWARD_BENCH_ARGS: more options for keyward (e.g. -O audit=FILE), split
 # on spaces.
 # Nothing here asserts a timing; the exit status is the client's (non-zero

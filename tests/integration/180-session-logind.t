@@ -11,18 +11,34 @@
 # prompt's words (read back with GetCalls, compared whole); a flood from
 # one forwarding host gets NOTICE_PER_HOST; local signatures none.
 # A session of another user is not followed. No bus at all: the agent
-# serves as today and says so once. No test sees a filter stop.
+# serves as today and says so once, and keyward-session, which nothing
+# can reach then, ends and is reaped. While it watches it runs under its
+# filter. No test sees a filter stop.
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-dest.sh"
 . "$LIBDIR/lib-session.sh"
 
-NTESTS=49
+NTESTS=62
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
 fi
 session_deps
 session_sysbus
+
+# watchers: the pids of keyward-session among the agent's processes, a
+# zombie too (children lists live ones only; ps lists every child)
+watchers() {
+	local c
+	for c in "$AGENT_FG_PID" $(descendants "$AGENT_FG_PID"); do
+		ps -o pid=,comm= --ppid "$c" 2>/dev/null |
+			awk '$2 == "keyward-session" { print $1 }'
+	done
+}
+no_watcher() { [ -z "$(watchers)" ]; }
+status_field() { # PID FIELD
+	awk -v f="$2:" '$1 == f {print $2; exit}' "/proc/$1/status" 2>/dev/null
+}
 contains "$(lcall "$S1" org.freedesktop.DBus.Properties.Get \
 	org.freedesktop.login1.Session Name)" "'$(id -un)'" "mock logind: session c1 of $(id -un)"
 
@@ -33,6 +49,14 @@ DBUS_SYSTEM_BUS_ADDRESS=$SYSBUS XDG_SESSION_ID=c1 AGENT_FG_FLAG=-d \
 ok $? "agent started" || bail "agent did not start"
 logsays "following logind session c1"
 ok $? "the agent follows session c1 (\$XDG_SESSION_ID)"
+W=$(watchers)
+like "$W" '^[0-9]+$' "keyward-session runs while it follows c1"
+is "$(status_field "${W:-0}" State)" S "keyward-session ($W) waits, not a zombie"
+is "$(status_field "${W:-0}" Seccomp)" 2 "keyward-session ($W): Seccomp: 2 (filter mode)"
+is "$(status_field "${W:-0}" NoNewPrivs)" 1 "keyward-session ($W): NoNewPrivs: 1"
+for cap in CapEff CapPrm CapInh CapBnd CapAmb; do
+	is "$(status_field "${W:-0}" $cap)" 0000000000000000 "keyward-session ($W): $cap all zero"
+done
 dest_add_ok k
 
 dest_ssh -m sshsig -A k hopA
@@ -158,17 +182,28 @@ DBUS_SYSTEM_BUS_ADDRESS=$SYSBUS XDG_SESSION_ID= AGENT_FG_FLAG=-d \
 logsays "following logind session c1"
 ok $? "no \$XDG_SESSION_ID: GetSessionByPID of the agent finds c1"
 
-# No bus at all: the agent serves as today and says so once.
+# No bus at all: the agent serves as today and says so once. Nothing can
+# reach keyward-session then: it ends, and policy (which may not wait()
+# under its filter) leaves no zombie behind (SA_NOCLDWAIT).
 stop_pid "$AGENT_FG_PID"
 DBUS_SYSTEM_BUS_ADDRESS=unix:path=$T/no-such-bus XDG_SESSION_ID=c1 \
+	DBUS_SESSION_BUS_ADDRESS=unix:path=$T/no-such-session-bus \
 	AGENT_FG_FLAG=-d start_agent_fg "$T/agent.sock"
 logsays "no session followed (no system bus)"
 ok $? "no system bus: said in the log"
+poll_until 5 no_watcher
+ok $? "no bus at all: keyward-session ended and was reaped (left: $(watchers))"
+logsays "keyward-session: no bus to watch: ending"
+ok $? "no bus at all: keyward-session said why it ended"
+run "$KEYWARD_BUILD/keyward-ctl" session
+contains "$OUT" "no session followed (no system bus)" \
+	"keyward-ctl session still says why no session is followed"
 dest_add_ok k
 dest_ssh -m sshsig -A k hopA
 dest_row nobus-forwarded ALLOW ok
 dest_ssh -m sshsig k
 dest_row nobus-local ALLOW ok
 is "$(grep -c 'no session followed' "$T/agent.log")" 1 "said once"
+unlike "$(cat "$T/agent.log")" 'keyward-session ended' "policy took the watcher's end as ordered"
 unlike "$(cat "$T/agent.log")" 'stopped by its filter|SIGSYS' "no filter stop without a bus"
 done_testing

@@ -8,12 +8,14 @@
 # are there (keys are re-sealed under the passphrase, the prekey renewed).
 # The scan shows it works by finding what must be there: each key's public
 # bytes (the keyholder keeps them in the clear) and the current prekey,
-# whose start the test build (build-testing/, never installed) logs. Run as
-# root: it reads /proc/PID/maps and /proc/PID/mem of the keyholder.
+# whose start the test build (build-testing/, never installed) logs.
+# The monitor: a client that sends part of an ADD and goes leaves none of
+# its bytes behind (the scan sees them while the frame waits). Run as
+# root: it reads /proc/PID/maps and /proc/PID/mem of both.
 . "$(dirname "$0")/lib.sh"
 
 TB=${KEYWARD_TESTING_BUILD:-$(dirname "$AGENT")/../build-testing}
-NTESTS=16
+NTESTS=21
 if ! is_keyward || [ ! -x "$TB/keyward" ] || [ "$(id -u)" != 0 ]; then
 	skip_n $NTESTS "needs keyward, its test build (make TESTING=1) and root"
 	done_testing
@@ -48,6 +50,18 @@ for k in ed ec rsa; do run ssh-add -T "$T/keys/$k.pub" && sigs=$((sigs + 1)); do
 is "$sigs" 3 "each key signs"
 P1=$(prekeys | tail -n 1)
 
+# Secret memory (the receive buffer, libcrypto's secure heap: writable and
+# kept out of core dumps) is locked page by page as it is first touched
+# (MLOCK_ONFAULT), not resident all at once: every page that holds a byte
+# is locked, so none can reach swap.
+secmaps() { # "resident locked" of each writable mapping marked dd
+	awk '/^[0-9a-f]+-/ { w = ($2 ~ /^rw/) } /^Rss:/ { r = $2 } /^Locked:/ { l = $2 }
+	     /^VmFlags:/ && w && / dd( |$)/ { print r, l }' "/proc/$KH/smaps"
+}
+SM=$(secmaps)
+like "$SM" '^[1-9][0-9]* ' "the keyholder has secret memory in use after the adds ($(echo $SM))"
+is "$(awk '$1 != $2' <<<"$SM")" "" "every resident page of its secret memory is locked"
+
 # shellcheck disable=SC2086
 {
 contains "$(scan "$P1")" "$P1 found" "unlocked: the scan finds the current prekey (so it works)"
@@ -80,4 +94,23 @@ contains "$(scan "$P2")" "$P2 found" "after unlock: the scan finds the current p
 none $all_secrets
 ok $? "after unlock: still no private value in memory"
 }
+
+# The monitor reads a frame into the connection's inline buffer until it
+# is whole. A client that sends the start of an ADD (a private key's
+# bytes, here random) and goes must leave none of them there: the buffer
+# is wiped over every byte it ever held, not only over whole frames.
+NEEDLE=$(od -An -tx1 -N48 /dev/urandom | tr -d ' \n')
+perl "$LIBDIR/rawclient.pl" -t 3 -s "$T/sent" "$SSH_AUTH_SOCK" \
+	"raw:0000010011$NEEDLE" >"$T/raw.out" 2>&1 &
+RAW=$!
+poll_until 5 test -e "$T/sent"
+mscan() { perl "$LIBDIR/memscan.pl" "$AGENT_FG_PID" "$@"; }
+sees_partial() { mscan "$NEEDLE" | grep -q ' found$'; }
+poll_until 2 sees_partial
+ok $? "monitor: the scan finds a partial ADD's bytes while the frame waits"
+wait "$RAW"
+is "$(cat "$T/raw.out")" TIMEOUT "the partial frame got no answer; the client went"
+partial_gone() { mscan "$NEEDLE" | grep -q ' absent$'; }
+poll_until 5 partial_gone
+ok $? "monitor: once its client went, none of the partial frame's bytes is left"
 done_testing
