@@ -100,11 +100,11 @@ ok $? "after unlock: still no private value in memory"
 # bytes, here random) and goes must leave none of them there: the buffer
 # is wiped over every byte it ever held, not only over whole frames.
 NEEDLE=$(od -An -tx1 -N48 /dev/urandom | tr -d ' \n')
-perl "$LIBDIR/rawclient.pl" -t 3 -s "$T/sent" "$SSH_AUTH_SOCK" \
+perl "$RAWCLIENT" -t 3 -s "$T/sent" "$SSH_AUTH_SOCK" \
 	"raw:0000010011$NEEDLE" >"$T/raw.out" 2>&1 &
 RAW=$!
 poll_until 5 test -e "$T/sent"
-mscan() { perl "$LIBDIR/memscan.pl" "$AGENT_FG_PID" "$@"; }
+mscan() { perl "$REPO/tests/tools/memscan.pl" "$AGENT_FG_PID" "$@"; }
 sees_partial() { mscan "$NEEDLE" | grep -q ' found$'; }
 poll_until 2 sees_partial
 ok $? "monitor: the scan finds a partial ADD's bytes while the frame waits"
