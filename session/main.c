@@ -426,7 +426,7 @@ main(int argc, char **argv)
 		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))
 			while ((r = chan_recv(&W.pol, buf, sizeof(buf), &n)) != 0) {
 				if (r < 0)
-					peer_gone("keyward-policy");
+					peer_recv_end("keyward-policy", r, n);
 				notice(buf, n);
 			}
 	}
