@@ -309,6 +309,6 @@ main(int argc, char **argv)
 		while ((rc = chan_recv(&c, buf, sizeof(buf), &n)) > 0)
 			request(buf, n);
 		if (rc < 0)
-			peer_gone(POLICY);
+			peer_recv_end(POLICY, rc, n);
 	}
 }

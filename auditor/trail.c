@@ -36,24 +36,61 @@ log_connect(struct auditor *a)
 	}
 }
 
+/* The syslog header of a record sent now: "<PRI>Mmm dd hh:mm:ss
+ * TAG[PID]: ", local time. Its length. */
+static int
+syslog_head(const struct auditor *a, char *head, size_t size)
+{
+	static const char mon[12][4] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
+	    "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+	struct timespec now;
+	struct tm tm;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	localtime_r(&now.tv_sec, &tm);
+	return snprintf(head, size, "<%d>%s %2d %02d:%02d:%02d %s[%ld]: ",
+	    a->facility | 6 /* LOG_INFO */, mon[tm.tm_mon % 12], tm.tm_mday,
+	    tm.tm_hour, tm.tm_min, tm.tm_sec, a->tag, a->pid);
+}
+
+/* One send of w on the connection, as send(2) answers (errno set). The
+ * daemon's queue full: waited for a little, and not again while it stays
+ * full (each record would hold the next back as long); if it is still
+ * full, *full and a->stalled are set and the record is not written. */
+static ssize_t
+send_record(struct auditor *a, const struct wb *w, int *full)
+{
+	ssize_t r;
+
+	*full = 0;
+	do
+		r = send(a->log_fd, w->p, w->len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	while (r < 0 && errno == EINTR);
+	if (r < 0 && errno == EAGAIN) {
+		struct pollfd p = { a->log_fd, POLLOUT, 0 };
+		if (poll(&p, 1, a->stalled ? 0 : AUDIT_SYSLOG_WAIT_MS) == 1)
+			do
+				r = send(a->log_fd, w->p, w->len,
+				    MSG_DONTWAIT | MSG_NOSIGNAL);
+			while (r < 0 && errno == EINTR);
+		if (r < 0) {
+			a->stalled = 1;
+			*full = 1;
+		}
+	}
+	return r;
+}
+
 /* One datagram to syslog; once more on a new connection if the daemon
  * went away (it restarted, or its socket is gone: then that fails too). */
 static int
 syslog_send(struct auditor *a, struct slice line)
 {
-	static const char mon[12][4] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
-	    "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
 	char head[96];
-	struct timespec now;
-	struct tm tm;
 	struct wb w;
-	int n, rc = -1;
+	int n, full, rc = -1;
 
-	clock_gettime(CLOCK_REALTIME, &now);
-	localtime_r(&now.tv_sec, &tm);
-	n = snprintf(head, sizeof(head), "<%d>%s %2d %02d:%02d:%02d %s[%ld]: ",
-	    a->facility | 6 /* LOG_INFO */, mon[tm.tm_mon % 12], tm.tm_mday,
-	    tm.tm_hour, tm.tm_min, tm.tm_sec, a->tag, a->pid);
+	n = syslog_head(a, head, sizeof(head));
 	wb_init(&w);
 	wb_bytes(&w, head, (size_t)n);
 	wb_bytes(&w, line.p, line.len);
@@ -65,24 +102,8 @@ syslog_send(struct auditor *a, struct slice line)
 			log_connect(a);
 		if (a->log_fd < 0)
 			continue;
-		do
-			r = send(a->log_fd, w.p, w.len, MSG_DONTWAIT | MSG_NOSIGNAL);
-		while (r < 0 && errno == EINTR);
-		if (r < 0 && errno == EAGAIN) {
-			/* the daemon's queue is full: wait for it a little,
-			 * and not again while it stays full (each record would
-			 * hold the next back as long) */
-			struct pollfd p = { a->log_fd, POLLOUT, 0 };
-			if (poll(&p, 1, a->stalled ? 0 : AUDIT_SYSLOG_WAIT_MS) == 1)
-				do
-					r = send(a->log_fd, w.p, w.len,
-					    MSG_DONTWAIT | MSG_NOSIGNAL);
-				while (r < 0 && errno == EINTR);
-			if (r < 0) {
-				a->stalled = 1;
-				break;  /* still full: this record is not written */
-			}
-		}
+		if ((r = send_record(a, &w, &full)) < 0 && full)
+			break;  /* still full: this record is not written */
 		if (r == (ssize_t)w.len) {
 			a->stalled = 0;
 			rc = 0;

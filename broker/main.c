@@ -343,7 +343,7 @@ main(int argc, char **argv)
 				wipe(B.buf, n);         /* a key handle, a PIN */
 			}
 			if (r < 0)
-				peer_gone(POLICY);
+				peer_recv_end(POLICY, r, n);
 		}
 	}
 }

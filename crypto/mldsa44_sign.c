@@ -225,22 +225,18 @@ hint_encode(uint8_t *out, const poly h[K])
 	}
 }
 
-/* Sign_internal (algorithm 7) over pre || m, pre being the pure form's
- * 0 || |ctx| || ctx (empty for the internal interface). */
+/* Sign_internal (FIPS 204 algorithm 7), steps 1 to 7: the key decoded
+ * and its vectors in the NTT domain, A expanded, mu and rho'' derived
+ * from pre || m. -1 if skin does not decode. */
 static int
-sign_core(uint8_t sig[MLDSA44_SIG_LEN], const uint8_t *skin,
-    const uint8_t *pre, size_t prelen, const uint8_t *m, size_t mlen,
+sign_prepare(struct work *w, const uint8_t *skin, const uint8_t *pre,
+    size_t prelen, const uint8_t *m, size_t mlen,
     const uint8_t rnd[MLDSA44_RND_LEN])
 {
-	struct work *w;
-	uint32_t ones;
-	int i, j, rounds, reject, ret = -1;
-	uint16_t kappa = 0;
+	int i;
 
-	if ((w = work_new()) == NULL)
-		return -1;
 	if (sk_decode(&w->sk, skin) != 0)
-		goto out;
+		return -1;
 	CT_PUBLIC(w->sk.rho, sizeof(w->sk.rho));
 	for (i = 0; i < L; i++) {
 		w->s1hat[i] = w->sk.s1[i];
@@ -257,85 +253,131 @@ sign_core(uint8_t sig[MLDSA44_SIG_LEN], const uint8_t *skin,
 	/* rho'' = H(K || rnd || mu, 64). */
 	mldsa_shake256_3(w->rhopp, 64, w->sk.key, 32, rnd, MLDSA44_RND_LEN,
 	    w->mu, 64);
+	return 0;
+}
 
+/* Steps 11 to 17: the mask y for kappa, the commitment w and its high
+ * bits w1, the challenge c~ (public) and c, in the NTT domain too. */
+static void
+sign_commit(struct work *w, uint16_t kappa)
+{
+	int i, j;
+
+	expand_mask(w->y, w->rhopp, kappa);
+	for (i = 0; i < L; i++) {
+		w->yhat[i] = w->y[i];
+		mldsa_ntt(&w->yhat[i]);
+	}
+	for (i = 0; i < K; i++) {
+		mldsa_mat_row(&w->w[i], w->a[i], w->yhat, &w->tmp);
+		mldsa_invntt(&w->w[i]);
+		for (j = 0; j < N; j++) {
+			w->w[i].c[j] = freeze(w->w[i].c[j]);
+			w->w1[i].c[j] = decompose(&w->tmp.c[j],
+			    w->w[i].c[j]);
+		}
+	}
+	mldsa_challenge(w->ctilde, w->mu, w->w1);
+	CT_PUBLIC(w->ctilde, sizeof(w->ctilde));
+	mldsa_sample_in_ball(&w->c, w->ctilde);
+	w->chat = w->c;
+	mldsa_ntt(&w->chat);
+}
+
+/* Steps 18 to 23: z = y + c s1; r0 = LowBits(w - c s2). Whether either
+ * is too large (made public: the round is then retried). */
+static int
+sign_response(struct work *w)
+{
+	int i, j, reject = 0;
+
+	for (i = 0; i < L; i++) {
+		mldsa_pointwise(&w->z[i], &w->chat, &w->s1hat[i]);
+		mldsa_invntt(&w->z[i]);
+		for (j = 0; j < N; j++)
+			w->z[i].c[j] = w->y[i].c[j] +
+			    centre(w->z[i].c[j]);
+		reject |= mldsa_poly_exceeds(&w->z[i], GAMMA1 - BETA);
+	}
+	for (i = 0; i < K; i++) {
+		/* w - c s2, kept in r0 for the hint below. */
+		mldsa_pointwise(&w->tmp, &w->chat, &w->s2hat[i]);
+		mldsa_invntt(&w->tmp);
+		for (j = 0; j < N; j++)
+			w->r0[i].c[j] = freeze(w->w[i].c[j] -
+			    centre(w->tmp.c[j]));
+		for (j = 0; j < N; j++)
+			decompose(&w->tmp.c[j], w->r0[i].c[j]);
+		reject |= mldsa_poly_exceeds(&w->tmp, GAMMA2 - BETA);
+	}
+	CT_PUBLIC(&reject, sizeof(reject));
+	return reject;
+}
+
+/* Steps 25 to 28: h = MakeHint(-c t0, w - c s2 + c t0) (algorithm 39):
+ * whether the high bits of w - c s2 + c t0 and of w - c s2 differ.
+ * Whether c t0 is too large or h has more than OMEGA ones (public). */
+static int
+sign_hint(struct work *w)
+{
+	uint32_t ones = 0;
+	int i, j, reject = 0;
+
+	for (i = 0; i < K; i++) {
+		mldsa_pointwise(&w->ct0[i], &w->chat, &w->t0hat[i]);
+		mldsa_invntt(&w->ct0[i]);
+		for (j = 0; j < N; j++) {
+			int32_t c0 = centre(w->ct0[i].c[j]), lo;
+			int32_t hi1 = decompose(&lo,
+			    freeze(w->r0[i].c[j] + c0));
+			int32_t hi2 = decompose(&lo, w->r0[i].c[j]);
+
+			w->ct0[i].c[j] = c0;
+			w->h[i].c[j] = (int32_t)
+			    (((uint32_t)(hi1 ^ hi2) | (uint32_t)-(hi1 ^ hi2)) >> 31);
+			ones += (uint32_t)w->h[i].c[j];
+		}
+		reject |= mldsa_poly_exceeds(&w->ct0[i], GAMMA2);
+	}
+	reject |= (int)((OMEGA - ones) >> 31);
+	CT_PUBLIC(&reject, sizeof(reject));
+	return reject;
+}
+
+/* Step 33: accepted, z and h are the signature, public from here
+ * (sigEncode, algorithm 26). */
+static void
+sign_encode(uint8_t sig[MLDSA44_SIG_LEN], struct work *w)
+{
+	CT_PUBLIC(w->h, sizeof(w->h));
+	memcpy(sig, w->ctilde, CTILDE);
+	mldsa_pack(sig + CTILDE, w->z, L, 18, GAMMA1, -1);
+	hint_encode(sig + CTILDE + L * Z_BYTES, w->h);
+}
+
+/* Sign_internal (algorithm 7) over pre || m, pre being the pure form's
+ * 0 || |ctx| || ctx (empty for the internal interface): steps 10 to 32
+ * are the loop, a round rejected at step 23 or 28 tried again with kappa
+ * advanced by L (step 31), at most MLDSA44_SIGN_MAX_ROUNDS times. */
+static int
+sign_core(uint8_t sig[MLDSA44_SIG_LEN], const uint8_t *skin,
+    const uint8_t *pre, size_t prelen, const uint8_t *m, size_t mlen,
+    const uint8_t rnd[MLDSA44_RND_LEN])
+{
+	struct work *w;
+	int rounds, ret = -1;
+	uint16_t kappa = 0;
+
+	if ((w = work_new()) == NULL)
+		return -1;
+	if (sign_prepare(w, skin, pre, prelen, m, mlen, rnd) != 0)
+		goto out;
 	for (rounds = 0; rounds < MLDSA44_SIGN_MAX_ROUNDS; rounds++,
 	    kappa += L) {
-		expand_mask(w->y, w->rhopp, kappa);
-		for (i = 0; i < L; i++) {
-			w->yhat[i] = w->y[i];
-			mldsa_ntt(&w->yhat[i]);
-		}
-		for (i = 0; i < K; i++) {
-			mldsa_mat_row(&w->w[i], w->a[i], w->yhat, &w->tmp);
-			mldsa_invntt(&w->w[i]);
-			for (j = 0; j < N; j++) {
-				w->w[i].c[j] = freeze(w->w[i].c[j]);
-				w->w1[i].c[j] = decompose(&w->tmp.c[j],
-				    w->w[i].c[j]);
-			}
-		}
-		mldsa_challenge(w->ctilde, w->mu, w->w1);
-		CT_PUBLIC(w->ctilde, sizeof(w->ctilde));
-		mldsa_sample_in_ball(&w->c, w->ctilde);
-		w->chat = w->c;
-		mldsa_ntt(&w->chat);
-
-		/* z = y + c s1; r0 = LowBits(w - c s2). */
-		reject = 0;
-		for (i = 0; i < L; i++) {
-			mldsa_pointwise(&w->z[i], &w->chat, &w->s1hat[i]);
-			mldsa_invntt(&w->z[i]);
-			for (j = 0; j < N; j++)
-				w->z[i].c[j] = w->y[i].c[j] +
-				    centre(w->z[i].c[j]);
-			reject |= mldsa_poly_exceeds(&w->z[i], GAMMA1 - BETA);
-		}
-		for (i = 0; i < K; i++) {
-			/* w - c s2, kept in r0 for the hint below. */
-			mldsa_pointwise(&w->tmp, &w->chat, &w->s2hat[i]);
-			mldsa_invntt(&w->tmp);
-			for (j = 0; j < N; j++)
-				w->r0[i].c[j] = freeze(w->w[i].c[j] -
-				    centre(w->tmp.c[j]));
-			for (j = 0; j < N; j++)
-				decompose(&w->tmp.c[j], w->r0[i].c[j]);
-			reject |= mldsa_poly_exceeds(&w->tmp, GAMMA2 - BETA);
-		}
-		CT_PUBLIC(&reject, sizeof(reject));
-		if (reject)
+		sign_commit(w, kappa);
+		if (sign_response(w) || sign_hint(w))
 			continue;
-
-		/* h = MakeHint(-c t0, w - c s2 + c t0) (algorithm 39):
-		 * whether the high bits of w - c s2 + c t0 and of w - c s2
-		 * differ. */
-		ones = 0;
-		for (i = 0; i < K; i++) {
-			mldsa_pointwise(&w->ct0[i], &w->chat, &w->t0hat[i]);
-			mldsa_invntt(&w->ct0[i]);
-			for (j = 0; j < N; j++) {
-				int32_t c0 = centre(w->ct0[i].c[j]), lo;
-				int32_t hi1 = decompose(&lo,
-				    freeze(w->r0[i].c[j] + c0));
-				int32_t hi2 = decompose(&lo, w->r0[i].c[j]);
-
-				w->ct0[i].c[j] = c0;
-				w->h[i].c[j] = (int32_t)
-				    (((uint32_t)(hi1 ^ hi2) | (uint32_t)-(hi1 ^ hi2)) >> 31);
-				ones += (uint32_t)w->h[i].c[j];
-			}
-			reject |= mldsa_poly_exceeds(&w->ct0[i], GAMMA2);
-		}
-		reject |= (int)((OMEGA - ones) >> 31);
-		CT_PUBLIC(&reject, sizeof(reject));
-		if (reject)
-			continue;
-
-		/* Accepted: z and h are the signature, public from here
-		 * (sigEncode, algorithm 26). */
-		CT_PUBLIC(w->h, sizeof(w->h));
-		memcpy(sig, w->ctilde, CTILDE);
-		mldsa_pack(sig + CTILDE, w->z, L, 18, GAMMA1, -1);
-		hint_encode(sig + CTILDE + L * Z_BYTES, w->h);
+		sign_encode(sig, w);
 		ret = 0;
 		break;
 	}

@@ -67,12 +67,69 @@ bn(struct slice m)
 	return BN_bin2bn(m.p, (int)m.len, NULL);
 }
 
+/* An ECDSA public key of kind's curve: its point must be on the curve,
+ * and a valid point of it. */
+static EVP_PKEY *
+ec_public(const struct pubkey *k, enum key_kind kind, const char **why)
+{
+	OSSL_PARAM_BLD *bld;
+	EVP_PKEY *pkey = NULL;
+
+	if ((bld = OSSL_PARAM_BLD_new()) == NULL ||
+	    !OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME,
+	    crypto_group_name(kind), 0) ||
+	    !OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY,
+	    k->ec_q.p, k->ec_q.len))
+		*why = "out of memory";
+	else if ((pkey = crypto_from_params("EC", EVP_PKEY_PUBLIC_KEY, bld,
+	    0)) == NULL)
+		*why = "ECDSA point is not on its curve";
+	else if (check_public(pkey) != 0) {
+		EVP_PKEY_free(pkey);
+		pkey = NULL;
+		*why = "ECDSA point is not a valid point of its curve";
+	}
+	OSSL_PARAM_BLD_free(bld);
+	return pkey;
+}
+
+static EVP_PKEY *
+rsa_public(const struct pubkey *k, const char **why)
+{
+	OSSL_PARAM_BLD *bld;
+	BIGNUM *n = NULL, *e = NULL;
+	EVP_PKEY *pkey = NULL;
+
+	if ((bld = OSSL_PARAM_BLD_new()) == NULL ||
+	    (n = bn(k->rsa_n)) == NULL || (e = bn(k->rsa_e)) == NULL ||
+	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_N, n) ||
+	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_E, e))
+		*why = "out of memory";
+	else if ((pkey = crypto_from_params("RSA", EVP_PKEY_PUBLIC_KEY, bld,
+	    0)) == NULL)
+		*why = "bad RSA public key";
+	OSSL_PARAM_BLD_free(bld);
+	BN_free(n);
+	BN_free(e);
+	return pkey;
+}
+
+/* An Ed25519 key from its 32 raw bytes a, or NULL with *why = bad. */
+static EVP_PKEY *
+ed25519_public(const uint8_t *a, size_t len, const char *bad,
+    const char **why)
+{
+	EVP_PKEY *pkey;
+
+	if ((pkey = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL, a,
+	    len)) == NULL)
+		*why = bad;
+	return pkey;
+}
+
 EVP_PKEY *
 pkey_public(const struct pubkey *k, const char **why)
 {
-	OSSL_PARAM_BLD *bld = NULL;
-	BIGNUM *n = NULL, *e = NULL;
-	EVP_PKEY *pkey = NULL;
 	enum key_kind kind = key_kind_base(k->kind);   /* FIDO: its curve */
 	const char *unasked;
 
@@ -80,68 +137,26 @@ pkey_public(const struct pubkey *k, const char **why)
 		why = &unasked;         /* every failure below sets *why */
 	switch (kind) {
 	case KEY_ED25519:
-		if ((pkey = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL,
-		    k->ed_a.p, k->ed_a.len)) == NULL) {
-			*why = "bad Ed25519 public key";
-			goto out;
-		}
-		return pkey;
+		return ed25519_public(k->ed_a.p, k->ed_a.len,
+		    "bad Ed25519 public key", why);
 	case KEY_MLDSA44_ED25519:
 		/* No EVP_PKEY holds ML-DSA (OpenSSL 3.0): the Ed25519 half
 		 * stands for the key where a caller asks only whether it is
 		 * well formed. sig_verify checks both halves itself
 		 * (crypto/composite.c), never through this. */
-		if ((pkey = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL,
-		    k->mldsa_pk.p + MLDSA44_PK_LEN, 32)) == NULL) {
-			*why = "bad Ed25519 half of an ML-DSA-44/Ed25519 key";
-			goto out;
-		}
-		return pkey;
+		return ed25519_public(k->mldsa_pk.p + MLDSA44_PK_LEN, 32,
+		    "bad Ed25519 half of an ML-DSA-44/Ed25519 key", why);
 	case KEY_ECDSA_P256:
 	case KEY_ECDSA_P384:
 	case KEY_ECDSA_P521:
-		if ((bld = OSSL_PARAM_BLD_new()) == NULL ||
-		    !OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME,
-		    crypto_group_name(kind), 0) ||
-		    !OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY,
-		    k->ec_q.p, k->ec_q.len)) {
-			*why = "out of memory";
-			goto out;
-		}
-		if ((pkey = crypto_from_params("EC", EVP_PKEY_PUBLIC_KEY, bld, 0)) == NULL) {
-			*why = "ECDSA point is not on its curve";
-			goto out;
-		}
-		if (check_public(pkey) != 0) {
-			EVP_PKEY_free(pkey);
-			pkey = NULL;
-			*why = "ECDSA point is not a valid point of its curve";
-			goto out;
-		}
-		goto out;
+		return ec_public(k, kind, why);
 	case KEY_RSA:
-		if ((bld = OSSL_PARAM_BLD_new()) == NULL ||
-		    (n = bn(k->rsa_n)) == NULL || (e = bn(k->rsa_e)) == NULL ||
-		    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_N, n) ||
-		    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_E, e)) {
-			*why = "out of memory";
-			goto out;
-		}
-		if ((pkey = crypto_from_params("RSA", EVP_PKEY_PUBLIC_KEY, bld, 0)) == NULL) {
-			*why = "bad RSA public key";
-			goto out;
-		}
-		goto out;
+		return rsa_public(k, why);
 	case KEY_SK_ECDSA_P256:         /* not a base kind */
 	case KEY_SK_ED25519:
 	case KEY_NONE:
 		break;
 	}
 	*why = "unknown key type";
-	goto out;
-out:
-	OSSL_PARAM_BLD_free(bld);
-	BN_free(n);
-	BN_free(e);
-	return pkey;
+	return NULL;
 }

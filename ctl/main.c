@@ -386,8 +386,15 @@ session(const char *sock, int json)
 	return flushed("session state");
 }
 
-int
-main(int argc, char **argv)
+struct ctl_opts {
+	const char *sock, *state, *tag;
+	int json, follow;
+};
+
+/* The options, anywhere ("connections --json"), up to a "--": -1 to go
+ * on, else the exit status (--help, a bad option). */
+static int
+parse_opts(int argc, char **argv, struct ctl_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -397,19 +404,15 @@ main(int argc, char **argv)
 		{ "tag", required_argument, NULL, 'g' },
 		{ NULL, 0, NULL, 0 },
 	};
-	enum { CMD_LIST, CMD_CONNS, CMD_SHOW, CMD_LOAD, CMD_SESSION } cmd;
-	const char *sock = NULL, *state = NULL, *tag = NULL;
-	char **args;
-	int json = 0, follow = 0, ch, nargs;
+	int ch;
 
-	/* Options anywhere ("connections --json"), up to a "--". */
 	while ((ch = getopt_long(argc, argv, "a:fh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'f':
-			follow = 1;
+			o->follow = 1;
 			break;
 		case 's':
-			state = optarg;
+			o->state = optarg;
 			break;
 		case 'g':
 			if (audit_tag_ok(optarg) != 0) {
@@ -417,13 +420,13 @@ main(int argc, char **argv)
 				    "dash, underscore, at most 32\n", stderr);
 				return EX_BAD;
 			}
-			tag = optarg;
+			o->tag = optarg;
 			break;
 		case 'a':
-			sock = optarg;
+			o->sock = optarg;
 			break;
 		case 'j':
-			json = 1;
+			o->json = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -433,48 +436,68 @@ main(int argc, char **argv)
 			return EX_BAD;
 		}
 	}
+	return -1;
+}
+
+enum ctl_cmd { CMD_LIST, CMD_CONNS, CMD_SHOW, CMD_LOAD, CMD_SESSION };
+
+/* The command the words name (none: the list of keys), or -1. */
+static int
+command_of(int nargs, char **args, int json)
+{
+	if (nargs == 0)
+		return CMD_LIST;
+	if (nargs == 1 && strcmp(args[0], "connections") == 0)
+		return CMD_CONNS;
+	if (nargs == 1 && strcmp(args[0], "session") == 0)
+		return CMD_SESSION;
+	if (nargs == 2 && strcmp(args[0], "policy") == 0 &&
+	    strcmp(args[1], "show") == 0 && !json)
+		return CMD_SHOW;
+	if (nargs == 3 && strcmp(args[0], "policy") == 0 &&
+	    strcmp(args[1], "load") == 0 && !json)
+		return CMD_LOAD;
+	return -1;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct ctl_opts o = { NULL, NULL, NULL, 0, 0 };
+	char **args;
+	int nargs, cmd, rc;
+
+	if ((rc = parse_opts(argc, argv, &o)) >= 0)
+		return rc;
 	args = argv + optind;
 	nargs = argc - optind;
 	if (nargs >= 1 && strcmp(args[0], "audit") == 0) {
-		int rc = audit_cmd(nargs - 1, args + 1, json, follow, state, tag);
+		rc = audit_cmd(nargs - 1, args + 1, o.json, o.follow, o.state,
+		    o.tag);
 		if (rc < 0)
 			usage(stderr);
 		return rc < 0 ? EX_BAD : rc;
 	}
-	if (follow || state != NULL || tag != NULL) {
+	if (o.follow || o.state != NULL || o.tag != NULL ||
+	    (cmd = command_of(nargs, args, o.json)) < 0) {
 		usage(stderr);
 		return EX_BAD;
 	}
-	if (nargs == 0)
-		cmd = CMD_LIST;
-	else if (nargs == 1 && strcmp(args[0], "connections") == 0)
-		cmd = CMD_CONNS;
-	else if (nargs == 1 && strcmp(args[0], "session") == 0)
-		cmd = CMD_SESSION;
-	else if (nargs == 2 && strcmp(args[0], "policy") == 0 &&
-	    strcmp(args[1], "show") == 0 && !json)
-		cmd = CMD_SHOW;
-	else if (nargs == 3 && strcmp(args[0], "policy") == 0 &&
-	    strcmp(args[1], "load") == 0 && !json)
-		cmd = CMD_LOAD;
-	else {
-		usage(stderr);
-		return EX_BAD;
-	}
-	if (sock == NULL && ((sock = getenv("SSH_AUTH_SOCK")) == NULL || *sock == '\0')) {
+	if (o.sock == NULL && ((o.sock = getenv("SSH_AUTH_SOCK")) == NULL ||
+	    *o.sock == '\0')) {
 		fputs("keyward-ctl: SSH_AUTH_SOCK is not set: no agent to ask\n", stderr);
 		return EX_NO_AGENT;
 	}
 	switch (cmd) {
 	case CMD_CONNS:
-		return connections(sock, json);
+		return connections(o.sock, o.json);
 	case CMD_SESSION:
-		return session(sock, json);
+		return session(o.sock, o.json);
 	case CMD_SHOW:
-		return policy_show(sock);
+		return policy_show(o.sock);
 	case CMD_LOAD:
-		return policy_load(sock, args[2]);
+		return policy_load(o.sock, args[2]);
 	default:
-		return list(sock, json);
+		return list(o.sock, o.json);
 	}
 }

@@ -77,6 +77,47 @@ text_hop(FILE *f, const struct listing_hop *h, const char *none)
 	text_keys(f, h);
 }
 
+/* who added it: a forwarded host's key is not the user's own */
+static void
+text_added_by(FILE *f, const struct listing_id *id)
+{
+	fputs("    added by: ", f);
+	if (id->added_over == LISTING_ADDED_FORWARDED) {
+		fputs("forwarded host ", f);
+		text_str(f, id->added_by);
+		if (id->added_by_name.len > 0) {
+			fputs(" (", f);
+			text_str(f, id->added_by_name);
+			fputc(')', f);
+		}
+	} else if (id->added_over == LISTING_ADDED_UNKNOWN)
+		fputs("a forwarded host keyward cannot name", f);
+	else
+		fputs("local", f);
+	fputc('\n', f);
+}
+
+/* Its destination constraint, a hop a line. */
+static void
+text_rules(FILE *f, const struct listing_id *id)
+{
+	if (id->nrules == 0)
+		fputs("    destination: none (usable everywhere)\n", f);
+	for (size_t i = 0; i < id->nrules; i++) {
+		const struct listing_rule *r = &id->rules[i];
+		fputs("    hop: ", f);
+		text_hop(f, &r->from, "origin");
+		fputs(" -> ", f);
+		text_hop(f, &r->to, "?");
+		fputs(" user ", f);
+		if (r->to.user.len == 0)
+			fputs("any", f);
+		else
+			text_str(f, r->to.user);
+		fputc('\n', f);
+	}
+}
+
 static void
 text_id(FILE *f, const struct listing_id *id)
 {
@@ -103,42 +144,13 @@ text_id(FILE *f, const struct listing_id *id)
 		text_str(f, id->provider);
 		fputc('\n', f);
 	}
-
-	/* who added it: a forwarded host's key is not the user's own */
-	fputs("    added by: ", f);
-	if (id->added_over == LISTING_ADDED_FORWARDED) {
-		fputs("forwarded host ", f);
-		text_str(f, id->added_by);
-		if (id->added_by_name.len > 0) {
-			fputs(" (", f);
-			text_str(f, id->added_by_name);
-			fputc(')', f);
-		}
-	} else if (id->added_over == LISTING_ADDED_UNKNOWN)
-		fputs("a forwarded host keyward cannot name", f);
-	else
-		fputs("local", f);
-	fputc('\n', f);
+	text_added_by(f, id);
 	if (id->seconds_left == LISTING_NO_LIFETIME)
 		fputs("    lifetime: none\n", f);
 	else
 		fprintf(f, "    lifetime: %" PRIu32 " s left\n", id->seconds_left);
 	fprintf(f, "    confirm: %s\n", id->confirm ? "yes" : "no");
-	if (id->nrules == 0)
-		fputs("    destination: none (usable everywhere)\n", f);
-	for (size_t i = 0; i < id->nrules; i++) {
-		const struct listing_rule *r = &id->rules[i];
-		fputs("    hop: ", f);
-		text_hop(f, &r->from, "origin");
-		fputs(" -> ", f);
-		text_hop(f, &r->to, "?");
-		fputs(" user ", f);
-		if (r->to.user.len == 0)
-			fputs("any", f);
-		else
-			text_str(f, r->to.user);
-		fputc('\n', f);
-	}
+	text_rules(f, id);
 }
 
 void

@@ -131,7 +131,8 @@ chan_recv(struct chan *c, uint8_t *buf, size_t cap, size_t *n)
 		return -1;              /* EOF: seqpacket never sends empty */
 	if ((size_t)r > cap || (size_t)r > IPC_MAX_MSG) {
 		log_error("internal message of %zd bytes is too long", r);
-		return -1;
+		*n = (size_t)r;
+		return CHAN_TOO_LONG;
 	}
 	*n = (size_t)r;
 	return 1;

@@ -38,8 +38,11 @@ int chan_recv_fd(int sock, void *buf, size_t cap, size_t *n, int *fdp);
 /* Flush queued messages; -1 on a dead peer. */
 int chan_flush(struct chan *c);
 /* Receive one datagram into buf (at least IPC_MAX_MSG + 1 bytes).
- * Returns 1 with *n set, 0 if nothing is waiting, -1 on EOF or error
- * (including a datagram too long to be ours). */
+ * Returns 1 with *n set, 0 if nothing is waiting, -1 on EOF or error, or
+ * CHAN_TOO_LONG (< 0 too) with *n its length for a datagram too long to
+ * be ours: no encoder of ours made it, so a sibling that sent it broke
+ * (peer_recv_end, ipc/sibling.h). */
+#define CHAN_TOO_LONG (-2)
 int chan_recv(struct chan *c, uint8_t *buf, size_t cap, size_t *n);
 /* More than IPC_QUEUE_HIGH bytes wait: the sender should stop taking in
  * new work for this peer until it drains (back-pressure, never fatal). */

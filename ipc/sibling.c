@@ -3,6 +3,7 @@
  * (sibling.h).
  */
 #include "ipc/sibling.h"
+#include "ipc/chan.h"
 #include "ipc/limits.h"
 #include "ipc/log.h"
 
@@ -49,4 +50,13 @@ peer_broke(const char *peer, const char *fmt, ...)
 	va_end(ap);
 	log_error("%s broke: %s; ending (the agent fails closed)", peer, why);
 	peer_end(PEER_BROKE_STATUS);
+}
+
+void
+peer_recv_end(const char *peer, int r, size_t n)
+{
+	if (r == CHAN_TOO_LONG)
+		peer_broke(peer, "a message of %zu bytes, longer than any it "
+		    "sends", n);
+	peer_gone(peer);
 }

@@ -22,6 +22,8 @@
 #ifndef KEYWARD_SIBLING_H
 #define KEYWARD_SIBLING_H
 
+#include <stddef.h>
+
 /* An ordered end, as any helper's; fatal()'s status, the agent failing
  * closed. */
 #define PEER_GONE_STATUS  0
@@ -33,5 +35,8 @@ void peer_at_end(void (*fn)(void));
 void peer_gone(const char *peer) __attribute__((noreturn));
 void peer_broke(const char *peer, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), noreturn));
+/* chan_recv's r < 0 on peer's channel (n as it set it): a datagram too
+ * long to be ours (CHAN_TOO_LONG) is peer_broke, anything else peer_gone. */
+void peer_recv_end(const char *peer, int r, size_t n) __attribute__((noreturn));
 
 #endif

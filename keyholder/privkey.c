@@ -144,84 +144,105 @@ is_one_mod(BIGNUM *t, const BIGNUM *a, const BIGNUM *m, BN_CTX *bnctx)
  * bits. No primality test: that p and q are prime is the adder's
  * business (OpenSSH does not test it either), and a key that passes
  * signs correctly or not at all for that client only. */
+static const char *
+rsa_ranges(const BIGNUM *n, const BIGNUM *e, const BIGNUM *d,
+    const BIGNUM *p, const BIGNUM *q, const BIGNUM *iqmp, BIGNUM *t,
+    BN_CTX *bnctx)
+{
+	if (BN_cmp(p, BN_value_one()) <= 0 || BN_cmp(q, BN_value_one()) <= 0 ||
+	    BN_cmp(p, q) == 0)
+		return "RSA private key has impossible factors";
+	if (!BN_mul(t, p, q, bnctx))
+		return "out of memory";
+	if (BN_cmp(t, n) != 0)
+		return "RSA private key does not match its public key (n != p*q)";
+	if (!BN_is_odd(e) || BN_is_one(e) || BN_cmp(e, n) >= 0)
+		return "RSA public exponent is out of range";
+	if (BN_cmp(d, BN_value_one()) <= 0 || BN_cmp(d, n) >= 0)
+		return "RSA private exponent is out of range";
+	if (BN_is_zero(iqmp) || BN_cmp(iqmp, p) >= 0)
+		return "RSA private key is inconsistent (d, e, iqmp)";
+	return NULL;
+}
+
+/* e·d = 1 mod (p-1) and mod (q-1); iqmp·q = 1 mod p. t, ed, m: scratch. */
+static const char *
+rsa_inverses(const BIGNUM *e, const BIGNUM *d, const BIGNUM *p,
+    const BIGNUM *q, const BIGNUM *iqmp, BIGNUM *t, BIGNUM *ed, BIGNUM *m,
+    BN_CTX *bnctx)
+{
+	static const char inconsistent[] =
+	    "RSA private key is inconsistent (d, e, iqmp)";
+
+	/* ed = e·d - 1, a multiple of p-1 and of q-1 */
+	if (!BN_mul(ed, e, d, bnctx) || !BN_sub_word(ed, 1) ||
+	    !BN_sub(m, p, BN_value_one()) || !BN_mod(t, ed, m, bnctx))
+		return "out of memory";
+	if (!BN_is_zero(t))
+		return inconsistent;
+	if (!BN_sub(m, q, BN_value_one()) || !BN_mod(t, ed, m, bnctx))
+		return "out of memory";
+	if (!BN_is_zero(t))
+		return inconsistent;
+	if (!BN_mul(m, iqmp, q, bnctx))
+		return "out of memory";
+	if (!is_one_mod(t, m, p, bnctx))
+		return inconsistent;
+	return NULL;
+}
+
 static int
 rsa_consistent(const BIGNUM *n, const BIGNUM *e, const BIGNUM *d,
     const BIGNUM *p, const BIGNUM *q, const BIGNUM *iqmp, BN_CTX *bnctx,
     const char **why)
 {
 	BIGNUM *t = BN_secure_new(), *ed = BN_secure_new(), *m = BN_secure_new();
-	int ok = 0;
+	const char *bad = "out of memory";
 
-	if (t == NULL || ed == NULL || m == NULL) {
-		*why = "out of memory";
-		goto out;
+	if (t != NULL && ed != NULL && m != NULL) {
+		BN_set_flags(t, BN_FLG_CONSTTIME);
+		BN_set_flags(ed, BN_FLG_CONSTTIME);
+		BN_set_flags(m, BN_FLG_CONSTTIME);
+		if ((bad = rsa_ranges(n, e, d, p, q, iqmp, t, bnctx)) == NULL)
+			bad = rsa_inverses(e, d, p, q, iqmp, t, ed, m, bnctx);
 	}
-	BN_set_flags(t, BN_FLG_CONSTTIME);
-	BN_set_flags(ed, BN_FLG_CONSTTIME);
-	BN_set_flags(m, BN_FLG_CONSTTIME);
-	if (BN_cmp(p, BN_value_one()) <= 0 || BN_cmp(q, BN_value_one()) <= 0 ||
-	    BN_cmp(p, q) == 0) {
-		*why = "RSA private key has impossible factors";
-		goto out;
-	}
-	if (!BN_mul(t, p, q, bnctx)) {
-		*why = "out of memory";
-		goto out;
-	}
-	if (BN_cmp(t, n) != 0) {
-		*why = "RSA private key does not match its public key (n != p*q)";
-		goto out;
-	}
-	if (!BN_is_odd(e) || BN_is_one(e) || BN_cmp(e, n) >= 0) {
-		*why = "RSA public exponent is out of range";
-		goto out;
-	}
-	if (BN_cmp(d, BN_value_one()) <= 0 || BN_cmp(d, n) >= 0) {
-		*why = "RSA private exponent is out of range";
-		goto out;
-	}
-	if (BN_is_zero(iqmp) || BN_cmp(iqmp, p) >= 0) {
-		*why = "RSA private key is inconsistent (d, e, iqmp)";
-		goto out;
-	}
-	/* ed = e·d - 1, a multiple of p-1 and of q-1 */
-	if (!BN_mul(ed, e, d, bnctx) || !BN_sub_word(ed, 1) ||
-	    !BN_sub(m, p, BN_value_one()) || !BN_mod(t, ed, m, bnctx)) {
-		*why = "out of memory";
-		goto out;
-	}
-	if (!BN_is_zero(t)) {
-		*why = "RSA private key is inconsistent (d, e, iqmp)";
-		goto out;
-	}
-	if (!BN_sub(m, q, BN_value_one()) || !BN_mod(t, ed, m, bnctx)) {
-		*why = "out of memory";
-		goto out;
-	}
-	if (!BN_is_zero(t)) {
-		*why = "RSA private key is inconsistent (d, e, iqmp)";
-		goto out;
-	}
-	if (!BN_mul(m, iqmp, q, bnctx)) {
-		*why = "out of memory";
-		goto out;
-	}
-	if (!is_one_mod(t, m, p, bnctx)) {
-		*why = "RSA private key is inconsistent (d, e, iqmp)";
-		goto out;
-	}
-	ok = 1;
-out:
 	BN_clear_free(t);
 	BN_clear_free(ed);
 	BN_clear_free(m);
-	return ok ? 0 : -1;
+	if (bad != NULL)
+		*why = bad;
+	return bad != NULL ? -1 : 0;
+}
+
+/* The key pair from its numbers, as OpenSSL's RSA provider takes them. */
+static EVP_PKEY *
+rsa_keypair(const BIGNUM *n, const BIGNUM *e, const BIGNUM *d,
+    const BIGNUM *p, const BIGNUM *q, const BIGNUM *dmp1, const BIGNUM *dmq1,
+    const BIGNUM *iqmp, const char **why)
+{
+	OSSL_PARAM_BLD *bld;
+	EVP_PKEY *pkey = NULL;
+
+	if ((bld = OSSL_PARAM_BLD_new()) == NULL ||
+	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_N, n) ||
+	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_E, e) ||
+	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_D, d) ||
+	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_FACTOR1, p) ||
+	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_FACTOR2, q) ||
+	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_EXPONENT1, dmp1) ||
+	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_EXPONENT2, dmq1) ||
+	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_COEFFICIENT1, iqmp))
+		*why = "out of memory";
+	else if ((pkey = crypto_from_params("RSA", EVP_PKEY_KEYPAIR, bld,
+	    1)) == NULL)
+		*why = "bad RSA private key";
+	OSSL_PARAM_BLD_free(bld);
+	return pkey;
 }
 
 static EVP_PKEY *
 rsa_private(const struct privkey *k, int checked, const char **why)
 {
-	OSSL_PARAM_BLD *bld = NULL;
 	BIGNUM *n = NULL, *e = NULL, *d = NULL, *p = NULL, *q = NULL;
 	BIGNUM *iqmp = NULL, *dmp1 = NULL, *dmq1 = NULL, *t = NULL;
 	BN_CTX *bnctx = NULL;
@@ -252,24 +273,8 @@ rsa_private(const struct privkey *k, int checked, const char **why)
 		*why = "bad RSA private key";
 		goto out;
 	}
-	if ((bld = OSSL_PARAM_BLD_new()) == NULL ||
-	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_N, n) ||
-	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_E, e) ||
-	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_D, d) ||
-	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_FACTOR1, p) ||
-	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_FACTOR2, q) ||
-	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_EXPONENT1, dmp1) ||
-	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_EXPONENT2, dmq1) ||
-	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_COEFFICIENT1, iqmp)) {
-		*why = "out of memory";
-		goto out;
-	}
-	if ((pkey = crypto_from_params("RSA", EVP_PKEY_KEYPAIR, bld, 1)) == NULL) {
-		*why = "bad RSA private key";
-		goto out;
-	}
+	pkey = rsa_keypair(n, e, d, p, q, dmp1, dmq1, iqmp, why);
 out:
-	OSSL_PARAM_BLD_free(bld);
 	BN_free(n);
 	BN_free(e);
 	BN_clear_free(d);

@@ -56,42 +56,87 @@ parse_sk_cert_repeats(struct rd *r, const struct pubkey *pub, const char **why)
 	return 0;
 }
 
+/* The key type name and, for a certificate key, the certificate, which
+ * must be of that type: its kind, or KEY_NONE (why set). */
+static enum key_kind
+private_head(struct rd *r, struct privkey *k, int *is_cert, const char **why)
+{
+	struct slice name, cert;
+	struct pubkey *pub = &k->pub;
+	enum key_kind kind;
+
+	if (rd_text(r, &name) != 0) {
+		key_fail(why, "no key type name");
+		return KEY_NONE;
+	}
+	if ((kind = key_kind_from_name(name, is_cert, why)) == KEY_NONE)
+		return KEY_NONE;
+	if (!*is_cert) {
+		pub->kind = kind;
+		return kind;
+	}
+	if (rd_string(r, &cert) != 0) {
+		key_fail(why, "truncated certificate key");
+		return KEY_NONE;
+	}
+	if (key_parse_public(cert, pub, why) != 0)
+		return KEY_NONE;
+	if (!pub->is_cert || pub->kind != kind) {
+		key_fail(why, "certificate type does not match the key type");
+		return KEY_NONE;
+	}
+	return kind;
+}
+
+static int
+ed25519_private(struct rd *r, struct privkey *k, int is_cert, const char **why)
+{
+	struct pubkey *pub = &k->pub;
+	struct slice a;
+
+	if (rd_string(r, &a) != 0 || a.len != 32 ||
+	    rd_string(r, &k->ed_k) != 0 || k->ed_k.len != 64)
+		return key_fail(why, "bad Ed25519 private key lengths");
+	if (is_cert && !slice_eq(a, pub->ed_a))
+		return key_fail(why, "Ed25519 key does not match its certificate");
+	pub->ed_a = a;
+	if (memcmp(k->ed_k.p + 32, a.p, 32) != 0)
+		return key_fail(why, "Ed25519 private key does not contain its "
+		    "public key");
+	return 0;
+}
+
+static int
+rsa_private_fields(struct rd *r, struct privkey *k, int is_cert,
+    const char **why)
+{
+	struct pubkey *pub = &k->pub;
+
+	if (!is_cert) {
+		if (rd_mpint(r, &pub->rsa_n) != 0 || rd_mpint(r, &pub->rsa_e) != 0)
+			return key_fail(why, "bad RSA key");
+		if (key_rsa_check_public(pub, why) != 0)
+			return -1;
+	}
+	if (nonzero_mpint(r, &k->rsa_d) != 0 ||
+	    nonzero_mpint(r, &k->rsa_iqmp) != 0 ||
+	    nonzero_mpint(r, &k->rsa_p) != 0 ||
+	    nonzero_mpint(r, &k->rsa_q) != 0)
+		return key_fail(why, "bad RSA private key");
+	return 0;
+}
+
 int
 key_parse_private(struct rd *r, struct privkey *k, const char **why)
 {
-	struct slice name, cert, a;
 	struct pubkey *pub = &k->pub;
 	enum key_kind kind;
-	int is_cert;
+	int is_cert = 0;
 
 	memset(k, 0, sizeof(*k));
-	if (rd_text(r, &name) != 0)
-		return key_fail(why, "no key type name");
-	if ((kind = key_kind_from_name(name, &is_cert, why)) == KEY_NONE)
-		return -1;
-	if (is_cert) {
-		if (rd_string(r, &cert) != 0)
-			return key_fail(why, "truncated certificate key");
-		if (key_parse_public(cert, pub, why) != 0)
-			return -1;
-		if (!pub->is_cert || pub->kind != kind)
-			return key_fail(why, "certificate type does not match the key type");
-	} else {
-		pub->kind = kind;
-	}
-
-	switch (kind) {
+	switch ((kind = private_head(r, k, &is_cert, why))) {
 	case KEY_ED25519:
-		if (rd_string(r, &a) != 0 || a.len != 32 ||
-		    rd_string(r, &k->ed_k) != 0 || k->ed_k.len != 64)
-			return key_fail(why, "bad Ed25519 private key lengths");
-		if (is_cert && !slice_eq(a, pub->ed_a))
-			return key_fail(why, "Ed25519 key does not match its certificate");
-		pub->ed_a = a;
-		if (memcmp(k->ed_k.p + 32, a.p, 32) != 0)
-			return key_fail(why, "Ed25519 private key does not contain its "
-			    "public key");
-		return 0;
+		return ed25519_private(r, k, is_cert, why);
 	case KEY_ECDSA_P256:
 	case KEY_ECDSA_P384:
 	case KEY_ECDSA_P521:
@@ -101,18 +146,7 @@ key_parse_private(struct rd *r, struct privkey *k, const char **why)
 			return key_fail(why, "bad ECDSA private scalar");
 		return 0;
 	case KEY_RSA:
-		if (!is_cert) {
-			if (rd_mpint(r, &pub->rsa_n) != 0 || rd_mpint(r, &pub->rsa_e) != 0)
-				return key_fail(why, "bad RSA key");
-			if (key_rsa_check_public(pub, why) != 0)
-				return -1;
-		}
-		if (nonzero_mpint(r, &k->rsa_d) != 0 ||
-		    nonzero_mpint(r, &k->rsa_iqmp) != 0 ||
-		    nonzero_mpint(r, &k->rsa_p) != 0 ||
-		    nonzero_mpint(r, &k->rsa_q) != 0)
-			return key_fail(why, "bad RSA private key");
-		return 0;
+		return rsa_private_fields(r, k, is_cert, why);
 	case KEY_SK_ECDSA_P256:
 	case KEY_SK_ED25519:
 		if (is_cert ? parse_sk_cert_repeats(r, pub, why) != 0 :
@@ -131,7 +165,7 @@ key_parse_private(struct rd *r, struct privkey *k, const char **why)
 			return key_fail(why, "bad ML-DSA-44/Ed25519 private key length");
 		return 0;
 	case KEY_NONE:
-		break;
+		return -1;
 	}
 	return key_fail(why, "unknown key type");
 }

@@ -56,12 +56,62 @@ req_sign(struct req_ctx *c)
 	return FORWARD;
 }
 
+/* One SSH_AGENT_CONSTRAIN_EXTENSION: a destination, a FIDO provider or,
+ * for a smartcard add, associated certificates; any other is refused.
+ * 0, or -1. */
+static int
+constraint_extension(struct rd *r, struct constraints *cs, int smartcard)
+{
+	struct slice name;
+	const char *why = NULL;
+
+	if (rd_text(r, &name) != 0)
+		return -1;
+	if (slice_eq_str(name, DEST_EXTENSION_NAME)) {
+		if (cs->has_dest || rd_string(r, &cs->dest) != 0 ||
+		    dest_parse(cs->dest, NULL, NULL, &why) < 0) {
+			log_info("refused add: destination constraint: %s",
+			    why ? why : "duplicate or truncated");
+			return -1;
+		}
+		cs->has_dest = 1;
+		return 0;
+	}
+	if (slice_eq_str(name, SK_PROVIDER_EXTENSION_NAME)) {
+		/* Judged by policy (doc/protocol.md §6.5): only for FIDO keys, a
+		 * path resolved and checked against -P. */
+		if (cs->has_provider || rd_text(r, &cs->provider) != 0 ||
+		    cs->provider.len == 0 ||
+		    cs->provider.len >= TOKEN_MAX_PATH)
+			return -1;
+		cs->has_provider = 1;
+		return 0;
+	}
+	if (smartcard && slice_eq_str(name, ASSOC_EXTENSION_NAME)) {
+		if (cs->has_certs ||
+		    rd_bool(r, &cs->certs_only) != 0 ||
+		    rd_string(r, &cs->certs) != 0 ||
+		    assoc_parse(cs->certs, NULL, NULL, &why) < 0) {
+			log_info("refused PKCS#11 add: associated "
+			    "certificates: %s", why ? why :
+			    "duplicate or truncated");
+			return -1;
+		}
+		cs->has_certs = 1;
+		return 0;
+	}
+	/* Never accept a key while ignoring a restriction on it. */
+	log_info("refused add: constraint extension \"%.*s\" is not "
+	    "supported", (int)(name.len > 64 ? 64 : name.len),
+	    (const char *)name.p);
+	return -1;
+}
+
 /* smartcard: a PKCS#11 add (26), the one request that may carry
  * associated certificates (doc/protocol.md §6.7). */
 static int
 parse_constraints(struct rd *r, struct constraints *cs, int smartcard)
 {
-	struct slice name;
 	uint8_t type;
 
 	memset(cs, 0, sizeof(*cs));
@@ -80,48 +130,9 @@ parse_constraints(struct rd *r, struct constraints *cs, int smartcard)
 			cs->confirm = 1;
 			break;
 		case SSH_AGENT_CONSTRAIN_EXTENSION:
-			if (rd_text(r, &name) != 0)
+			if (constraint_extension(r, cs, smartcard) != 0)
 				return -1;
-			if (slice_eq_str(name, DEST_EXTENSION_NAME)) {
-				const char *why = NULL;
-				if (cs->has_dest || rd_string(r, &cs->dest) != 0 ||
-				    dest_parse(cs->dest, NULL, NULL, &why) < 0) {
-					log_info("refused add: destination constraint: %s",
-					    why ? why : "duplicate or truncated");
-					return -1;
-				}
-				cs->has_dest = 1;
-				break;
-			}
-			if (slice_eq_str(name, SK_PROVIDER_EXTENSION_NAME)) {
-				/* Judged by policy (doc/protocol.md §6.5): only for FIDO keys, a
-				 * path resolved and checked against -P. */
-				if (cs->has_provider || rd_text(r, &cs->provider) != 0 ||
-				    cs->provider.len == 0 ||
-				    cs->provider.len >= TOKEN_MAX_PATH)
-					return -1;
-				cs->has_provider = 1;
-				break;
-			}
-			if (smartcard && slice_eq_str(name, ASSOC_EXTENSION_NAME)) {
-				const char *why = NULL;
-				if (cs->has_certs ||
-				    rd_bool(r, &cs->certs_only) != 0 ||
-				    rd_string(r, &cs->certs) != 0 ||
-				    assoc_parse(cs->certs, NULL, NULL, &why) < 0) {
-					log_info("refused PKCS#11 add: associated "
-					    "certificates: %s", why ? why :
-					    "duplicate or truncated");
-					return -1;
-				}
-				cs->has_certs = 1;
-				break;
-			}
-			/* Never accept a key while ignoring a restriction on it. */
-			log_info("refused add: constraint extension \"%.*s\" is not "
-			    "supported", (int)(name.len > 64 ? 64 : name.len),
-			    (const char *)name.p);
-			return -1;
+			break;
 		default:
 			log_info("refused add: unknown constraint type %u", type);
 			return -1;

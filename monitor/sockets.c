@@ -116,6 +116,52 @@ check(const struct named_sockets *ns, struct named_socket *s,
 	return 0;
 }
 
+/* fd, named w by LISTEN_FDNAMES, is a declared socket's: 0, or -1 (said)
+ * if nothing declares w or it came twice. */
+static int
+name_passed(struct named_sockets *ns, const char *w, int fd)
+{
+	char shown[SOCKET_NAME_MAX + 4];
+	size_t j, k;
+
+	for (k = 0; k < ns->n && strcmp(ns->s[k].name, w) != 0; k++)
+		;
+	if (k < ns->n && ns->s[k].fd < 0) {
+		ns->s[k].fd = fd;
+		return 0;
+	}
+	for (j = 0; w[j] != '\0' && j < SOCKET_NAME_MAX; j++)
+		shown[j] = isgraph((unsigned char)w[j]) ? w[j] : '?';
+	shown[j] = '\0';
+	fprintf(stderr, "keyward: socket activation: systemd "
+	    "passed a socket named \"%s\", which %s %s\n", shown,
+	    ns->file != NULL ? ns->file : "(no -O policy=)",
+	    k == ns->n ? "does not declare" : "names once");
+	return -1;
+}
+
+/* Every declared socket was passed: its fd kept from an exec, its path
+ * as systemd bound it. 0, or -1 (said). */
+static int
+adopt_declared(struct named_sockets *ns)
+{
+	for (size_t k = 0; k < ns->n; k++) {
+		struct named_socket *s = &ns->s[k];
+		struct sockaddr_un sun;
+		socklen_t len = sizeof(sun);
+		if (s->fd < 0)
+			return say(ns, s, "systemd did not pass it (a socket "
+			    "unit line FileDescriptorName=%s)", s->name);
+		fcntl(s->fd, F_SETFD, FD_CLOEXEC);
+		memset(&sun, 0, sizeof(sun));
+		if (getsockname(s->fd, (struct sockaddr *)&sun, &len) == 0 &&
+		    sun.sun_family == AF_UNIX && sun.sun_path[0] != '\0')
+			snprintf(s->path, sizeof(s->path), "%.*s",
+			    (int)sizeof(sun.sun_path), sun.sun_path);
+	}
+	return 0;
+}
+
 /* LISTEN_FDNAMES: which of fds 3.. is which socket. */
 static int
 from_systemd(struct named_sockets *ns, int nfds, int *main_fd)
@@ -145,7 +191,6 @@ from_systemd(struct named_sockets *ns, int nfds, int *main_fd)
 	snprintf(names, sizeof(names), "%s", env);
 	for (i = 0, w = strtok_r(names, ":", &save); w != NULL;
 	    i++, w = strtok_r(NULL, ":", &save)) {
-		size_t k;
 		if (i >= nfds)
 			break;
 		/* main: so named, or a unit that names none (systemd then
@@ -155,23 +200,8 @@ from_systemd(struct named_sockets *ns, int nfds, int *main_fd)
 		    (wl > 7 && strcmp(w + wl - 7, ".socket") == 0)) {
 			mains++;
 			*main_fd = 3 + i;
-			continue;
-		}
-		for (k = 0; k < ns->n && strcmp(ns->s[k].name, w) != 0; k++)
-			;
-		if (k == ns->n || ns->s[k].fd >= 0) {
-			char shown[SOCKET_NAME_MAX + 4];
-			size_t j;
-			for (j = 0; w[j] != '\0' && j < SOCKET_NAME_MAX; j++)
-				shown[j] = isgraph((unsigned char)w[j]) ? w[j] : '?';
-			shown[j] = '\0';
-			fprintf(stderr, "keyward: socket activation: systemd "
-			    "passed a socket named \"%s\", which %s %s\n", shown,
-			    ns->file != NULL ? ns->file : "(no -O policy=)",
-			    k == ns->n ? "does not declare" : "names once");
+		} else if (name_passed(ns, w, 3 + i) != 0)
 			return -1;
-		}
-		ns->s[k].fd = 3 + i;
 	}
 	if (i != nfds || mains != 1) {
 		fprintf(stderr, "keyward: socket activation: LISTEN_FDNAMES "
@@ -179,21 +209,7 @@ from_systemd(struct named_sockets *ns, int nfds, int *main_fd)
 		    i, nfds, mains);
 		return -1;
 	}
-	for (size_t k = 0; k < ns->n; k++) {
-		struct named_socket *s = &ns->s[k];
-		struct sockaddr_un sun;
-		socklen_t len = sizeof(sun);
-		if (s->fd < 0)
-			return say(ns, s, "systemd did not pass it (a socket "
-			    "unit line FileDescriptorName=%s)", s->name);
-		fcntl(s->fd, F_SETFD, FD_CLOEXEC);
-		memset(&sun, 0, sizeof(sun));
-		if (getsockname(s->fd, (struct sockaddr *)&sun, &len) == 0 &&
-		    sun.sun_family == AF_UNIX && sun.sun_path[0] != '\0')
-			snprintf(s->path, sizeof(s->path), "%.*s",
-			    (int)sizeof(sun.sun_path), sun.sun_path);
-	}
-	return 0;
+	return adopt_declared(ns);
 }
 
 int

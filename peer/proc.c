@@ -378,53 +378,75 @@ ancestors(uint32_t pid, const struct proc_stat *st, int64_t ppid,
 	}
 }
 
-void
-proc_inspect(uint32_t pid, uint32_t uid, int pidfd, struct proc_report *r)
+/* A pidfd given must be of pid, and pid still running: 1, or 0. */
+static int
+pidfd_of(uint32_t pid, int pidfd)
+{
+	int64_t p;
+
+	if (pidfd < 0)
+		return 1;
+	if ((p = pidfd_pid(pidfd)) != (int64_t)pid) {
+		if (p > 0)
+			log_error("request for pid %u with a pidfd of pid "
+			    "%lld: not answered", pid, (long long)p);
+		return 0;
+	}
+	return !pidfd_exited(pidfd);
+}
+
+/* pid's stat, parent, exe and cmdline through its /proc fd, if it is
+ * uid's: 0, or -1 with r->status set (PEER_GONE for another's). */
+static int
+read_image(int fd, uint32_t pid, uint32_t uid, struct proc_stat *st,
+    int64_t *ppid, struct proc_report *r)
 {
 	static uint8_t raw[PEER_MAX_CMDLINE + 1];
-	static char exe2[PEER_MAX_EXE + 1];
-	struct proc_stat st1, st2;
-	int64_t ppid, p;
 	uint32_t euid;
-	ssize_t n, n2;
-	int fd, e;
+	ssize_t n;
+	int e;
 
-	memset(r, 0, sizeof(*r));
-	r->status = PEER_GONE;
-	if (pidfd >= 0) {
-		/* The pidfd must be of this pid, and still running. */
-		if ((p = pidfd_pid(pidfd)) != (int64_t)pid) {
-			if (p > 0)
-				log_error("request for pid %u with a pidfd of pid "
-				    "%lld: not answered", pid, (long long)p);
-			return;
-		}
-		if (pidfd_exited(pidfd))
-			return;
-	}
-	if ((fd = open_pid(pid)) < 0) {
-		r->status = status_of(-errno);
-		return;
-	}
-	if ((e = read_stat(fd, &st1)) != 0 || (e = read_status(fd, &ppid, &euid)) != 0) {
+	if ((e = read_stat(fd, st)) != 0 || (e = read_status(fd, ppid, &euid)) != 0) {
 		r->status = status_of(e);
-		goto out;
+		return -1;
 	}
-	if (st1.pid != (int64_t)pid || euid != uid) {
+	if (st->pid != (int64_t)pid || euid != uid) {
 		log_debug("pid %u: uid %u, not %u: another process", pid, euid, uid);
-		goto out;
+		return -1;
 	}
 	if ((n = read_exe(fd, r->exe, sizeof(r->exe))) < 0) {
 		r->status = status_of((int)n);
-		goto out;
+		return -1;
 	}
 	r->exe_len = (size_t)n;
 	if ((n = read_at(fd, "cmdline", raw, sizeof(raw))) < 0) {
 		r->status = status_of((int)n);
-		goto out;
+		return -1;
 	}
 	r->cmdline_len = proc_cmdline_join(raw, (size_t)n, r->cmdline,
 	    PEER_MAX_CMDLINE);
+	return 0;
+}
+
+void
+proc_inspect(uint32_t pid, uint32_t uid, int pidfd, struct proc_report *r)
+{
+	static char exe2[PEER_MAX_EXE + 1];
+	struct proc_stat st1, st2;
+	int64_t ppid;
+	ssize_t n2;
+	int fd;
+
+	memset(r, 0, sizeof(*r));
+	r->status = PEER_GONE;
+	if (!pidfd_of(pid, pidfd))
+		return;
+	if ((fd = open_pid(pid)) < 0) {
+		r->status = status_of(-errno);
+		return;
+	}
+	if (read_image(fd, pid, uid, &st1, &ppid, r) != 0)
+		goto out;
 #ifdef KEYWARD_TESTING
 	if (proc_test_pause_ms > 0)
 		poll(NULL, 0, proc_test_pause_ms);

@@ -340,7 +340,7 @@ main(int argc, char **argv)
 			while ((r = chan_recv(&c, buf, sizeof(buf), &len)) > 0)
 				request(&c, buf, len);
 			if (r < 0)
-				peer_gone(POLICY);
+				peer_recv_end(POLICY, r, len);
 		}
 	}
 }

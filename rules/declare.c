@@ -55,6 +55,49 @@ name_ok(const char *s)
 	return i <= SOCKET_NAME_MAX;
 }
 
+/* A declared socket's name: well formed, not "main", not declared
+ * before. 0, or lex_fail's -1. */
+static int
+name_check(struct parser *P, const struct tok *name)
+{
+	char s[SHOWN];
+
+	lex_shown(s, sizeof(s), name->s);
+	if (!name_ok(name->s))
+		return lex_fail(P, name->col, "bad socket name \"%s\" (a lower-case "
+		    "letter, then letters, digits, '-' or '_'; at most %d)", s,
+		    SOCKET_NAME_MAX);
+	if (strcmp(name->s, "main") == 0)
+		return lex_fail(P, name->col, "\"main\" is the main socket's name; it "
+		    "is not declared");
+	if (socket_find(P->rs, name->s) != NULL)
+		return lex_fail(P, name->col, "socket \"%s\" declared twice", s);
+	return 0;
+}
+
+/* Its path: absolute, not too long, not another socket's. */
+static int
+path_check(struct parser *P, const struct tok *path)
+{
+	struct ruleset *rs = P->rs;
+	char s[SHOWN];
+
+	lex_shown(s, sizeof(s), path->s);
+	if (path->s[0] != '/')
+		return lex_fail(P, path->col, "socket path \"%s\" is not "
+		    "absolute", s);
+	if (strlen(path->s) > SOCKET_PATH_MAX)
+		return lex_fail(P, path->col, "socket path longer than %d "
+		    "bytes", SOCKET_PATH_MAX);
+	for (size_t i = 0; i < rs->nsock; i++)
+		if (rs->sock[i].path != NULL &&
+		    strcmp(rs->sock[i].path, path->s) == 0)
+			return lex_fail(P, path->col, "socket path \"%s\" "
+			    "declared twice (line %zu)", s,
+			    rs->sock[i].line);
+	return 0;
+}
+
 /* socket NAME [PATH] [manage] */
 int
 decl_socket(struct parser *P)
@@ -67,16 +110,8 @@ decl_socket(struct parser *P)
 
 	if (name == NULL)
 		return lex_fail(P, P->eol_col, "\"socket\" needs a name, and a path");
-	lex_shown(s, sizeof(s), name->s);
-	if (!name_ok(name->s))
-		return lex_fail(P, name->col, "bad socket name \"%s\" (a lower-case "
-		    "letter, then letters, digits, '-' or '_'; at most %d)", s,
-		    SOCKET_NAME_MAX);
-	if (strcmp(name->s, "main") == 0)
-		return lex_fail(P, name->col, "\"main\" is the main socket's name; it "
-		    "is not declared");
-	if (socket_find(rs, name->s) != NULL)
-		return lex_fail(P, name->col, "socket \"%s\" declared twice", s);
+	if (name_check(P, name) != 0)
+		return -1;
 	t = lex_next(P);
 	if (t != NULL && !lex_is(t, "manage")) {
 		path = t;
@@ -91,21 +126,8 @@ decl_socket(struct parser *P)
 		return lex_fail(P, t->col, "unexpected \"%s\" after the socket's "
 		    "path (only \"manage\")", s);
 	}
-	if (path != NULL) {
-		lex_shown(s, sizeof(s), path->s);
-		if (path->s[0] != '/')
-			return lex_fail(P, path->col, "socket path \"%s\" is not "
-			    "absolute", s);
-		if (strlen(path->s) > SOCKET_PATH_MAX)
-			return lex_fail(P, path->col, "socket path longer than %d "
-			    "bytes", SOCKET_PATH_MAX);
-		for (size_t i = 0; i < rs->nsock; i++)
-			if (rs->sock[i].path != NULL &&
-			    strcmp(rs->sock[i].path, path->s) == 0)
-				return lex_fail(P, path->col, "socket path \"%s\" "
-				    "declared twice (line %zu)", s,
-				    rs->sock[i].line);
-	}
+	if (path != NULL && path_check(P, path) != 0)
+		return -1;
 	if (rs->nsock == SOCKETS_MAX)
 		return lex_fail(P, name->col, "more than %d sockets", SOCKETS_MAX);
 	d = &rs->sock[rs->nsock];

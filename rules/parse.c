@@ -212,6 +212,56 @@ rule(struct parser *P, struct rule *r)
 
 /* ------------------------------------------------------------ file */
 
+/* A new, zeroed rule at the end of the set: NULL (said) past
+ * RULES_MAX_RULES or out of memory. */
+static struct rule *
+rule_slot(struct parser *P)
+{
+	struct ruleset *rs = P->rs;
+
+	if (rs->n == RULES_MAX_RULES) {
+		lex_fail(P, P->tok[0].col, "more than %d rules",
+		    RULES_MAX_RULES);
+		return NULL;
+	}
+	if (rs->n % 16 == 0) {
+		struct rule *nr = reallocarray(rs->r, rs->n + 16,
+		    sizeof(*rs->r));
+		if (nr == NULL) {
+			lex_fail(P, 1, "out of memory");
+			return NULL;
+		}
+		rs->r = nr;
+	}
+	memset(&rs->r[rs->n], 0, sizeof(rs->r[rs->n]));
+	return &rs->r[rs->n++];
+}
+
+/* One line of body bytes (its end of line cut): nothing, a socket
+ * declaration or a rule. 0, or -1 (said). */
+static int
+one_line(struct parser *P, const char *p, size_t body)
+{
+	struct rule *r;
+
+	if (body > RULES_MAX_LINE) {
+		lex_fail(P, RULES_MAX_LINE + 1, "line longer than %d bytes",
+		    RULES_MAX_LINE);
+		return -1;
+	}
+	if (lex_line(P, p, body) == -1)
+		return -1;
+	if (P->ntok == 0)
+		return 0;
+	if (lex_is(&P->tok[0], "socket")) {
+		P->at = 1;
+		return decl_socket(P);
+	}
+	if ((r = rule_slot(P)) == NULL)
+		return -1;
+	return rule(P, r);
+}
+
 int
 rules_parse(const char *name, const char *text, size_t len,
     struct ruleset **out, struct rules_err *err)
@@ -246,38 +296,7 @@ rules_parse(const char *name, const char *text, size_t len,
 		body = llen;
 		if (nl != NULL && body > 0 && text[pos + body - 1] == '\r')
 			body--;
-		if (body > RULES_MAX_LINE) {
-			lex_fail(P, RULES_MAX_LINE + 1, "line longer than %d bytes",
-			    RULES_MAX_LINE);
-			goto out;
-		}
-		if (lex_line(P, text + pos, body) == -1)
-			goto out;
-		if (P->ntok == 0)
-			continue;
-		if (lex_is(&P->tok[0], "socket")) {
-			P->at = 1;
-			if (decl_socket(P) == -1)
-				goto out;
-			continue;
-		}
-		if (rs->n == RULES_MAX_RULES) {
-			lex_fail(P, P->tok[0].col, "more than %d rules",
-			    RULES_MAX_RULES);
-			goto out;
-		}
-		if (rs->n % 16 == 0) {
-			struct rule *nr = reallocarray(rs->r, rs->n + 16,
-			    sizeof(*rs->r));
-			if (nr == NULL) {
-				lex_fail(P, 1, "out of memory");
-				goto out;
-			}
-			rs->r = nr;
-		}
-		memset(&rs->r[rs->n], 0, sizeof(rs->r[rs->n]));
-		rs->n++;
-		if (rule(P, &rs->r[rs->n - 1]) == -1)
+		if (one_line(P, text + pos, body) == -1)
 			goto out;
 	}
 	*out = rs;

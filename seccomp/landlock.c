@@ -205,6 +205,28 @@ static const char *const p11_dev[] = {
 	NULL,
 };
 
+/* The PKCS#11 helper's ruleset: the file system, and on ABI 6 signals
+ * and abstract sockets outside the helper (the agent's other processes).
+ * Not TCP: a module may reach its TPM or HSM over the network (swtpm,
+ * mssim, network HSMs), at ports no configuration here knows. */
+static int
+p11_ruleset(const char *who, long abi)
+{
+	struct ll_ruleset_attr attr = { 0 };
+	size_t size;
+	int fd;
+
+	attr.handled_access_fs = fs_rights(abi);
+	size = sizeof(attr.handled_access_fs);
+	if (abi >= 6) {
+		attr.scoped = LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL;
+		size = sizeof(attr);
+	}
+	if ((fd = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0)) < 0)
+		fatal("%s: landlock_create_ruleset: %m", who);
+	return fd;
+}
+
 int
 sandbox_landlock_pkcs11(const char *who, const char *const *confs,
     const char *const *stores)
@@ -214,8 +236,6 @@ sandbox_landlock_pkcs11(const char *who, const char *const *confs,
 	    LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_REMOVE_FILE |
 	    LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_REMOVE_DIR;
 	uint64_t dev = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE;
-	struct ll_ruleset_attr attr = { 0 };
-	size_t size;
 	long abi;
 	int fd;
 
@@ -223,18 +243,7 @@ sandbox_landlock_pkcs11(const char *who, const char *const *confs,
 	    LANDLOCK_CREATE_RULESET_VERSION);
 	if (abi < 1)
 		return -1;
-	/* The file system, and on ABI 6 signals and abstract sockets outside
-	 * the helper (the agent's other processes). Not TCP: a module may
-	 * reach its TPM or HSM over the network (swtpm, mssim, network
-	 * HSMs), at ports no configuration here knows. */
-	attr.handled_access_fs = fs_rights(abi);
-	size = sizeof(attr.handled_access_fs);
-	if (abi >= 6) {
-		attr.scoped = LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL;
-		size = sizeof(attr);
-	}
-	if ((fd = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0)) < 0)
-		fatal("%s: landlock_create_ruleset: %m", who);
+	fd = p11_ruleset(who, abi);
 	if (abi >= 3) {
 		rw |= LL_FS_TRUNCATE;
 		dev |= LL_FS_TRUNCATE;

@@ -23,11 +23,59 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+/* Calls trapped whatever their arguments, by what they would reach. */
+static const int no_program[] = {
+	/* no program started: no exec, no fork */
+	SCMP_SYS(execve), SCMP_SYS(execveat), SCMP_SYS(fork), SCMP_SYS(vfork),
+};
+static const int no_other_memory[] = {
+	/* other processes' memory placement */
+	SCMP_SYS(process_madvise), SCMP_SYS(migrate_pages), SCMP_SYS(move_pages),
+};
+static const int no_identity[] = {
+	/* identities (no capability makes them succeed; trapped so that a
+	 * module that tries is reported) */
+	SCMP_SYS(setuid), SCMP_SYS(setgid), SCMP_SYS(setreuid),
+	SCMP_SYS(setregid), SCMP_SYS(setresuid), SCMP_SYS(setresgid),
+	SCMP_SYS(setfsuid), SCMP_SYS(setfsgid), SCMP_SYS(setgroups),
+};
+static const int no_mount[] = {
+	/* the new mount API, beside mount and umount2 */
+	SCMP_SYS(open_tree), SCMP_SYS(move_mount), SCMP_SYS(fsopen),
+	SCMP_SYS(fsmount), SCMP_SYS(fspick), SCMP_SYS(chroot),
+};
+/* no code loaded after the module: nothing mapped executable */
+static const int no_exec_mapping[] = {
+	SCMP_SYS(mmap), SCMP_SYS(mprotect), SCMP_SYS(pkey_mprotect),
+};
+
+#define TRAP_EACH(ctx, nrs) trap_each((ctx), (nrs), sizeof(nrs) / sizeof((nrs)[0]))
+
+static void
+trap_each(scmp_filter_ctx ctx, const int *nrs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sandbox_trap(ctx, nrs[i], 0);
+}
+
+/* signals to itself only (pthread_kill, abort); kill(0) and kill(-1)
+ * reach others */
+static void
+signals_to_self(scmp_filter_ctx ctx, scmp_datum_t self)
+{
+	sandbox_trap(ctx, SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_NE, self));
+	sandbox_trap(ctx, SCMP_SYS(tgkill), 1, SCMP_A0(SCMP_CMP_NE, self));
+	sandbox_trap(ctx, SCMP_SYS(tkill), 0);
+	sandbox_trap(ctx, SCMP_SYS(rt_sigqueueinfo), 1, SCMP_A0(SCMP_CMP_NE, self));
+	sandbox_trap(ctx, SCMP_SYS(rt_tgsigqueueinfo), 1, SCMP_A0(SCMP_CMP_NE, self));
+	sandbox_trap(ctx, SCMP_SYS(pidfd_open), 0);
+	sandbox_trap(ctx, SCMP_SYS(pidfd_send_signal), 0);
+}
+
 void
 sandbox_pkcs11(int chan_fd)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-	scmp_datum_t self = (scmp_datum_t)getpid();
 
 	(void)chan_fd;
 	if (ctx == NULL)
@@ -36,30 +84,16 @@ sandbox_pkcs11(int chan_fd)
 		fatal("seccomp: cannot request thread synchronisation");
 	/* reaching a sibling, the kernel, namespaces, keyrings */
 	sandbox_deny_reach(ctx);
-	/* no program started: no exec, no fork; a thread (CLONE_THREAD) is
-	 * the module's business. clone3 passes its flags in memory a filter
-	 * cannot read: ENOSYS, and glibc falls back to clone */
-	sandbox_trap(ctx, SCMP_SYS(execve), 0);
-	sandbox_trap(ctx, SCMP_SYS(execveat), 0);
-	sandbox_trap(ctx, SCMP_SYS(fork), 0);
-	sandbox_trap(ctx, SCMP_SYS(vfork), 0);
+	/* a thread (CLONE_THREAD) is the module's business. clone3 passes
+	 * its flags in memory a filter cannot read: ENOSYS, and glibc falls
+	 * back to clone */
+	TRAP_EACH(ctx, no_program);
 	sandbox_trap(ctx, SCMP_SYS(clone), 1,
 	    SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
 	if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0) != 0)
 		fatal("seccomp: cannot add the clone3 rule");
-	/* signals to itself only (pthread_kill, abort); kill(0) and kill(-1)
-	 * reach others */
-	sandbox_trap(ctx, SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_NE, self));
-	sandbox_trap(ctx, SCMP_SYS(tgkill), 1, SCMP_A0(SCMP_CMP_NE, self));
-	sandbox_trap(ctx, SCMP_SYS(tkill), 0);
-	sandbox_trap(ctx, SCMP_SYS(rt_sigqueueinfo), 1, SCMP_A0(SCMP_CMP_NE, self));
-	sandbox_trap(ctx, SCMP_SYS(rt_tgsigqueueinfo), 1, SCMP_A0(SCMP_CMP_NE, self));
-	sandbox_trap(ctx, SCMP_SYS(pidfd_open), 0);
-	sandbox_trap(ctx, SCMP_SYS(pidfd_send_signal), 0);
-	/* other processes' memory placement */
-	sandbox_trap(ctx, SCMP_SYS(process_madvise), 0);
-	sandbox_trap(ctx, SCMP_SYS(migrate_pages), 0);
-	sandbox_trap(ctx, SCMP_SYS(move_pages), 0);
+	signals_to_self(ctx, (scmp_datum_t)getpid());
+	TRAP_EACH(ctx, no_other_memory);
 	/* the reporter stays the SIGSYS handler */
 	sandbox_trap(ctx, SCMP_SYS(rt_sigaction), 2, SCMP_A0(SCMP_CMP_EQ, SIGSYS),
 	    SCMP_A1(SCMP_CMP_NE, 0));
@@ -68,28 +102,11 @@ sandbox_pkcs11(int chan_fd)
 	 * executable (READ_IMPLIES_EXEC) */
 	sandbox_trap(ctx, SCMP_SYS(prctl), 1, SCMP_A0(SCMP_CMP_EQ, PR_SET_DUMPABLE));
 	sandbox_trap(ctx, SCMP_SYS(personality), 0);
-	/* no code loaded after the module: nothing mapped executable */
-	sandbox_trap(ctx, SCMP_SYS(mmap), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
-	sandbox_trap(ctx, SCMP_SYS(mprotect), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
-	sandbox_trap(ctx, SCMP_SYS(pkey_mprotect), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
-	/* identities (no capability makes them succeed; trapped so that a
-	 * module that tries is reported) */
-	sandbox_trap(ctx, SCMP_SYS(setuid), 0);
-	sandbox_trap(ctx, SCMP_SYS(setgid), 0);
-	sandbox_trap(ctx, SCMP_SYS(setreuid), 0);
-	sandbox_trap(ctx, SCMP_SYS(setregid), 0);
-	sandbox_trap(ctx, SCMP_SYS(setresuid), 0);
-	sandbox_trap(ctx, SCMP_SYS(setresgid), 0);
-	sandbox_trap(ctx, SCMP_SYS(setfsuid), 0);
-	sandbox_trap(ctx, SCMP_SYS(setfsgid), 0);
-	sandbox_trap(ctx, SCMP_SYS(setgroups), 0);
-	/* the new mount API, beside mount and umount2 */
-	sandbox_trap(ctx, SCMP_SYS(open_tree), 0);
-	sandbox_trap(ctx, SCMP_SYS(move_mount), 0);
-	sandbox_trap(ctx, SCMP_SYS(fsopen), 0);
-	sandbox_trap(ctx, SCMP_SYS(fsmount), 0);
-	sandbox_trap(ctx, SCMP_SYS(fspick), 0);
-	sandbox_trap(ctx, SCMP_SYS(chroot), 0);
+	for (size_t i = 0; i < sizeof(no_exec_mapping) / sizeof(int); i++)
+		sandbox_trap(ctx, no_exec_mapping[i], 1,
+		    SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
+	TRAP_EACH(ctx, no_identity);
+	TRAP_EACH(ctx, no_mount);
 	/* files by handle bypass the path walk Landlock checks */
 	sandbox_trap(ctx, SCMP_SYS(open_by_handle_at), 0);
 	sandbox_load(ctx, "pkcs11");

@@ -366,6 +366,51 @@ pump(sd_bus *b)
 	return r < 0 ? -1 : 0;
 }
 
+/* What policy is told first: the session followed and its state, or why
+ * none is. */
+static void
+tell_start(const char *why)
+{
+	if (why != NULL) {
+		tell(SESSION_EV_NONE, why);
+		return;
+	}
+	tell(SESSION_EV_FOLLOW, W.id);
+	if (W.locked)
+		tell(SESSION_EV_LOCK, W.id);
+	if (W.idle)
+		tell(SESSION_EV_IDLE, W.id);
+}
+
+/* Each bus still there is pumped and its fd set in pfd (one a bus);
+ * *timeout the poll's, when sd-bus has a deadline of its own. */
+static void
+pump_buses(struct pollfd *pfd, int *timeout)
+{
+	sd_bus **bus[2] = { &W.sys, &W.user };
+
+	for (int i = 0; i < 2; i++) {
+		uint64_t usec;
+		if (*bus[i] == NULL)
+			continue;
+		/* Everything already read is handled first. */
+		if (pump(*bus[i]) != 0 && !(i == 0 && W.ended)) {
+			log_info("the %s bus went away%s", i == 0 ? "system" :
+			    "session", i == 0 ? "; the last session state "
+			    "stands" : ": no more desktop notices");
+			*bus[i] = sd_bus_flush_close_unref(*bus[i]);
+		} else if (i == 0 && W.ended)
+			W.sys = sd_bus_flush_close_unref(W.sys);
+		if (*bus[i] == NULL)
+			continue;
+		pfd[i].fd = sd_bus_get_fd(*bus[i]);
+		pfd[i].events = (short)sd_bus_get_events(*bus[i]);
+		if (sd_bus_get_timeout(*bus[i], &usec) >= 0 &&
+		    usec != UINT64_MAX)
+			*timeout = 1000;  /* sd-bus's own deadline: look again */
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -388,41 +433,13 @@ main(int argc, char **argv)
 	sandbox_limit_fds();
 	sandbox_session(W.pol.fd, W.sys != NULL ? sd_bus_get_fd(W.sys) : -1,
 	    W.user != NULL ? sd_bus_get_fd(W.user) : -1);
-	if (why != NULL)
-		tell(SESSION_EV_NONE, why);
-	else {
-		tell(SESSION_EV_FOLLOW, W.id);
-		if (W.locked)
-			tell(SESSION_EV_LOCK, W.id);
-		if (W.idle)
-			tell(SESSION_EV_IDLE, W.id);
-	}
+	tell_start(why);
 	for (;;) {
 		struct pollfd pfd[3] = { { W.pol.fd, chan_events(&W.pol), 0 },
 		    { -1, 0, 0 }, { -1, 0, 0 } };
-		sd_bus **bus[2] = { &W.sys, &W.user };
 		int timeout = -1, r;
 
-		for (int i = 0; i < 2; i++) {
-			uint64_t usec;
-			if (*bus[i] == NULL)
-				continue;
-			/* Everything already read is handled first. */
-			if (pump(*bus[i]) != 0 && !(i == 0 && W.ended)) {
-				log_info("the %s bus went away%s", i == 0 ? "system" :
-				    "session", i == 0 ? "; the last session state "
-				    "stands" : ": no more desktop notices");
-				*bus[i] = sd_bus_flush_close_unref(*bus[i]);
-			} else if (i == 0 && W.ended)
-				W.sys = sd_bus_flush_close_unref(W.sys);
-			if (*bus[i] == NULL)
-				continue;
-			pfd[1 + i].fd = sd_bus_get_fd(*bus[i]);
-			pfd[1 + i].events = (short)sd_bus_get_events(*bus[i]);
-			if (sd_bus_get_timeout(*bus[i], &usec) >= 0 &&
-			    usec != UINT64_MAX)
-				timeout = 1000;  /* sd-bus's own deadline: look again */
-		}
+		pump_buses(pfd + 1, &timeout);
 		if (W.sys == NULL && W.user == NULL && W.pol.queued == 0) {
 			log_debug("no bus to watch: ending");
 			exit(PEER_GONE_STATUS);
@@ -434,7 +451,7 @@ main(int argc, char **argv)
 		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))
 			while ((r = chan_recv(&W.pol, buf, sizeof(buf), &n)) != 0) {
 				if (r < 0)
-					peer_gone("keyward-policy");
+					peer_recv_end("keyward-policy", r, n);
 				notice(buf, n);
 			}
 	}

@@ -174,6 +174,80 @@ blob_listed(const struct p11list *l, const struct p11key *k)
 	return 0;
 }
 
+/* An RSA private key's public half, from the object or else from its
+ * public key object (same CKA_ID): NULL, or why there is none. a1, a2
+ * hold the attributes pk points into. */
+static const char *
+rsa_public(struct p11list *l, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE obj,
+    struct attr *id, struct attr *a1, struct attr *a2, struct pubkey *pk)
+{
+	CK_OBJECT_HANDLE pub;
+
+	if ((get_attr(l, s, obj, CKA_MODULUS, a1) != 0 ||
+	    get_attr(l, s, obj, CKA_PUBLIC_EXPONENT, a2) != 0) &&
+	    (find_public(l, s, id, CKK_RSA, &pub) != 0 ||
+	    get_attr(l, s, pub, CKA_MODULUS, a1) != 0 ||
+	    get_attr(l, s, pub, CKA_PUBLIC_EXPONENT, a2) != 0))
+		return "no modulus or exponent";
+	pk->kind = KEY_RSA;
+	pk->rsa_n = (struct slice){ a1->v, a1->len };
+	pk->rsa_e = (struct slice){ a2->v, a2->len };
+	return NULL;
+}
+
+/* The same for an EC or EdDSA key (type): its curve, one keyward signs
+ * with, and its uncompressed point. */
+static const char *
+ec_public(struct p11list *l, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE obj,
+    CK_KEY_TYPE type, struct attr *id, struct attr *a1, struct attr *a2,
+    struct pubkey *pk)
+{
+	const struct curve *c;
+	CK_OBJECT_HANDLE pub;
+
+	if (get_attr(l, s, obj, CKA_EC_PARAMS, a1) != 0 &&
+	    (find_public(l, s, id, type, &pub) != 0 ||
+	    get_attr(l, s, pub, CKA_EC_PARAMS, a1) != 0))
+		return "no curve";
+	if ((c = curve_of(a1, type == CKK_EC_EDWARDS)) == NULL)
+		return "a curve keyward does not sign with";
+	if ((get_attr(l, s, obj, CKA_EC_POINT, a2) != 0 ||
+	    ec_point(a2, c->point_len, &pk->ec_q) != 0) &&
+	    (find_public(l, s, id, type, &pub) != 0 ||
+	    get_attr(l, s, pub, CKA_EC_POINT, a2) != 0 ||
+	    ec_point(a2, c->point_len, &pk->ec_q) != 0))
+		return "no public point";
+	pk->kind = c->kind;
+	if (c->kind == KEY_ED25519)
+		pk->ed_a = pk->ec_q;
+	else if (pk->ec_q.p[0] != 0x04)
+		return "a compressed point";
+	return NULL;
+}
+
+/* k's public key blob, written from pk and parsed back as any key is:
+ * 0, or -1 (logged). */
+static int
+key_blob(struct p11key *k, struct pubkey *pk)
+{
+	const char *why = NULL;
+	struct wb w;
+
+	wb_init(&w);
+	key_write_public(&w, pk);
+	if (w.err || w.len > sizeof(k->blob) ||
+	    key_parse_public(wb_slice_of(&w), pk, &why) != 0) {
+		log_info("a private key is left out: its public key does not "
+		    "parse (%s)", why != NULL ? why : "too long");
+		wb_free(&w);
+		return -1;
+	}
+	memcpy(k->blob, w.p, w.len);
+	k->blob_len = w.len;
+	wb_free(&w);
+	return 0;
+}
+
 /* One private key object into the list, if it is a kind we sign with and
  * its public half is there. Attribute buffers are big: static. */
 static void
@@ -181,13 +255,10 @@ add_key(struct p11list *l, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE obj)
 {
 	static struct attr a1, a2, id, label;
 	struct p11key *k = &l->keys[l->n];
-	const struct curve *c;
-	CK_OBJECT_HANDLE pub;
 	CK_KEY_TYPE type;
 	CK_ATTRIBUTE t = { CKA_KEY_TYPE, &type, sizeof(type) };
 	struct pubkey pk;
-	struct wb w;
-	const char *why = NULL;
+	const char *why;
 
 	memset(&pk, 0, sizeof(pk));
 	if (l->f->C_GetAttributeValue(s, obj, &t, 1) != CKR_OK ||
@@ -195,49 +266,11 @@ add_key(struct p11list *l, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE obj)
 		return;
 	get_attr(l, s, obj, CKA_ID, &id);
 	get_attr(l, s, obj, CKA_LABEL, &label);
-	switch (type) {
-	case CKK_RSA:
-		if ((get_attr(l, s, obj, CKA_MODULUS, &a1) != 0 ||
-		    get_attr(l, s, obj, CKA_PUBLIC_EXPONENT, &a2) != 0) &&
-		    (find_public(l, s, &id, type, &pub) != 0 ||
-		    get_attr(l, s, pub, CKA_MODULUS, &a1) != 0 ||
-		    get_attr(l, s, pub, CKA_PUBLIC_EXPONENT, &a2) != 0)) {
-			why = "no modulus or exponent";
-			break;
-		}
-		pk.kind = KEY_RSA;
-		pk.rsa_n = (struct slice){ a1.v, a1.len };
-		pk.rsa_e = (struct slice){ a2.v, a2.len };
-		break;
-	case CKK_EC:
-	case CKK_EC_EDWARDS:
-		if (get_attr(l, s, obj, CKA_EC_PARAMS, &a1) != 0 &&
-		    (find_public(l, s, &id, type, &pub) != 0 ||
-		    get_attr(l, s, pub, CKA_EC_PARAMS, &a1) != 0)) {
-			why = "no curve";
-			break;
-		}
-		if ((c = curve_of(&a1, type == CKK_EC_EDWARDS)) == NULL) {
-			why = "a curve keyward does not sign with";
-			break;
-		}
-		if ((get_attr(l, s, obj, CKA_EC_POINT, &a2) != 0 ||
-		    ec_point(&a2, c->point_len, &pk.ec_q) != 0) &&
-		    (find_public(l, s, &id, type, &pub) != 0 ||
-		    get_attr(l, s, pub, CKA_EC_POINT, &a2) != 0 ||
-		    ec_point(&a2, c->point_len, &pk.ec_q) != 0)) {
-			why = "no public point";
-			break;
-		}
-		pk.kind = c->kind;
-		if (c->kind == KEY_ED25519)
-			pk.ed_a = pk.ec_q;
-		else if (pk.ec_q.p[0] != 0x04) {
-			why = "a compressed point";
-			break;
-		}
-		break;
-	default:
+	if (type == CKK_RSA)
+		why = rsa_public(l, s, obj, &id, &a1, &a2, &pk);
+	else if (type == CKK_EC || type == CKK_EC_EDWARDS)
+		why = ec_public(l, s, obj, type, &id, &a1, &a2, &pk);
+	else {
 		log_debug("private key of type 0x%lx left out", (unsigned long)type);
 		return;
 	}
@@ -245,19 +278,7 @@ add_key(struct p11list *l, CK_SESSION_HANDLE s, CK_OBJECT_HANDLE obj)
 		log_info("a private key is left out: %s", why);
 		return;
 	}
-	wb_init(&w);
-	key_write_public(&w, &pk);
-	if (w.err || w.len > sizeof(k->blob) ||
-	    key_parse_public(wb_slice_of(&w), &pk, &why) != 0) {
-		log_info("a private key is left out: its public key does not "
-		    "parse (%s)", why != NULL ? why : "too long");
-		wb_free(&w);
-		return;
-	}
-	memcpy(k->blob, w.p, w.len);
-	k->blob_len = w.len;
-	wb_free(&w);
-	if (blob_listed(l, k))
+	if (key_blob(k, &pk) != 0 || blob_listed(l, k))
 		return;
 	k->sess = s;
 	k->obj = obj;

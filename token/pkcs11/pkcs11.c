@@ -144,6 +144,55 @@ close_all(void)
 
 /* ------------------------------------------------------------ requests */
 
+/* One slot: a session if its token is initialised (a blank token, and
+ * SoftHSM2 always offers one, has no keys), a login if the token wants
+ * one. CKR_OK, or what failed. */
+static CK_RV
+open_slot(CK_SLOT_ID slot, const struct p11_req *req)
+{
+	CK_TOKEN_INFO ti;
+	CK_SESSION_HANDLE s;
+	CK_RV rv;
+
+	if ((rv = S.f->C_GetTokenInfo(slot, &ti)) != CKR_OK)
+		return rv;
+	if (!(ti.flags & CKF_TOKEN_INITIALIZED))
+		return CKR_OK;
+	if ((rv = S.f->C_OpenSession(slot, CKF_SERIAL_SESSION, NULL,
+	    NULL, &s)) != CKR_OK)
+		return rv;
+	S.sess[S.nsess++] = s;
+	if (!(ti.flags & CKF_LOGIN_REQUIRED))
+		return CKR_OK;
+	if ((ti.flags & CKF_PROTECTED_AUTHENTICATION_PATH) &&
+	    req->pin.len == 0)
+		rv = S.f->C_Login(s, CKU_USER, NULL, 0);
+	else
+		rv = S.f->C_Login(s, CKU_USER,
+		    (CK_UTF8CHAR_PTR)req->pin.p, req->pin.len);
+	if (rv == CKR_USER_ALREADY_LOGGED_IN)
+		rv = CKR_OK;
+	if (rv != CKR_OK)
+		log_info("slot %lu: login refused: 0x%lx",
+		    (unsigned long)slot, (unsigned long)rv);
+	return rv;
+}
+
+/* The keys listed, into the reply. */
+static void
+keys_reply(struct p11_keys *rep)
+{
+	rep->n = (uint32_t)S.list.n;
+	for (size_t i = 0; i < S.list.n; i++) {
+		const struct p11key *k = &S.list.keys[i];
+
+		rep->key[i].blob = (struct slice){ k->blob, k->blob_len };
+		rep->key[i].label = (struct slice){
+		    (const uint8_t *)k->label, k->label_len };
+		rep->key[i].flags = k->flags;
+	}
+}
+
 /* Every slot with a token, as ssh-agent does (so the same keys are
  * listed): a session each, a login where the token wants one, the same
  * PIN for all. The first login that fails ends the whole request, so a
@@ -154,59 +203,24 @@ do_login(const struct p11_req *req, struct wb *w)
 	CK_SLOT_ID slots[P11_MAX_SLOTS];
 	CK_ULONG nslots = P11_MAX_SLOTS;
 	struct p11_keys rep;
-	CK_TOKEN_INFO ti;
-	CK_SESSION_HANDLE s;
 	CK_RV rv;
 
 	memset(&rep, 0, sizeof(rep));
-	if ((rv = S.f->C_GetSlotList(CK_TRUE, slots, &nslots)) != CKR_OK)
-		goto out;
-	if (nslots > P11_MAX_SLOTS)
-		nslots = P11_MAX_SLOTS;
-	for (CK_ULONG i = 0; i < nslots; i++) {
-		if ((rv = S.f->C_GetTokenInfo(slots[i], &ti)) != CKR_OK)
-			break;
-		/* a blank token (SoftHSM2 always offers one) has no keys */
-		if (!(ti.flags & CKF_TOKEN_INITIALIZED))
-			continue;
-		if ((rv = S.f->C_OpenSession(slots[i], CKF_SERIAL_SESSION, NULL,
-		    NULL, &s)) != CKR_OK)
-			break;
-		S.sess[S.nsess++] = s;
-		if (!(ti.flags & CKF_LOGIN_REQUIRED))
-			continue;
-		if ((ti.flags & CKF_PROTECTED_AUTHENTICATION_PATH) &&
-		    req->pin.len == 0)
-			rv = S.f->C_Login(s, CKU_USER, NULL, 0);
-		else
-			rv = S.f->C_Login(s, CKU_USER,
-			    (CK_UTF8CHAR_PTR)req->pin.p, req->pin.len);
-		if (rv == CKR_USER_ALREADY_LOGGED_IN)
-			rv = CKR_OK;
-		if (rv != CKR_OK) {
-			log_info("slot %lu: login refused: 0x%lx",
-			    (unsigned long)slots[i], (unsigned long)rv);
-			break;
-		}
+	if ((rv = S.f->C_GetSlotList(CK_TRUE, slots, &nslots)) == CKR_OK) {
+		if (nslots > P11_MAX_SLOTS)
+			nslots = P11_MAX_SLOTS;
+		for (CK_ULONG i = 0; i < nslots && rv == CKR_OK; i++)
+			rv = open_slot(slots[i], req);
+		if (rv == CKR_OK)
+			for (size_t i = 0; i < S.nsess; i++)
+				p11_list_keys(&S.list, S.sess[i]);
 	}
-	if (rv == CKR_OK)
-		for (size_t i = 0; i < S.nsess; i++)
-			p11_list_keys(&S.list, S.sess[i]);
- out:
 	if (rv != CKR_OK) {
 		close_all();
 		rep.status = (uint32_t)rv;
 	} else {
 		S.logged_in = 1;
-		rep.n = (uint32_t)S.list.n;
-		for (size_t i = 0; i < S.list.n; i++) {
-			const struct p11key *k = &S.list.keys[i];
-
-			rep.key[i].blob = (struct slice){ k->blob, k->blob_len };
-			rep.key[i].label = (struct slice){
-			    (const uint8_t *)k->label, k->label_len };
-			rep.key[i].flags = k->flags;
-		}
+		keys_reply(&rep);
 		log_info("%zu token(s), %zu key(s)", S.nsess, S.list.n);
 	}
 	p11_keys_encode(w, &rep);

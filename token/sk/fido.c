@@ -350,17 +350,41 @@ split_der(const uint8_t *der, size_t der_len, struct sk_sign_response *resp)
 	return ret;
 }
 
+/* The answer made of the token's one assertion a: its flags, counter
+ * and signature (alg's: Ed25519 raw, ECDSA as r and s). NULL if a is not
+ * one assertion or its signature is malformed (logged). */
+static struct sk_sign_response *
+response_of(uint32_t alg, const fido_assert_t *a)
+{
+	struct sk_sign_response *resp;
+	const uint8_t *sig;
+	size_t sig_len;
+
+	if (fido_assert_count(a) != 1 || (resp = calloc(1, sizeof(*resp))) == NULL)
+		return NULL;
+	resp->flags = fido_assert_flags(a, 0);
+	resp->counter = fido_assert_sigcount(a, 0);
+	sig = fido_assert_sig_ptr(a, 0);
+	sig_len = fido_assert_sig_len(a, 0);
+	if (alg == TOKEN_ALG_ED25519 ? copy_out(sig, sig_len, &resp->sig_r,
+	    &resp->sig_r_len) : split_der(sig, sig_len, resp)) {
+		log_error("token's signature is malformed");
+		free(resp->sig_r);
+		free(resp->sig_s);
+		free(resp);
+		return NULL;
+	}
+	return resp;
+}
+
 int
 internal_sign(uint32_t alg, const uint8_t *data, size_t data_len,
     const char *application, const uint8_t *key_handle, size_t key_handle_len,
     uint8_t flags, const char *pin, struct sk_sign_response **resp_out)
 {
-	struct sk_sign_response *resp = NULL;
 	fido_assert_t *a = NULL;
 	fido_dev_t *dev;
 	fido_opt_t uv = FIDO_OPT_OMIT;
-	const uint8_t *sig;
-	size_t sig_len;
 	int r, err;
 
 	*resp_out = NULL;
@@ -390,26 +414,9 @@ internal_sign(uint32_t alg, const uint8_t *data, size_t data_len,
 		err = fido_status(r);
 		goto out;
 	}
-	if (fido_assert_count(a) != 1 || (resp = calloc(1, sizeof(*resp))) == NULL)
-		goto out;
-	resp->flags = fido_assert_flags(a, 0);
-	resp->counter = fido_assert_sigcount(a, 0);
-	sig = fido_assert_sig_ptr(a, 0);
-	sig_len = fido_assert_sig_len(a, 0);
-	if (alg == TOKEN_ALG_ED25519 ? copy_out(sig, sig_len, &resp->sig_r,
-	    &resp->sig_r_len) : split_der(sig, sig_len, resp)) {
-		log_error("token's signature is malformed");
-		goto out;
-	}
-	*resp_out = resp;
-	resp = NULL;
-	err = TOKEN_OK;
+	if ((*resp_out = response_of(alg, a)) != NULL)
+		err = TOKEN_OK;
  out:
-	if (resp != NULL) {
-		free(resp->sig_r);
-		free(resp->sig_s);
-		free(resp);
-	}
 	fido_assert_free(&a);
 	fido_dev_close(dev);
 	fido_dev_free(&dev);
