@@ -287,7 +287,7 @@ keys_add_live(struct policy *P, struct pending *p)
 		free(old->comment);
 		old->comment = id->comment;
 		id->comment = NULL;
-		old->key_id = id->key_id;
+		idt_rekey(&P->ids, old, id->key_id);
 		old->expiry_ms = id->expiry_ms;
 		old->confirm = id->confirm;
 		free(old->provider);

@@ -3,7 +3,6 @@
  * verified (describe.h).
  */
 #include "crypto/crypto.h"
-#include "ipc/log.h"
 #include "ipc/text.h"
 #include "policy/describe.h"
 #include "policy/policy.h"
@@ -153,29 +152,4 @@ describe_request(const struct policy *P, const struct identity *id,
 			    who);
 	}
 	return o;
-}
-
-struct identity *
-identity_by_blob(struct policy *P, struct slice blob)
-{
-	const char *why = NULL;
-	struct identity *id = NULL;
-	struct wb canon;
-
-	wb_init(&canon);
-	if (key_canonical(blob, NULL, &canon, &why) == 0)
-		id = idt_find(&P->ids, wb_slice_of(&canon));
-	else
-		log_debug("request names an unusable key: %s", why ? why : "malformed");
-	wb_free(&canon);
-	return id;
-}
-
-struct identity *
-identity_by_key(struct policy *P, uint64_t key_id)
-{
-	for (size_t i = 0; i < P->ids.n; i++)
-		if (P->ids.order[i]->key_id == key_id)
-			return P->ids.order[i];
-	return NULL;
 }

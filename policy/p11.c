@@ -450,7 +450,7 @@ p11_sign(struct policy *P, struct pending *p, const struct identity *id)
 void
 p11_signed(struct policy *P, struct pending *p, struct slice reply, int fail)
 {
-	struct identity *id = identity_by_key(P, p->key_id);
+	struct identity *id = idt_find_key(&P->ids, p->key_id);
 	struct p11_sig s;
 	const struct pubkey *k;
 	struct rd r;

@@ -114,7 +114,7 @@ session_notice_prepare(struct policy *P, struct pending *p)
 	    (p->origin.len == 0 &&
 	    P->args.session_notify != SESSION_NOTIFY_ALL) ||
 	    (c = conn_find(P, p->conn)) == NULL ||
-	    (id = identity_by_key(P, p->key_id)) == NULL)
+	    (id = idt_find_key(&P->ids, p->key_id)) == NULL)
 		return;
 	/* The confirm prompt's words (sign.c), client text terminal-safe. */
 	text_term_str(comment, sizeof(comment), id->comment);

@@ -127,7 +127,7 @@ static void
 kh_sign(struct policy *P, struct pending *p)
 {
 	struct msg_kh_sign m = { p->key_id, (uint8_t)p->alg, wb_slice_of(&p->data) };
-	const struct identity *id = identity_by_key(P, p->key_id);
+	const struct identity *id = idt_find_key(&P->ids, p->key_id);
 
 	if (id != NULL && key_is_sk(id->kind)) {
 		token_sign(P, p);       /* a token signs it (token.c) */
@@ -230,7 +230,7 @@ prompt_or_wait(struct policy *P, struct pending *p)
 	if (held_by(P->prompt_wait, PSTATE(P_CONFIRM_WAIT), &origin) >=
 	    PROMPT_MAX_WAIT_PER_HOP) {
 		refuse(P, p, "too many prompts wait for the host it is forwarded "
-		    "from", identity_by_key(P, p->key_id), 1);
+		    "from", idt_find_key(&P->ids, p->key_id), 1);
 		return;
 	}
 	log_info("connection %u: its %s prompt waits: %d are open for the host "
@@ -266,7 +266,7 @@ sign_prompt_ended(struct policy *P, struct slice origin)
 		if (P->prompt_wait_tail == p)
 			P->prompt_wait_tail = prev;
 		p->next = NULL;
-		id = identity_by_key(P, p->key_id);
+		id = idt_find_key(&P->ids, p->key_id);
 		if (id == NULL) {
 			refuse(P, p, "the key was removed while the request waited "
 			    "for its prompt", NULL, 1);
@@ -353,7 +353,7 @@ h_sign(struct ctx *c)
 	wb_bytes(&p->data, m.data.p, m.data.len);
 	conn_origin(c->conn, &o);
 	origin_share_key(&o, &p->origin);
-	id = identity_by_blob(P, m.key);
+	id = idt_find_request(&P->ids, m.key);
 	/* What the data is, decided here once: every check below, the
 	 * prompts and the audit trail (the refusal of an unknown key's too,
 	 * which records the data's hash) read it (purpose.h). */
@@ -391,7 +391,7 @@ h_sign(struct ctx *c)
 void
 sign_confirmed(struct policy *P, struct pending *p, int yes)
 {
-	struct identity *id = identity_by_key(P, p->key_id);
+	struct identity *id = idt_find_key(&P->ids, p->key_id);
 	struct wb origin;
 
 	/* A copy: a request that goes on to a token is still counted
