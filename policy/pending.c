@@ -72,13 +72,13 @@ pending_free(struct policy *P, struct pending *p)
 	P->npending--;
 }
 
-void
-pending_gone(struct policy *P, uint32_t conn)
+/* Its requests waiting for a prompt end first, so that a prompt
+ * pending_gone closes goes to someone else's. */
+static void
+gone_prompt_wait(struct policy *P, uint32_t conn)
 {
 	struct pending **pp, *p, *prev;
 
-	/* Its requests waiting for a prompt end first, so that a prompt
-	 * this closes goes to someone else's. */
 	for (pp = &P->prompt_wait, prev = NULL; (p = *pp) != NULL;) {
 		if (p->conn != conn) {
 			prev = p;
@@ -91,7 +91,15 @@ pending_gone(struct policy *P, uint32_t conn)
 		reply_status(P, p->conn, p->req, ST_FAIL);
 		pending_free(P, p);
 	}
-	pp = &P->pending;
+}
+
+/* Its requests at another process are marked gone and carried to their
+ * end; a token's signature is cancelled; an open prompt is closed and
+ * its request ends now. */
+static void
+gone_pending(struct policy *P, uint32_t conn)
+{
+	struct pending **pp = &P->pending, *p;
 
 	while ((p = *pp) != NULL) {
 		if (p->conn != conn) {
@@ -121,9 +129,16 @@ pending_gone(struct policy *P, uint32_t conn)
 		sign_prompt_ended(P, wb_slice_of(&origin));
 		wb_free(&origin);
 	}
-	/* A guess whose client has gone is not judged: nobody would hear the
-	 * answer, and judging it could still unlock the agent for whoever
-	 * queued it, then watches from another connection. */
+}
+
+/* A guess whose client has gone is not judged: nobody would hear the
+ * answer, and judging it could still unlock the agent for whoever
+ * queued it, then watches from another connection. */
+static void
+gone_unlocks(struct policy *P, uint32_t conn)
+{
+	struct pending **pp, *p, *prev;
+
 	for (pp = &P->lock.queue, prev = NULL; (p = *pp) != NULL;) {
 		if (p->conn != conn) {
 			prev = p;
@@ -136,4 +151,12 @@ pending_gone(struct policy *P, uint32_t conn)
 		reply_status(P, p->conn, p->req, ST_FAIL);
 		pending_free(P, p);
 	}
+}
+
+void
+pending_gone(struct policy *P, uint32_t conn)
+{
+	gone_prompt_wait(P, conn);
+	gone_pending(P, conn);
+	gone_unlocks(P, conn);
 }
