@@ -358,35 +358,13 @@ p11_graft(void *ctx, struct slice blob, const struct pubkey *k)
 	return 0;
 }
 
-/* The helper's listing after its login (reply NULL: the broker's why). */
-void
-p11_listed(struct policy *P, struct pending *p, struct slice reply, int fail)
+/* Every key listed that is fit to be one becomes an identity, with its
+ * certificates; how many went into the table. */
+static size_t
+p11_keep_listed(struct policy *P, struct pending *p, const struct p11_keys *keys)
 {
-	struct p11_keys *keys;
 	size_t added = 0;
-	char why[TOKEN_MAX_PATH + 192];
-	struct rd r;
 
-	if (fail) {
-		snprintf(why, sizeof(why), "PKCS#11 provider %s: its helper could "
-		    "not be started, ended or did not answer (a helper stopped "
-		    "by its filter names the syscall in its own line)",
-		    p->p11_provider);
-		p11_refuse(P, p, "add", why);
-		return;
-	}
-	if ((keys = calloc(1, sizeof(*keys))) == NULL)
-		fatal("out of memory");
-	rd_init(&r, reply.p, reply.len);
-	if (p11_keys_decode(&r, keys) != 0 || keys->status != P11_OK) {
-		snprintf(why, sizeof(why), "PKCS#11 provider %s: %s (CKR 0x%lx)",
-		    p->p11_provider, p11_ckr_why(keys->status, "the login failed"),
-		    (unsigned long)keys->status);
-		p11_stop(P, p->p11_provider);
-		free(keys);
-		p11_refuse(P, p, "add", why);
-		return;
-	}
 	for (uint32_t i = 0; i < keys->n; i++) {
 		struct pubkey pub;
 		struct wb plain;
@@ -412,6 +390,39 @@ p11_listed(struct policy *P, struct pending *p, struct slice reply, int fail)
 		added += p11_keep(P, p, p11_identity(P, p, &keys->key[i], i,
 		    &plain, &pub, ps), i);
 	}
+	return added;
+}
+
+/* The helper's listing after its login (reply NULL: the broker's why). */
+void
+p11_listed(struct policy *P, struct pending *p, struct slice reply, int fail)
+{
+	struct p11_keys *keys;
+	size_t added;
+	char why[TOKEN_MAX_PATH + 192];
+	struct rd r;
+
+	if (fail) {
+		snprintf(why, sizeof(why), "PKCS#11 provider %s: its helper could "
+		    "not be started, ended or did not answer (a helper stopped "
+		    "by its filter names the syscall in its own line)",
+		    p->p11_provider);
+		p11_refuse(P, p, "add", why);
+		return;
+	}
+	if ((keys = calloc(1, sizeof(*keys))) == NULL)
+		fatal("out of memory");
+	rd_init(&r, reply.p, reply.len);
+	if (p11_keys_decode(&r, keys) != 0 || keys->status != P11_OK) {
+		snprintf(why, sizeof(why), "PKCS#11 provider %s: %s (CKR 0x%lx)",
+		    p->p11_provider, p11_ckr_why(keys->status, "the login failed"),
+		    (unsigned long)keys->status);
+		p11_stop(P, p->p11_provider);
+		free(keys);
+		p11_refuse(P, p, "add", why);
+		return;
+	}
+	added = p11_keep_listed(P, p, keys);
 	free(keys);
 	keys_expiry_changed(P);
 	if (P->barrier == p->id)
