@@ -244,10 +244,9 @@ h_add(struct ctx *c)
 		return 0;
 	}
 	id_set_added(P, id, &o);
-	p = pending_new(P, P_ADD, c->h.conn, c->h.req);
+	p = pending_new(c, P_ADD);
 	p->add = id;
 	p->key_id = id->key_id = ++P->next_key_id;
-	P->barrier = p->id;
 	if (key_is_sk(pub.kind) && add_sk_provider(P, c->conn, p, &m) != 0)
 		return 0;
 	/* The private half goes on as it came; policy keeps no copy. */
@@ -263,8 +262,6 @@ h_add(struct ctx *c)
 static void
 keys_add_refused(struct policy *P, struct pending *p, const char *why)
 {
-	if (P->barrier == p->id)
-		P->barrier = 0;
 	log_info("refused add: %s", why);
 	audit_simple(P, "add", "refuse", why, conn_find(P, p->conn), NULL);
 	reply_status(P, p->conn, p->req, ST_FAIL);
@@ -279,8 +276,6 @@ keys_add_live(struct policy *P, struct pending *p)
 	struct identity *id = p->add, *old;
 	const struct conn *c = conn_find(P, p->conn);
 
-	if (P->barrier == p->id)
-		P->barrier = 0;
 	old = idt_find(&P->ids, (struct slice){ id->blob, id->blob_len });
 	if (old != NULL) {
 		uint64_t stale = old->key_id;

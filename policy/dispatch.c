@@ -27,6 +27,13 @@ enum {
 	F_OWNER = 1 << 2,       /* refused where a session-bind was attempted:
 	                         * for the key's owner, not for forwarded hosts */
 	F_BOOK = 1 << 3,        /* connection bookkeeping: never answered */
+	F_BARRIER = 1 << 4,     /* its effect is known only once the keyholder
+	                         * or the broker has answered: while it waits
+	                         * there, nothing later from the monitor is
+	                         * judged. Every request made from the row
+	                         * carries it; pending.c sets and lifts it
+	                         * (pending.h). A lock has none: policy refuses
+	                         * all after it at once. */
 };
 
 /* While locked, a request without F_LOCKED gets FAILURE, except a list,
@@ -44,11 +51,12 @@ static const struct {
 	{ MSG_CLOSE,      F_CONN | F_LOCKED | F_BOOK, L_FAIL, NULL,  h_close },
 	{ MSG_LIST,       F_CONN,              L_EMPTY_LIST, "list", h_list },
 	{ MSG_SIGN,       F_CONN,              L_FAIL,       "sign", h_sign },
-	{ MSG_ADD,        F_CONN,              L_FAIL,       "add",  h_add },
+	{ MSG_ADD,        F_CONN | F_BARRIER,  L_FAIL,       "add",  h_add },
 	{ MSG_REMOVE,     F_CONN,              L_FAIL,       NULL,   h_remove },
 	{ MSG_REMOVE_ALL, 0 /* conn 0: SIGUSR1 */, L_FAIL,  NULL,   h_remove_all },
 	{ MSG_LOCK,       F_CONN,              L_FAIL,       NULL,   h_lock },
-	{ MSG_UNLOCK,     F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_unlock },
+	/* an unlock is a barrier once judged right, at the keyholder */
+	{ MSG_UNLOCK,     F_CONN | F_LOCKED | F_BARRIER, L_FAIL, NULL, h_unlock },
 	{ MSG_QUERY,      F_CONN,              L_FAIL,       NULL,   h_query },
 	/* conn 0: -O policy= at start; else keyward-ctl policy load */
 	{ MSG_POLICY_LOAD, F_OWNER,            L_FAIL,       "policy", h_policy_load },
@@ -59,8 +67,8 @@ static const struct {
 	{ MSG_BIND,       F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_bind },
 	{ MSG_BIND_BAD,   F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_bind_bad },
 	{ MSG_CONSTRAINTS,    F_CONN | F_OWNER,    L_FAIL,       NULL,   h_constraints },
-	{ MSG_P11_ADD,    F_CONN,              L_FAIL,       "add",  h_p11_add },
-	{ MSG_P11_REMOVE, F_CONN,              L_FAIL,       NULL,   h_p11_remove },
+	{ MSG_P11_ADD,    F_CONN | F_BARRIER,  L_FAIL,       "add",  h_p11_add },
+	{ MSG_P11_REMOVE, F_CONN | F_BARRIER,  L_FAIL,       NULL,   h_p11_remove },
 };
 
 #define NROWS(t) (sizeof(t) / sizeof((t)[0]))
@@ -221,6 +229,7 @@ policy_from_monitor(struct policy *P, const uint8_t *p, size_t n)
 		return;
 	}
 	f = from_monitor[i].flags;
+	c.barrier = (f & F_BARRIER) != 0;
 	c.conn = conn_find(P, c.h.conn);
 	if (refuse_closed(&c, f) || refuse_not_owner(&c, f, from_monitor[i].event) ||
 	    refuse_forwarded(&c) || refuse_unmanaged(&c))

@@ -41,8 +41,6 @@ static void
 p11_refuse(struct policy *P, struct pending *p, const char *event,
     const char *why)
 {
-	if (P->barrier == p->id)
-		P->barrier = 0;
 	log_info("refused %s: %s", event, why);
 	audit_simple(P, event, "refuse", why, conn_find(P, p->conn), NULL);
 	reply_status(P, p->conn, p->req, ST_FAIL);
@@ -134,9 +132,8 @@ h_p11_add(struct ctx *c)
 		ctx_reply(c, ST_FAIL);
 		return 0;
 	}
-	p = pending_new(P, P_RESOLVE, c->h.conn, c->h.req);
+	p = pending_new(c, P_RESOLVE);
 	p->p11 = P11_ADDING;
-	P->barrier = p->id;
 	/* what each key will carry: the constraints as sent */
 	p->keep.has_lifetime = m.c.has_lifetime;
 	p->keep.lifetime = m.c.lifetime;
@@ -162,9 +159,8 @@ h_p11_remove(struct ctx *c)
 
 	if (msg_string_read(&c->r, &provider) != 0)
 		return -1;
-	p = pending_new(c->P, P_RESOLVE, c->h.conn, c->h.req);
+	p = pending_new(c, P_RESOLVE);
 	p->p11 = P11_REMOVING;
-	c->P->barrier = p->id;
 	token_resolve(c->P, p, provider);
 	return 0;
 }
@@ -200,8 +196,6 @@ p11_resolved(struct policy *P, struct pending *p, struct slice path)
 		size_t n = p11_drop(P, real, "PKCS#11 provider removed",
 		    conn_find(P, p->conn));
 		p11_stop(P, real);
-		if (P->barrier == p->id)
-			P->barrier = 0;
 		log_info("PKCS#11 provider %s: %zu key(s) removed", shown, n);
 		reply_status(P, p->conn, p->req, n > 0 ? ST_OK : ST_FAIL);
 		pending_free(P, p);
@@ -425,8 +419,6 @@ p11_listed(struct policy *P, struct pending *p, struct slice reply, int fail)
 	added = p11_keep_listed(P, p, keys);
 	free(keys);
 	keys_expiry_changed(P);
-	if (P->barrier == p->id)
-		P->barrier = 0;
 	if (added == 0) {
 		p11_stop(P, p->p11_provider);
 		log_info("refused PKCS#11 add: provider %s lists no new key (no "

@@ -3,6 +3,7 @@
  * time (the states and their transitions are drawn in pending.h).
  */
 #include "ipc/log.h"
+#include "policy/dispatch.h"
 #include "policy/policy.h"
 
 #include <stdlib.h>
@@ -16,15 +17,17 @@ pending_new_id(struct policy *P)
 }
 
 struct pending *
-pending_new(struct policy *P, enum pending_state s, uint32_t conn, uint32_t req)
+pending_new(const struct ctx *c, enum pending_state s)
 {
+	struct policy *P = c->P;
 	struct pending *p = calloc(1, sizeof(*p));
 
 	if (p == NULL)
 		fatal("out of memory");
 	p->state = s;
-	p->conn = conn;
-	p->req = req;
+	p->conn = c->h.conn;
+	p->req = c->h.req;
+	p->barrier = c->barrier;
 	p->id = pending_new_id(P);
 	wb_init(&p->data);
 	wb_init(&p->pin);
@@ -51,6 +54,10 @@ pending_take(struct policy *P, uint32_t id, unsigned states)
 void
 pending_keep(struct policy *P, struct pending *p)
 {
+	/* A barrier holds the monitor while the request waits for another
+	 * process; a wrong unlock waiting to be answered waits for time. */
+	if (p->barrier && p->state != P_UNLOCK_DELAY)
+		P->barrier = p->id;
 	p->next = P->pending;
 	P->pending = p;
 }
@@ -58,6 +65,8 @@ pending_keep(struct policy *P, struct pending *p)
 void
 pending_free(struct policy *P, struct pending *p)
 {
+	if (P->barrier == p->id)
+		P->barrier = 0;
 	purpose_free(&p->purpose);      /* points into data */
 	wb_free_secret(&p->data);       /* a passphrase, data to sign, a key */
 	wb_free_secret(&p->pin);

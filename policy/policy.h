@@ -65,9 +65,10 @@ struct policy {
 	/* Confirm requests waiting for a prompt of their forwarding host
 	 * (P_CONFIRM_WAIT, sign.c), in arrival order. */
 	struct pending *prompt_wait, *prompt_wait_tail;
-	/* A request whose effect is not known until the keyholder answers
-	 * (add, lock, unlock): nothing from the monitor is judged before it
-	 * (dispatch.c). */
+	/* The request whose effect is not known until the keyholder or the
+	 * broker answers (an F_BARRIER row of dispatch.c: add, PKCS#11 add
+	 * and remove, a right unlock); 0: none. Nothing from the monitor is
+	 * judged before it ends. Only pending.c sets and lifts it. */
 	uint32_t barrier;
 	struct lockstate lock;
 	struct sessionstate session;    /* keyward-session's facts (session.c) */

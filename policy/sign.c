@@ -349,7 +349,7 @@ h_sign(struct ctx *c)
 
 	if (msg_sign_decode(&c->r, &m) != 0)
 		return -1;
-	p = pending_new(P, P_SIGN, c->h.conn, c->h.req);
+	p = pending_new(c, P_SIGN);
 	wb_bytes(&p->data, m.data.p, m.data.len);
 	conn_origin(c->conn, &o);
 	origin_share_key(&o, &p->origin);
