@@ -3,7 +3,8 @@
  * (the other processes' answers: answers.c). The monitor may be
  * compromised, so each message is decoded again from scratch, and the
  * rules that hold for many requests (needs an open connection, refused
- * while locked, refused where a session-bind was attempted) are flags
+ * while locked, refused where a session-bind was attempted, holds the
+ * monitor until the keyholder or the broker answers) are flags
  * the dispatcher enforces: no handler repeats them, and a new row cannot
  * forget them.
  */
