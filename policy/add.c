@@ -28,20 +28,15 @@ refuse_add(struct ctx *c, const char *why, struct identity *id)
 	ctx_reply(c, ST_FAIL);
 }
 
-/* The identity an ADD would make, from its public key and constraints:
- * NULL (and *why) when the request must be refused. */
+/* A new identity of the public key pub, its comment and confirm
+ * constraint. */
 static struct identity *
-identity_of(struct ctx *c, const struct pubkey *pub, const struct msg_add *m,
-    size_t cost, const char **why)
+identity_new(const struct policy *P, const struct pubkey *pub,
+    const struct msg_add *m)
 {
-	struct policy *P = c->P;
-	struct identity *id, *held;
+	struct identity *id;
 	struct wb blob;
 
-	if (pub->is_cert && cert_verify(pub) != 0) {
-		*why = "certificate signature does not verify";
-		return NULL;
-	}
 	if ((id = calloc(1, sizeof(*id))) == NULL ||
 	    (id->comment = slice_strdup(m->comment)) == NULL)
 		fatal("out of memory");
@@ -63,22 +58,62 @@ identity_of(struct ctx *c, const struct pubkey *pub, const struct msg_add *m,
 	id->kind = pub->kind;
 	id->is_cert = pub->is_cert;
 	id->confirm = m->c.confirm;
+	return id;
+}
+
+/* Why id may not replace the identity of its key the agent holds
+ * (*held, or NULL: none held), or NULL. */
+static const char *
+readd_refuses(const struct policy *P, const struct conn *c,
+    const struct identity *id, struct identity **held)
+{
+	struct verdict v;
+
 	/* Re-adding replaces an identity: only one this connection may see
 	 * (doc/protocol.md §8.10), judged against the table as every request before left it. */
-	struct verdict v;
-	if ((held = idt_find(&P->ids, (struct slice){ id->blob, id->blob_len })) != NULL &&
-	    !id_visible(held, c->conn, &v)) {
-		*why = "the key is already held and not visible on this connection";
-		identity_free(id);
-		return NULL;
-	}
+	if ((*held = idt_find(&P->ids, (struct slice){ id->blob, id->blob_len })) != NULL &&
+	    !id_visible(*held, c, &v))
+		return "the key is already held and not visible on this connection";
 	/* Re-adding a key the agent holds replaces its constraints, its
 	 * provider and its FIDO key handle: management, refused where a
 	 * forwarded host may be asking, as REMOVE is (keyward(1)). */
-	if (held != NULL && conn_forwarded(c->conn) &&
-	    !P->args.allow_remote_manage) {
-		*why = "re-adding a key the agent holds is management, refused "
+	if (*held != NULL && conn_forwarded(c) && !P->args.allow_remote_manage)
+		return "re-adding a key the agent holds is management, refused "
 		    "on a forwarded connection (keyward -O allow-remote-manage)";
+	return NULL;
+}
+
+/* When id expires: its lifetime constraint, else -t's; 0: never. */
+static void
+identity_expiry(const struct policy *P, const struct msg_add *m,
+    struct identity *id)
+{
+	if (m->c.has_lifetime)
+		id->expiry_ms = now_ms() + (uint64_t)m->c.lifetime * 1000;
+	else if (P->default_lifetime > 0)
+		id->expiry_ms = now_ms() + (uint64_t)P->default_lifetime * 1000;
+	/* lifetime 0 means "expire now": keep it non-zero so it is swept */
+	if (m->c.has_lifetime && m->c.lifetime == 0)
+		id->expiry_ms = id->expiry_ms ? id->expiry_ms : 1;
+}
+
+/* The identity an ADD would make, from its public key and constraints:
+ * NULL (and *why) when the request must be refused. */
+static struct identity *
+identity_of(struct ctx *c, const struct pubkey *pub, const struct msg_add *m,
+    size_t cost, const char **why)
+{
+	struct policy *P = c->P;
+	struct identity *id, *held;
+	const char *readd;
+
+	if (pub->is_cert && cert_verify(pub) != 0) {
+		*why = "certificate signature does not verify";
+		return NULL;
+	}
+	id = identity_new(P, pub, m);
+	if ((readd = readd_refuses(P, c->conn, id, &held)) != NULL) {
+		*why = readd;
 		identity_free(id);
 		return NULL;
 	}
@@ -97,13 +132,7 @@ identity_of(struct ctx *c, const struct pubkey *pub, const struct msg_add *m,
 		identity_free(id);
 		return NULL;
 	}
-	if (m->c.has_lifetime)
-		id->expiry_ms = now_ms() + (uint64_t)m->c.lifetime * 1000;
-	else if (P->default_lifetime > 0)
-		id->expiry_ms = now_ms() + (uint64_t)P->default_lifetime * 1000;
-	/* lifetime 0 means "expire now": keep it non-zero so it is swept */
-	if (m->c.has_lifetime && m->c.lifetime == 0)
-		id->expiry_ms = id->expiry_ms ? id->expiry_ms : 1;
+	identity_expiry(P, m, id);
 	return id;
 }
 
@@ -143,6 +172,50 @@ id_set_added(const struct policy *P, struct identity *id,
 	id->owner_len = o->host.len;
 }
 
+/* Why an ADD's form alone refuses it (its public key parsed into *pub
+ * first), or NULL. */
+static const char *
+add_form_refuses(const struct msg_add *m, struct pubkey *pub)
+{
+	const char *why = NULL;
+
+	/* Judged on its public key alone: the private half is never parsed
+	 * here (doc/threat-model.md). */
+	if (key_parse_public(m->pub, pub, &why) != 0)
+		return why ? why : "malformed public key";
+	/* the monitor never forwards one: a PKCS#11 add's alone (doc/protocol.md §6.7) */
+	if (m->c.has_certs)
+		return "associated certificates on an add that is not a "
+		    "PKCS#11 one";
+	if (m->c.has_provider && !key_is_sk(pub->kind))
+		return "an sk-provider constraint on a key that is not a "
+		    "FIDO key";
+	return NULL;
+}
+
+/* A FIDO key's provider: "internal" is kept as is, a library is resolved
+ * once the keyholder has accepted the key (p->data names it); -1 when
+ * the add is refused (and answered). */
+static int
+add_sk_provider(struct policy *P, const struct conn *c, struct pending *p,
+    const struct msg_add *m)
+{
+	struct slice prov = m->c.has_provider ? m->c.provider :
+	    (struct slice){ (const uint8_t *)"internal", 8 };
+
+	if (token_provider_internal(prov)) {
+		p->add->provider = str_dup("internal");
+	} else if (conn_remote(c) && !P->args.allow_remote_providers) {
+		/* doc/protocol.md §8.10: a forwarded connection loads no library */
+		keys_add_refused(P, p, "a forwarded connection may not name "
+		    "a FIDO provider library (keyward -O allow-remote-pkcs11)");
+		return -1;
+	} else {
+		wb_bytes(&p->data, prov.p, prov.len);
+	}
+	return 0;
+}
+
 int
 h_add(struct ctx *c)
 {
@@ -151,6 +224,7 @@ h_add(struct ctx *c)
 	struct pubkey pub;
 	struct identity *id;
 	struct pending *p;
+	struct origin o;
 	const char *why = NULL;
 
 	if (msg_add_decode(&c->r, &m) != 0)
@@ -159,56 +233,22 @@ h_add(struct ctx *c)
 	size_t cost = m.key.len + m.comment.len + AGENT_KEY_OVERHEAD +
 	    (m.c.has_dest ? m.c.dest.len : 0) +
 	    (m.c.has_provider ? m.c.provider.len : 0);
-	/* Judged on its public key alone: the private half is never parsed
-	 * here (doc/threat-model.md). */
-	if (key_parse_public(m.pub, &pub, &why) != 0) {
-		refuse_add(c, why ? why : "malformed public key", NULL);
-		return 0;
-	}
-	if (m.c.has_certs) {
-		/* the monitor never forwards one: a PKCS#11 add's alone (doc/protocol.md §6.7) */
-		refuse_add(c, "associated certificates on an add that is not a "
-		    "PKCS#11 one", NULL);
-		return 0;
-	}
-	if (m.c.has_provider && !key_is_sk(pub.kind)) {
-		refuse_add(c, "an sk-provider constraint on a key that is not a "
-		    "FIDO key", NULL);
-		return 0;
-	}
-	if ((id = identity_of(c, &pub, &m, cost, &why)) == NULL) {
+	if ((why = add_form_refuses(&m, &pub)) != NULL ||
+	    (id = identity_of(c, &pub, &m, cost, &why)) == NULL) {
 		refuse_add(c, why, NULL);
 		return 0;
 	}
 	id->sock = c->conn->sock;       /* its scope (rules/scope.h) */
-	{
-		struct origin o;
-
-		if (add_origin(P, c->conn, &o, &why) != 0) {
-			refuse_add(c, why, id);
-			return 0;
-		}
-		id_set_added(P, id, &o);
+	if (add_origin(P, c->conn, &o, &why) != 0) {
+		refuse_add(c, why, id);
+		return 0;
 	}
-	p = pending_new(P, P_ADD, c->h.conn, c->h.req);
+	id_set_added(P, id, &o);
+	p = pending_new(c, P_ADD);
 	p->add = id;
 	p->key_id = id->key_id = ++P->next_key_id;
-	P->barrier = p->id;
-	if (key_is_sk(pub.kind)) {
-		struct slice prov = m.c.has_provider ? m.c.provider :
-		    (struct slice){ (const uint8_t *)"internal", 8 };
-		if (token_provider_internal(prov)) {
-			id->provider = str_dup("internal");
-		} else if (conn_remote(c->conn) && !P->args.allow_remote_providers) {
-			/* doc/protocol.md §8.10: a forwarded connection loads no library */
-			keys_add_refused(P, p, "a forwarded connection may not name "
-			    "a FIDO provider library (keyward -O allow-remote-pkcs11)");
-			return 0;
-		} else {
-			/* resolved once the keyholder has accepted the key */
-			wb_bytes(&p->data, prov.p, prov.len);
-		}
-	}
+	if (key_is_sk(pub.kind) && add_sk_provider(P, c->conn, p, &m) != 0)
+		return 0;
 	/* The private half goes on as it came; policy keeps no copy. */
 	p->state = P_ADD;
 	pending_keep(P, p);
@@ -222,8 +262,6 @@ h_add(struct ctx *c)
 static void
 keys_add_refused(struct policy *P, struct pending *p, const char *why)
 {
-	if (P->barrier == p->id)
-		P->barrier = 0;
 	log_info("refused add: %s", why);
 	audit_simple(P, "add", "refuse", why, conn_find(P, p->conn), NULL);
 	reply_status(P, p->conn, p->req, ST_FAIL);
@@ -238,15 +276,13 @@ keys_add_live(struct policy *P, struct pending *p)
 	struct identity *id = p->add, *old;
 	const struct conn *c = conn_find(P, p->conn);
 
-	if (P->barrier == p->id)
-		P->barrier = 0;
 	old = idt_find(&P->ids, (struct slice){ id->blob, id->blob_len });
 	if (old != NULL) {
 		uint64_t stale = old->key_id;
 		free(old->comment);
 		old->comment = id->comment;
 		id->comment = NULL;
-		old->key_id = id->key_id;
+		idt_rekey(&P->ids, old, id->key_id);
 		old->expiry_ms = id->expiry_ms;
 		old->confirm = id->confirm;
 		free(old->provider);

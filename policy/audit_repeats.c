@@ -116,6 +116,108 @@ coalesced(const struct audit_rec *r)
 	    strcmp(r->event, "bind") == 0;
 }
 
+/* Who asked, as a repeat slot tells it: a digest of the caller's record
+ * (a process: a forwarded server's requests all come through the user's
+ * one ssh) and of the socket; -1 when it cannot be made (the record is
+ * then written whole). */
+static int
+repeat_who(const struct policy *P, const struct conn *c, uint8_t who[32])
+{
+	const char *sock = scope_name(P->rules, c->sock);
+	unsigned int wn = 0;
+	struct wb pw;
+	int r = 0;
+
+	wb_init(&pw);
+	caller_json(&pw, &c->caller, c->pid, c->uid);
+	wb_string(&pw, sock, strlen(sock));
+	if (pw.err || EVP_Digest(pw.p, pw.len, who, &wn, EVP_sha256(), NULL) != 1 ||
+	    wn != 32)
+		r = -1;
+	wb_free(&pw);
+	return r;
+}
+
+/* The slots of one origin (uid, host, caller and socket). */
+struct repeat_look {
+	struct repeat *same;    /* the window of this very kind, or NULL */
+	struct repeat *fresh;   /* the first unused slot, or NULL */
+	struct repeat *rest;    /* the origin's shared "other kinds" slot */
+	size_t mine;            /* the slots the origin holds */
+};
+
+static void
+repeat_look(const struct audit_rec *r, const char *origin,
+    const uint8_t who[32], const char *reason, struct repeat_look *l)
+{
+	memset(l, 0, sizeof(*l));
+	for (size_t i = 0; i < AUDIT_COALESCE_SLOTS; i++) {
+		struct repeat *q = &repeats[i];
+		if (!q->used) {
+			if (l->fresh == NULL)
+				l->fresh = q;
+			continue;
+		}
+		if (q->uid != r->conn->uid || strcmp(q->origin, origin) != 0 ||
+		    memcmp(q->who, who, 32) != 0)
+			continue;
+		l->mine++;
+		if (q->rest)
+			l->rest = q;
+		else if (strcmp(q->event, r->event) == 0 &&
+		    strcmp(q->decision, r->decision) == 0 &&
+		    strncmp(q->reason, reason, REASON_KEEP - 1) == 0) {
+			l->same = q;
+			return;
+		}
+	}
+}
+
+/* Every slot taken: the window opened first closes early (its count
+ * recorded now), so a new kind or origin is still recorded whole. */
+static struct repeat *
+repeat_evict(struct policy *P)
+{
+	struct repeat *s = &repeats[0];
+
+	for (size_t i = 1; i < AUDIT_COALESCE_SLOTS; i++)
+		if (repeats[i].opened_ms < s->opened_ms)
+			s = &repeats[i];
+	repeat_flush(P, s);
+	return s;
+}
+
+/* Open a window in slot s for r's kind (is_rest: for all of its
+ * origin's other kinds together) at now. */
+static void
+repeat_open(struct policy *P, struct repeat *s, const struct audit_rec *r,
+    const char *origin, const uint8_t who[32], const char *reason,
+    int is_rest, uint64_t now)
+{
+	struct wb pw;
+
+	s->used = 1;
+	s->uid = r->conn->uid;
+	s->opened_ms = now;
+	s->rest = is_rest;
+	snprintf(s->event, sizeof(s->event), "%s", is_rest ? "repeats" :
+	    r->event);
+	snprintf(s->decision, sizeof(s->decision), "%s", is_rest ?
+	    "any" : r->decision);
+	snprintf(s->reason, sizeof(s->reason), "%s", is_rest ?
+	    "other kinds from this origin" : reason);
+	snprintf(s->origin, sizeof(s->origin), "%s", origin);
+	snprintf(s->socket, sizeof(s->socket), "%s",
+	    scope_name(P->rules, r->conn->sock));
+	memcpy(s->who, who, sizeof(s->who));
+	/* the caller's record, as the "repeated" record will show it */
+	wb_init(&pw);
+	caller_json(&pw, &r->conn->caller, r->conn->pid, r->conn->uid);
+	wb_u8(&pw, '\0');
+	s->peer = pw.err ? NULL : strdup((const char *)pw.p);
+	wb_free(&pw);
+}
+
 /* 1: this record is counted, not recorded now. */
 static int
 repeat_counted(struct policy *P, const struct audit_rec *r)
@@ -123,91 +225,30 @@ repeat_counted(struct policy *P, const struct audit_rec *r)
 	uint64_t now = now_ms();
 	char origin[FP_TEXT_MAX];
 	const char *reason = r->reason != NULL ? r->reason : "";
-	struct repeat *s = NULL, *fresh = NULL, *rest = NULL;
-	size_t mine = 0;
+	struct repeat_look l;
 	int is_rest = 0;
 	uint8_t who[32];
-	unsigned int wn = 0;
-	struct wb pw;
 
 	audit_repeats_due(P);
 	origin_of(P, r->conn, origin, sizeof(origin));
-	wb_init(&pw);
-	caller_json(&pw, &r->conn->caller, r->conn->pid, r->conn->uid);
-	/* who: the caller's record (a process: a forwarded server's
-	 * requests all come through the user's one ssh) and the socket */
-	wb_string(&pw, scope_name(P->rules, r->conn->sock),
-	    strlen(scope_name(P->rules, r->conn->sock)));
-	if (pw.err || EVP_Digest(pw.p, pw.len, who, &wn, EVP_sha256(), NULL) != 1 ||
-	    wn != sizeof(who)) {
-		wb_free(&pw);
+	if (repeat_who(P, r->conn, who) != 0)
 		return 0;       /* recorded whole */
+	repeat_look(r, origin, who, reason, &l);
+	if (l.same != NULL) {
+		l.same->count++;
+		return 1;
 	}
-	wb_free(&pw);
-	wb_init(&pw);
-	caller_json(&pw, &r->conn->caller, r->conn->pid, r->conn->uid);
-	for (size_t i = 0; i < AUDIT_COALESCE_SLOTS; i++) {
-		struct repeat *q = &repeats[i];
-		if (!q->used) {
-			if (fresh == NULL)
-				fresh = q;
-			continue;
-		}
-		if (q->uid != r->conn->uid || strcmp(q->origin, origin) != 0 ||
-		    memcmp(q->who, who, sizeof(who)) != 0)
-			continue;
-		mine++;
-		if (q->rest)
-			rest = q;
-		else if (strcmp(q->event, r->event) == 0 &&
-		    strcmp(q->decision, r->decision) == 0 &&
-		    strncmp(q->reason, reason, REASON_KEEP - 1) == 0) {
-			s = q;
-			break;
-		}
-	}
-	if (s == NULL && mine >= AUDIT_COALESCE_PER_ORIGIN) {
+	if (l.mine >= AUDIT_COALESCE_PER_ORIGIN) {
 		/* an origin that keeps finding new kinds (a reason can name a
 		 * path the client chose): the rest of its kinds share one */
-		if (rest != NULL) {
-			rest->count++;
-			wb_free(&pw);
+		if (l.rest != NULL) {
+			l.rest->count++;
 			return 1;
 		}
 		is_rest = 1;
 	}
-	if (s == NULL && fresh == NULL) {
-		/* every slot taken: the window opened first closes early (its
-		 * count recorded now), so a new kind or origin is still
-		 * recorded whole */
-		fresh = &repeats[0];
-		for (size_t i = 1; i < AUDIT_COALESCE_SLOTS; i++)
-			if (repeats[i].opened_ms < fresh->opened_ms)
-				fresh = &repeats[i];
-		repeat_flush(P, fresh);
-	}
-	if (s != NULL) {
-		s->count++;
-		wb_free(&pw);
-		return 1;
-	}
-	fresh->used = 1;
-	fresh->uid = r->conn->uid;
-	fresh->opened_ms = now;
-	fresh->rest = is_rest;
-	snprintf(fresh->event, sizeof(fresh->event), "%s", is_rest ? "repeats" :
-	    r->event);
-	snprintf(fresh->decision, sizeof(fresh->decision), "%s", is_rest ?
-	    "any" : r->decision);
-	snprintf(fresh->reason, sizeof(fresh->reason), "%s", is_rest ?
-	    "other kinds from this origin" : reason);
-	snprintf(fresh->origin, sizeof(fresh->origin), "%s", origin);
-	snprintf(fresh->socket, sizeof(fresh->socket), "%s",
-	    scope_name(P->rules, r->conn->sock));
-	memcpy(fresh->who, who, sizeof(who));
-	wb_u8(&pw, '\0');
-	fresh->peer = pw.err ? NULL : strdup((const char *)pw.p);
-	wb_free(&pw);
+	repeat_open(P, l.fresh != NULL ? l.fresh : repeat_evict(P), r, origin,
+	    who, reason, is_rest, now);
 	return 0;
 }
 

@@ -3,7 +3,6 @@
  * verified (describe.h).
  */
 #include "crypto/crypto.h"
-#include "ipc/log.h"
 #include "ipc/text.h"
 #include "policy/describe.h"
 #include "policy/policy.h"
@@ -87,6 +86,56 @@ cut_line(char *s, size_t max)
 	memcpy(s + k, "...", 4);
 }
 
+/* What the data is: a login (its user, and its host from path, the
+ * bound path, when verified), an SSHSIG namespace, or other data. */
+static size_t
+describe_purpose(const struct purpose *pu, const char *unverified,
+    const char *path, char *out, size_t n)
+{
+	char text[128];
+
+	if (pu->kind == PURPOSE_LOGIN) {
+		text_term(text, sizeof(text), pu->ua.user.p, pu->ua.user.len);
+		if (unverified == NULL)
+			return (size_t)snprintf(out, n, "\nLogin as user \"%s\" "
+			    "to %s.", text, strrchr(path, '>') ? strrchr(path, '>') + 2 :
+			    path);
+		return (size_t)snprintf(out, n, "\nThe data claims a "
+		    "login as user \"%s\", not verified: %s. Rules take it "
+		    "as a login by an unknown user to an unknown host.", text,
+		    unverified);
+	}
+	if (pu->kind == PURPOSE_SSHSIG) {
+		text_term(text, sizeof(text), pu->ns.p, pu->ns.len);
+		return (size_t)snprintf(out, n, "\nAn SSHSIG signature "
+		    "(namespace \"%s\"), as ssh-keygen -Y sign makes.", text);
+	}
+	return (size_t)snprintf(out, n, "\nThe data to sign is not a login.");
+}
+
+/* Who asked: the caller, or the forwarding ssh that relays for a
+ * program policy cannot name. */
+static size_t
+describe_asker(const struct policy *P, const struct conn *c, char *out,
+    size_t n)
+{
+	char who[PROMPT_MAX_TEXT / 2];
+
+	if (c != NULL) {
+		/* One short line: the askpass dialog is as wide as its
+		 * longest line (the log and the audit keep the whole); the
+		 * socket, a fact the user chose, is never the part cut. */
+		caller_describe(&c->caller, c->pid, who, sizeof(who));
+		cut_line(who, PROMPT_LINE_MAX - 16);
+		scope_append(P->rules, c->sock, who, sizeof(who));
+	} else
+		snprintf(who, sizeof(who), "(gone)");
+	if (conn_forwarded(c))
+		return (size_t)snprintf(out, n, "\nRelayed by %s,\n"
+		    "for a program on the forwarded host, unnamed.", who);
+	return (size_t)snprintf(out, n, "\nRequested by %s.", who);
+}
+
 size_t
 describe_request(const struct policy *P, const struct identity *id,
     const struct conn *c, const struct purpose *pu, char *out, size_t n)
@@ -94,7 +143,7 @@ describe_request(const struct policy *P, const struct identity *id,
 	static const struct bindings none;
 	const struct bindings *b = c != NULL ? &c->bind : &none;
 	const char *unverified = NULL;
-	char path[1024], text[128], who[PROMPT_MAX_TEXT / 2];
+	char path[1024];
 	size_t o;
 
 	o = (size_t)snprintf(out, n, "Key fingerprint %s.", id->fp);
@@ -111,71 +160,13 @@ describe_request(const struct policy *P, const struct identity *id,
 	else if (o < n && b->failed)
 		o += (size_t)snprintf(out + o, n - o, "\nWARNING: a session-bind "
 		    "FAILED; taken as forwarded from an unknown host.");
-	if (o < n && pu->kind == PURPOSE_LOGIN) {
-		text_term(text, sizeof(text), pu->ua.user.p, pu->ua.user.len);
-		if (unverified == NULL)
-			o += (size_t)snprintf(out + o, n - o, "\nLogin as user \"%s\" "
-			    "to %s.", text, strrchr(path, '>') ? strrchr(path, '>') + 2 :
-			    path);
-		else
-			o += (size_t)snprintf(out + o, n - o, "\nThe data claims a "
-			    "login as user \"%s\", not verified: %s. Rules take it "
-			    "as a login by an unknown user to an unknown host.", text,
-			    unverified);
-	} else if (o < n && pu->kind == PURPOSE_SSHSIG) {
-		text_term(text, sizeof(text), pu->ns.p, pu->ns.len);
-		o += (size_t)snprintf(out + o, n - o, "\nAn SSHSIG signature "
-		    "(namespace \"%s\"), as ssh-keygen -Y sign makes.", text);
-	} else if (o < n) {
-		o += (size_t)snprintf(out + o, n - o, "\nThe data to sign is not a "
-		    "login.");
-	}
+	if (o < n)
+		o += describe_purpose(pu, unverified, path, out + o, n - o);
 	if (o < n && b->n > 0)
 		o += (size_t)snprintf(out + o, n - o, "\nPath: %s.%s", path,
 		    b->b[b->n - 1].forwarding || b->n > 1 ?
 		    "\nThe request comes through a forwarded agent." : "");
-	if (o < n) {
-		if (c != NULL) {
-			/* One short line: the askpass dialog is as wide as
-			 * its longest line (the log and the audit keep the
-			 * whole); the socket, a fact the user chose, is
-			 * never the part cut. */
-			caller_describe(&c->caller, c->pid, who, sizeof(who));
-			cut_line(who, PROMPT_LINE_MAX - 16);
-			scope_append(P->rules, c->sock, who, sizeof(who));
-		} else
-			snprintf(who, sizeof(who), "(gone)");
-		if (conn_forwarded(c))
-			o += (size_t)snprintf(out + o, n - o, "\nRelayed by %s,\n"
-			    "for a program on the forwarded host, unnamed.", who);
-		else
-			o += (size_t)snprintf(out + o, n - o, "\nRequested by %s.",
-			    who);
-	}
+	if (o < n)
+		o += describe_asker(P, c, out + o, n - o);
 	return o;
-}
-
-struct identity *
-identity_by_blob(struct policy *P, struct slice blob)
-{
-	const char *why = NULL;
-	struct identity *id = NULL;
-	struct wb canon;
-
-	wb_init(&canon);
-	if (key_canonical(blob, NULL, &canon, &why) == 0)
-		id = idt_find(&P->ids, wb_slice_of(&canon));
-	else
-		log_debug("request names an unusable key: %s", why ? why : "malformed");
-	wb_free(&canon);
-	return id;
-}
-
-struct identity *
-identity_by_key(struct policy *P, uint64_t key_id)
-{
-	for (size_t i = 0; i < P->ids.n; i++)
-		if (P->ids.order[i]->key_id == key_id)
-			return P->ids.order[i];
-	return NULL;
 }

@@ -39,9 +39,5 @@ const char *describe_host_name(const struct policy *P, struct slice K);
  * its name where one is known. Returns the length written, as snprintf. */
 size_t describe_added(const struct policy *P, const struct identity *id,
     char *out, size_t n);
-/* The identity a request's key blob names, in canonical form; or NULL. */
-struct identity *identity_by_blob(struct policy *P, struct slice blob);
-/* The identity whose private half the keyholder calls key_id; or NULL. */
-struct identity *identity_by_key(struct policy *P, uint64_t key_id);
 
 #endif

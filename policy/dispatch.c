@@ -3,7 +3,8 @@
  * (the other processes' answers: answers.c). The monitor may be
  * compromised, so each message is decoded again from scratch, and the
  * rules that hold for many requests (needs an open connection, refused
- * while locked, refused where a session-bind was attempted) are flags
+ * while locked, refused where a session-bind was attempted, holds the
+ * monitor until the keyholder or the broker answers) are flags
  * the dispatcher enforces: no handler repeats them, and a new row cannot
  * forget them.
  */
@@ -27,6 +28,13 @@ enum {
 	F_OWNER = 1 << 2,       /* refused where a session-bind was attempted:
 	                         * for the key's owner, not for forwarded hosts */
 	F_BOOK = 1 << 3,        /* connection bookkeeping: never answered */
+	F_BARRIER = 1 << 4,     /* its effect is known only once the keyholder
+	                         * or the broker has answered: while it waits
+	                         * there, nothing later from the monitor is
+	                         * judged. Every request made from the row
+	                         * carries it; pending.c sets and lifts it
+	                         * (pending.h). A lock has none: policy refuses
+	                         * all after it at once. */
 };
 
 /* While locked, a request without F_LOCKED gets FAILURE, except a list,
@@ -44,11 +52,12 @@ static const struct {
 	{ MSG_CLOSE,      F_CONN | F_LOCKED | F_BOOK, L_FAIL, NULL,  h_close },
 	{ MSG_LIST,       F_CONN,              L_EMPTY_LIST, "list", h_list },
 	{ MSG_SIGN,       F_CONN,              L_FAIL,       "sign", h_sign },
-	{ MSG_ADD,        F_CONN,              L_FAIL,       "add",  h_add },
+	{ MSG_ADD,        F_CONN | F_BARRIER,  L_FAIL,       "add",  h_add },
 	{ MSG_REMOVE,     F_CONN,              L_FAIL,       NULL,   h_remove },
 	{ MSG_REMOVE_ALL, 0 /* conn 0: SIGUSR1 */, L_FAIL,  NULL,   h_remove_all },
 	{ MSG_LOCK,       F_CONN,              L_FAIL,       NULL,   h_lock },
-	{ MSG_UNLOCK,     F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_unlock },
+	/* an unlock is a barrier once judged right, at the keyholder */
+	{ MSG_UNLOCK,     F_CONN | F_LOCKED | F_BARRIER, L_FAIL, NULL, h_unlock },
 	{ MSG_QUERY,      F_CONN,              L_FAIL,       NULL,   h_query },
 	/* conn 0: -O policy= at start; else keyward-ctl policy load */
 	{ MSG_POLICY_LOAD, F_OWNER,            L_FAIL,       "policy", h_policy_load },
@@ -59,8 +68,8 @@ static const struct {
 	{ MSG_BIND,       F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_bind },
 	{ MSG_BIND_BAD,   F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_bind_bad },
 	{ MSG_CONSTRAINTS,    F_CONN | F_OWNER,    L_FAIL,       NULL,   h_constraints },
-	{ MSG_P11_ADD,    F_CONN,              L_FAIL,       "add",  h_p11_add },
-	{ MSG_P11_REMOVE, F_CONN,              L_FAIL,       NULL,   h_p11_remove },
+	{ MSG_P11_ADD,    F_CONN | F_BARRIER,  L_FAIL,       "add",  h_p11_add },
+	{ MSG_P11_REMOVE, F_CONN | F_BARRIER,  L_FAIL,       NULL,   h_p11_remove },
 };
 
 #define NROWS(t) (sizeof(t) / sizeof((t)[0]))
@@ -149,11 +158,65 @@ refuse_locked(struct ctx *c, enum when_locked how, const char *event)
 	send_to(&c->P->mon, &c->P->out, "monitor");
 }
 
+/* Only SIGUSR1's remove-all names no connection; a request that names
+ * one names an open one: 1 (and the refusal sent) if it does not. */
+static int
+refuse_closed(struct ctx *c, int f)
+{
+	if (!((f & F_CONN) || c->h.conn != 0) || c->conn != NULL ||
+	    (f & F_BOOK && c->h.type == MSG_OPEN))
+		return 0;
+	log_error("monitor named connection %u, which is not open; refused",
+	    c->h.conn);
+	if (!(f & F_BOOK))
+		ctx_reply(c, ST_FAIL);
+	return 1;
+}
+
+/* keyward's own extensions (wire/agent.h): conn 0 is the monitor's
+ * start-up rules, never a client's. 1 (and the refusal sent) if a
+ * connection that may come from a forwarded host asks. */
+static int
+refuse_not_owner(struct ctx *c, int f, const char *event)
+{
+	if (!(f & F_OWNER) || c->conn == NULL || !conn_remote(c->conn))
+		return 0;
+	log_info("connection %u: keyward's own request (message %u) "
+	    "refused: the connection attempted a session-bind, so it may "
+	    "come from a forwarded host", c->h.conn, c->h.type);
+	if (event != NULL)
+		audit_simple(c->P, event, "refuse", "session-bind attempted",
+		    c->conn, NULL);
+	ctx_reply(c, ST_EXT_FAIL);
+	return 1;
+}
+
+/* Management a forwarded connection may not do (without -O
+ * allow-remote-manage): 1 and the refusal sent. Asked before the lock,
+ * so a forwarded unlock is no guess at all. */
+static int
+refuse_forwarded(struct ctx *c)
+{
+	size_t m = management_row(c->h.type);
+
+	if (m == NROWS(management) || !management[m].forwarded ||
+	    c->conn == NULL || !conn_forwarded(c->conn) ||
+	    c->P->args.allow_remote_manage)
+		return 0;
+	log_info("connection %u: %s refused: the connection is forwarded "
+	    "(keyward -O allow-remote-manage allows it)", c->h.conn,
+	    management[m].name);
+	audit_simple(c->P, management[m].name, "refuse", "forwarded connection",
+	    c->conn, NULL);
+	ctx_reply(c, ST_FAIL);
+	return 1;
+}
+
 void
 policy_from_monitor(struct policy *P, const uint8_t *p, size_t n)
 {
 	struct ctx c = { .P = P };
-	size_t i, m;
+	size_t i;
 	int f;
 
 	keys_expire(P);
@@ -167,43 +230,10 @@ policy_from_monitor(struct policy *P, const uint8_t *p, size_t n)
 		return;
 	}
 	f = from_monitor[i].flags;
+	c.barrier = (f & F_BARRIER) != 0;
 	c.conn = conn_find(P, c.h.conn);
-	/* Only SIGUSR1's remove-all names no connection; a request that
-	 * names one names an open one. */
-	if (((f & F_CONN) || c.h.conn != 0) && c.conn == NULL &&
-	    !(f & F_BOOK && c.h.type == MSG_OPEN)) {
-		log_error("monitor named connection %u, which is not open; refused",
-		    c.h.conn);
-		if (!(f & F_BOOK))
-			ctx_reply(&c, ST_FAIL);
-		return;
-	}
-	/* keyward's own extensions (wire/agent.h): conn 0 is the monitor's
-	 * start-up rules, never a client's. */
-	if ((f & F_OWNER) && c.conn != NULL && conn_remote(c.conn)) {
-		log_info("connection %u: keyward's own request (message %u) "
-		    "refused: the connection attempted a session-bind, so it may "
-		    "come from a forwarded host", c.h.conn, c.h.type);
-		if (from_monitor[i].event != NULL)
-			audit_simple(P, from_monitor[i].event, "refuse",
-			    "session-bind attempted", c.conn, NULL);
-		ctx_reply(&c, ST_EXT_FAIL);
-		return;
-	}
-	/* Before the lock: a forwarded unlock is no guess at all. */
-	m = management_row(c.h.type);
-	if (m < NROWS(management) && management[m].forwarded &&
-	    c.conn != NULL && conn_forwarded(c.conn) &&
-	    !P->args.allow_remote_manage) {
-		const char *what = management[m].name;
-
-		log_info("connection %u: %s refused: the connection is forwarded "
-		    "(keyward -O allow-remote-manage allows it)", c.h.conn, what);
-		audit_simple(P, what, "refuse", "forwarded connection", c.conn, NULL);
-		ctx_reply(&c, ST_FAIL);
-		return;
-	}
-	if (refuse_unmanaged(&c))
+	if (refuse_closed(&c, f) || refuse_not_owner(&c, f, from_monitor[i].event) ||
+	    refuse_forwarded(&c) || refuse_unmanaged(&c))
 		return;
 	/* a lock the session made (session.c) is served as ssh-add -x's */
 	if ((P->lock.locked || session_locks_agent(P)) && !(f & F_LOCKED) &&

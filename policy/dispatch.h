@@ -13,6 +13,8 @@ struct ctx {
 	struct msg_hdr h;
 	struct rd r;            /* the payload, decoded again from scratch */
 	struct conn *conn;      /* NULL for the monitor's own requests (conn 0) */
+	int barrier;            /* its row is F_BARRIER (dispatch.c): the
+	                         * requests pending_new makes from it are */
 };
 
 /* Handlers return -1 when the payload does not decode (the dispatcher

@@ -1,7 +1,9 @@
 /*
  * identity.c - identity table: an array for list order and a chained hash
  * table on the canonical blob, so adding 10,000 keys is linear, not
- * quadratic, and a sign request finds its key in constant time.
+ * quadratic, and a sign request finds its key in constant time; and a
+ * second on the keyholder's key id, which every answer about a signature
+ * names (the keyholder, the prompter, the broker), found as fast.
  */
 #include "policy/identity.h"
 #include "ipc/log.h"
@@ -39,22 +41,96 @@ idt_find(const struct idtable *t, struct slice blob)
 	return NULL;
 }
 
+struct identity *
+idt_find_request(const struct idtable *t, struct slice blob)
+{
+	const char *why = NULL;
+	struct identity *id = NULL;
+	struct wb canon;
+
+	wb_init(&canon);
+	if (key_canonical(blob, NULL, &canon, &why) == 0)
+		id = idt_find(t, wb_slice_of(&canon));
+	else
+		log_debug("request names an unusable key: %s", why ? why : "malformed");
+	wb_free(&canon);
+	return id;
+}
+
+/* Key ids are handed out one by one: the low bits spread them. */
+static size_t
+hash_key(uint64_t key_id, size_t nb)
+{
+	return (size_t)(key_id % nb);
+}
+
+struct identity *
+idt_find_key(const struct idtable *t, uint64_t key_id)
+{
+	struct identity *id;
+
+	if (t->nbuckets == 0)
+		return NULL;
+	for (id = t->kbuckets[hash_key(key_id, t->nbuckets)]; id != NULL;
+	    id = id->knext)
+		if (id->key_id == key_id)
+			return id;
+	return NULL;
+}
+
+static void
+key_link(struct idtable *t, struct identity *id)
+{
+	size_t h = hash_key(id->key_id, t->nbuckets);
+
+	id->knext = t->kbuckets[h];
+	t->kbuckets[h] = id;
+}
+
+static void
+key_unlink(struct idtable *t, struct identity *id)
+{
+	struct identity **pp;
+
+	for (pp = &t->kbuckets[hash_key(id->key_id, t->nbuckets)]; *pp != NULL;
+	    pp = &(*pp)->knext)
+		if (*pp == id) {
+			*pp = id->knext;
+			break;
+		}
+}
+
+void
+idt_rekey(struct idtable *t, struct identity *id, uint64_t key_id)
+{
+	key_unlink(t, id);
+	id->key_id = key_id;
+	key_link(t, id);
+}
+
 static int
 rehash(struct idtable *t, size_t nb)
 {
 	struct identity **b = calloc(nb, sizeof(*b));
+	struct identity **kb = calloc(nb, sizeof(*kb));
 
-	if (b == NULL)
+	if (b == NULL || kb == NULL) {
+		free(b);
+		free(kb);
 		return -1;
+	}
+	free(t->buckets);
+	free(t->kbuckets);
+	t->buckets = b;
+	t->kbuckets = kb;
+	t->nbuckets = nb;
 	for (size_t i = 0; i < t->n; i++) {
 		struct identity *id = t->order[i];
 		size_t h = hash_blob(id->blob, id->blob_len) % nb;
 		id->hnext = b[h];
 		b[h] = id;
+		key_link(t, id);
 	}
-	free(t->buckets);
-	t->buckets = b;
-	t->nbuckets = nb;
 	return 0;
 }
 
@@ -83,6 +159,7 @@ idt_insert(struct idtable *t, struct identity *id)
 		h = hash_blob(id->blob, id->blob_len) % t->nbuckets;
 		id->hnext = t->buckets[h];
 		t->buckets[h] = id;
+		key_link(t, id);
 	}
 	t->bytes += id->cost;
 	t->gen++;
@@ -100,6 +177,7 @@ idt_remove(struct idtable *t, struct identity *id)
 			*pp = id->hnext;
 			break;
 		}
+	key_unlink(t, id);
 	/* Keep the order of the rest (clients rely on it). */
 	memmove(&t->order[id->order], &t->order[id->order + 1],
 	    (t->n - id->order - 1) * sizeof(*t->order));

@@ -1,7 +1,8 @@
 /*
  * identity.h - the table of identities policy holds: public blob, comment,
  * constraints, expiry, and the id under which the keyholder keeps the
- * private half. Listed in first-add order; found by blob in O(1).
+ * private half. Listed in first-add order; found by blob, and by the
+ * keyholder's key id, in O(1): every lookup of an identity is here.
  */
 #ifndef KEYWARD_IDENTITY_H
 #define KEYWARD_IDENTITY_H
@@ -13,7 +14,8 @@
 #include <stdint.h>
 
 struct identity {
-	struct identity *hnext;         /* hash chain */
+	struct identity *hnext;         /* hash chain, by blob */
+	struct identity *knext;         /* hash chain, by key_id */
 	size_t order;                   /* index in the order array */
 	uint8_t *blob;                  /* canonical public blob (doc/protocol.md §4.5) */
 	size_t blob_len;
@@ -53,7 +55,8 @@ struct identity {
 struct idtable {
 	struct identity **order;        /* first-add order */
 	size_t n, cap;
-	struct identity **buckets;
+	struct identity **buckets;      /* by blob */
+	struct identity **kbuckets;     /* by key_id, as many */
 	size_t nbuckets;
 	size_t bytes;                   /* sum of the held identities' cost */
 	uint64_t gen;                   /* changes whenever an identity comes,
@@ -69,6 +72,13 @@ void idt_init(struct idtable *t);
 /* blob in canonical form (key_canonical, keys/sshkey.h): keys are found by
  * their bytes. */
 struct identity *idt_find(const struct idtable *t, struct slice blob);
+/* A blob as a request names a key (any encoding key_canonical accepts):
+ * its identity, or NULL (a blob that does not parse logged). */
+struct identity *idt_find_request(const struct idtable *t, struct slice blob);
+/* The identity whose private half the keyholder calls key_id, or NULL. */
+struct identity *idt_find_key(const struct idtable *t, uint64_t key_id);
+/* A re-add gives the identity held the new add's key id. */
+void idt_rekey(struct idtable *t, struct identity *id, uint64_t key_id);
 /* Append a new identity (takes ownership). -1 on allocation failure. */
 int idt_insert(struct idtable *t, struct identity *id);
 void idt_remove(struct idtable *t, struct identity *id);

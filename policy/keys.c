@@ -187,7 +187,7 @@ h_remove(struct ctx *c)
 
 	if (msg_string_read(&c->r, &key) != 0)
 		return -1;
-	id = identity_by_blob(P, key);
+	id = idt_find_request(&P->ids, key);
 	if (id == NULL || !id_visible(id, c->conn, &v) ||
 	    !in_scope(P, id, c->conn)) {
 		ctx_reply(c, ST_FAIL);

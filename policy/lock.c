@@ -62,9 +62,8 @@ kh_lock(struct policy *P, struct pending *p, uint8_t type, struct slice pass)
 	/* A lock takes effect here and now (everything after it is refused
 	 * as locked), and the keyholder seals before it serves anything
 	 * else; an unlock's effect is known only once the keyholder has
-	 * opened every key: until then it is a barrier. */
-	if (type == MSG_KH_UNLOCK)
-		P->barrier = p->id;
+	 * opened every key: until then it is a barrier (its dispatch row's
+	 * F_BARRIER, set as it is kept). */
 	pending_keep(P, p);
 	msg_kh_lock_write(&P->out, type == MSG_KH_UNLOCK, p->id, pass);
 	send_to(&P->kh, &P->out, "keyholder");
@@ -88,7 +87,7 @@ h_lock(struct ctx *c)
 	rules_forget(P);
 	/* Locked from now on; the answer waits until the keyholder has
 	 * sealed every key under the passphrase. */
-	kh_lock(P, pending_new(P, P_LOCK, c->h.conn, c->h.req), MSG_KH_LOCK, pass);
+	kh_lock(P, pending_new(c, P_LOCK), MSG_KH_LOCK, pass);
 	return 0;
 }
 
@@ -107,7 +106,7 @@ h_unlock(struct ctx *c)
 		ctx_reply(c, ST_FAIL);          /* at once, and not counted */
 		return 0;
 	}
-	p = pending_new(P, P_UNLOCK_QUEUED, c->h.conn, c->h.req);
+	p = pending_new(c, P_UNLOCK_QUEUED);
 	wb_bytes(&p->data, pass.p, pass.len);
 	if (P->lock.queue_tail != NULL)
 		P->lock.queue_tail->next = p;
@@ -169,8 +168,6 @@ lock_done(struct policy *P, struct pending *p, int ok)
 {
 	int lock = p->state == P_LOCK;
 
-	if (P->barrier == p->id)
-		P->barrier = 0;
 	audit_simple(P, lock ? "lock" : "unlock", ok ? "allow" : "refuse",
 	    ok ? NULL : "the keyholder could not re-seal the keys",
 	    conn_find(P, p->conn), NULL);

@@ -41,8 +41,6 @@ static void
 p11_refuse(struct policy *P, struct pending *p, const char *event,
     const char *why)
 {
-	if (P->barrier == p->id)
-		P->barrier = 0;
 	log_info("refused %s: %s", event, why);
 	audit_simple(P, event, "refuse", why, conn_find(P, p->conn), NULL);
 	reply_status(P, p->conn, p->req, ST_FAIL);
@@ -134,9 +132,8 @@ h_p11_add(struct ctx *c)
 		ctx_reply(c, ST_FAIL);
 		return 0;
 	}
-	p = pending_new(P, P_RESOLVE, c->h.conn, c->h.req);
+	p = pending_new(c, P_RESOLVE);
 	p->p11 = P11_ADDING;
-	P->barrier = p->id;
 	/* what each key will carry: the constraints as sent */
 	p->keep.has_lifetime = m.c.has_lifetime;
 	p->keep.lifetime = m.c.lifetime;
@@ -162,9 +159,8 @@ h_p11_remove(struct ctx *c)
 
 	if (msg_string_read(&c->r, &provider) != 0)
 		return -1;
-	p = pending_new(c->P, P_RESOLVE, c->h.conn, c->h.req);
+	p = pending_new(c, P_RESOLVE);
 	p->p11 = P11_REMOVING;
-	c->P->barrier = p->id;
 	token_resolve(c->P, p, provider);
 	return 0;
 }
@@ -200,8 +196,6 @@ p11_resolved(struct policy *P, struct pending *p, struct slice path)
 		size_t n = p11_drop(P, real, "PKCS#11 provider removed",
 		    conn_find(P, p->conn));
 		p11_stop(P, real);
-		if (P->barrier == p->id)
-			P->barrier = 0;
 		log_info("PKCS#11 provider %s: %zu key(s) removed", shown, n);
 		reply_status(P, p->conn, p->req, n > 0 ? ST_OK : ST_FAIL);
 		pending_free(P, p);
@@ -358,35 +352,13 @@ p11_graft(void *ctx, struct slice blob, const struct pubkey *k)
 	return 0;
 }
 
-/* The helper's listing after its login (reply NULL: the broker's why). */
-void
-p11_listed(struct policy *P, struct pending *p, struct slice reply, int fail)
+/* Every key listed that is fit to be one becomes an identity, with its
+ * certificates; how many went into the table. */
+static size_t
+p11_keep_listed(struct policy *P, struct pending *p, const struct p11_keys *keys)
 {
-	struct p11_keys *keys;
 	size_t added = 0;
-	char why[TOKEN_MAX_PATH + 192];
-	struct rd r;
 
-	if (fail) {
-		snprintf(why, sizeof(why), "PKCS#11 provider %s: its helper could "
-		    "not be started, ended or did not answer (a helper stopped "
-		    "by its filter names the syscall in its own line)",
-		    p->p11_provider);
-		p11_refuse(P, p, "add", why);
-		return;
-	}
-	if ((keys = calloc(1, sizeof(*keys))) == NULL)
-		fatal("out of memory");
-	rd_init(&r, reply.p, reply.len);
-	if (p11_keys_decode(&r, keys) != 0 || keys->status != P11_OK) {
-		snprintf(why, sizeof(why), "PKCS#11 provider %s: %s (CKR 0x%lx)",
-		    p->p11_provider, p11_ckr_why(keys->status, "the login failed"),
-		    (unsigned long)keys->status);
-		p11_stop(P, p->p11_provider);
-		free(keys);
-		p11_refuse(P, p, "add", why);
-		return;
-	}
 	for (uint32_t i = 0; i < keys->n; i++) {
 		struct pubkey pub;
 		struct wb plain;
@@ -412,10 +384,41 @@ p11_listed(struct policy *P, struct pending *p, struct slice reply, int fail)
 		added += p11_keep(P, p, p11_identity(P, p, &keys->key[i], i,
 		    &plain, &pub, ps), i);
 	}
+	return added;
+}
+
+/* The helper's listing after its login (reply NULL: the broker's why). */
+void
+p11_listed(struct policy *P, struct pending *p, struct slice reply, int fail)
+{
+	struct p11_keys *keys;
+	size_t added;
+	char why[TOKEN_MAX_PATH + 192];
+	struct rd r;
+
+	if (fail) {
+		snprintf(why, sizeof(why), "PKCS#11 provider %s: its helper could "
+		    "not be started, ended or did not answer (a helper stopped "
+		    "by its filter names the syscall in its own line)",
+		    p->p11_provider);
+		p11_refuse(P, p, "add", why);
+		return;
+	}
+	if ((keys = calloc(1, sizeof(*keys))) == NULL)
+		fatal("out of memory");
+	rd_init(&r, reply.p, reply.len);
+	if (p11_keys_decode(&r, keys) != 0 || keys->status != P11_OK) {
+		snprintf(why, sizeof(why), "PKCS#11 provider %s: %s (CKR 0x%lx)",
+		    p->p11_provider, p11_ckr_why(keys->status, "the login failed"),
+		    (unsigned long)keys->status);
+		p11_stop(P, p->p11_provider);
+		free(keys);
+		p11_refuse(P, p, "add", why);
+		return;
+	}
+	added = p11_keep_listed(P, p, keys);
 	free(keys);
 	keys_expiry_changed(P);
-	if (P->barrier == p->id)
-		P->barrier = 0;
 	if (added == 0) {
 		p11_stop(P, p->p11_provider);
 		log_info("refused PKCS#11 add: provider %s lists no new key (no "
@@ -450,7 +453,7 @@ p11_sign(struct policy *P, struct pending *p, const struct identity *id)
 void
 p11_signed(struct policy *P, struct pending *p, struct slice reply, int fail)
 {
-	struct identity *id = identity_by_key(P, p->key_id);
+	struct identity *id = idt_find_key(&P->ids, p->key_id);
 	struct p11_sig s;
 	const struct pubkey *k;
 	struct rd r;

@@ -3,6 +3,7 @@
  * time (the states and their transitions are drawn in pending.h).
  */
 #include "ipc/log.h"
+#include "policy/dispatch.h"
 #include "policy/policy.h"
 
 #include <stdlib.h>
@@ -16,15 +17,17 @@ pending_new_id(struct policy *P)
 }
 
 struct pending *
-pending_new(struct policy *P, enum pending_state s, uint32_t conn, uint32_t req)
+pending_new(const struct ctx *c, enum pending_state s)
 {
+	struct policy *P = c->P;
 	struct pending *p = calloc(1, sizeof(*p));
 
 	if (p == NULL)
 		fatal("out of memory");
 	p->state = s;
-	p->conn = conn;
-	p->req = req;
+	p->conn = c->h.conn;
+	p->req = c->h.req;
+	p->barrier = c->barrier;
 	p->id = pending_new_id(P);
 	wb_init(&p->data);
 	wb_init(&p->pin);
@@ -51,6 +54,10 @@ pending_take(struct policy *P, uint32_t id, unsigned states)
 void
 pending_keep(struct policy *P, struct pending *p)
 {
+	/* A barrier holds the monitor while the request waits for another
+	 * process; a wrong unlock waiting to be answered waits for time. */
+	if (p->barrier && p->state != P_UNLOCK_DELAY)
+		P->barrier = p->id;
 	p->next = P->pending;
 	P->pending = p;
 }
@@ -58,6 +65,8 @@ pending_keep(struct policy *P, struct pending *p)
 void
 pending_free(struct policy *P, struct pending *p)
 {
+	if (P->barrier == p->id)
+		P->barrier = 0;
 	purpose_free(&p->purpose);      /* points into data */
 	wb_free_secret(&p->data);       /* a passphrase, data to sign, a key */
 	wb_free_secret(&p->pin);
@@ -72,13 +81,13 @@ pending_free(struct policy *P, struct pending *p)
 	P->npending--;
 }
 
-void
-pending_gone(struct policy *P, uint32_t conn)
+/* Its requests waiting for a prompt end first, so that a prompt
+ * pending_gone closes goes to someone else's. */
+static void
+gone_prompt_wait(struct policy *P, uint32_t conn)
 {
 	struct pending **pp, *p, *prev;
 
-	/* Its requests waiting for a prompt end first, so that a prompt
-	 * this closes goes to someone else's. */
 	for (pp = &P->prompt_wait, prev = NULL; (p = *pp) != NULL;) {
 		if (p->conn != conn) {
 			prev = p;
@@ -91,7 +100,15 @@ pending_gone(struct policy *P, uint32_t conn)
 		reply_status(P, p->conn, p->req, ST_FAIL);
 		pending_free(P, p);
 	}
-	pp = &P->pending;
+}
+
+/* Its requests at another process are marked gone and carried to their
+ * end; a token's signature is cancelled; an open prompt is closed and
+ * its request ends now. */
+static void
+gone_pending(struct policy *P, uint32_t conn)
+{
+	struct pending **pp = &P->pending, *p;
 
 	while ((p = *pp) != NULL) {
 		if (p->conn != conn) {
@@ -121,9 +138,16 @@ pending_gone(struct policy *P, uint32_t conn)
 		sign_prompt_ended(P, wb_slice_of(&origin));
 		wb_free(&origin);
 	}
-	/* A guess whose client has gone is not judged: nobody would hear the
-	 * answer, and judging it could still unlock the agent for whoever
-	 * queued it, then watches from another connection. */
+}
+
+/* A guess whose client has gone is not judged: nobody would hear the
+ * answer, and judging it could still unlock the agent for whoever
+ * queued it, then watches from another connection. */
+static void
+gone_unlocks(struct policy *P, uint32_t conn)
+{
+	struct pending **pp, *p, *prev;
+
 	for (pp = &P->lock.queue, prev = NULL; (p = *pp) != NULL;) {
 		if (p->conn != conn) {
 			prev = p;
@@ -136,4 +160,12 @@ pending_gone(struct policy *P, uint32_t conn)
 		reply_status(P, p->conn, p->req, ST_FAIL);
 		pending_free(P, p);
 	}
+}
+
+void
+pending_gone(struct policy *P, uint32_t conn)
+{
+	gone_prompt_wait(P, conn);
+	gone_pending(P, conn);
+	gone_unlocks(P, conn);
 }

@@ -22,11 +22,15 @@
  *   unlock:  h_unlock --> UNLOCK_QUEUED --judged: right--> UNLOCK --> reply [barrier]
  *                                      \--judged: wrong--> UNLOCK_DELAY --due--> FAIL
  *
- * A barrier request (an add, a right unlock) holds every later message
- * from the monitor until the keyholder has answered, so each request is
- * judged against the state left by all before it (doc/protocol.md §5, as OpenSSH's
- * single loop does). A lock needs none: it takes effect in policy at
- * once, and the keyholder seals before it serves anything after it.
+ * A barrier request (an add, a PKCS#11 add or remove, an unlock judged
+ * right) holds every later message from the monitor until the keyholder
+ * or the broker has answered, so each request is judged against the
+ * state left by all before it (doc/protocol.md §5, as OpenSSH's single
+ * loop does). Which requests are barriers is a flag of their row in the
+ * dispatch table (F_BARRIER, dispatch.c): pending_keep() sets the
+ * barrier and pending_free() lifts it, so no handler sets it by hand. A
+ * lock needs none: it takes effect in policy at once, and the keyholder
+ * seals before it serves anything after it.
  * Queued unlocks are judged one at a time, agent-wide (lock.c).
  * A request whose client has gone is still carried to its end and
  * answered: the monitor counts what it has in flight.
@@ -49,7 +53,8 @@ enum pending_state {
 	P_LOCK,                 /* at the keyholder: re-sealing every key */
 	P_UNLOCK,               /* at the keyholder: opening every key */
 	P_UNLOCK_QUEUED,        /* waiting its turn to be judged (lock.c) */
-	P_UNLOCK_DELAY,         /* judged wrong: answered at due_ms */
+	P_UNLOCK_DELAY,         /* judged wrong: answered at due_ms (waits
+	                         * for time alone: holds no barrier) */
 	P_RESOLVE,              /* at the broker: an ADD's provider path */
 	P_SK_MATERIAL,          /* at the keyholder: a FIDO key's handle */
 	P_TOKEN,                /* at the broker: a token's signature */
@@ -76,6 +81,7 @@ struct pending {
 	uint32_t id;            /* request id towards keyholder / prompter / auditor */
 	uint32_t conn, req;     /* where the answer goes */
 	int gone;               /* the client closed: answer, but say nothing more */
+	int barrier;            /* made from an F_BARRIER row (dispatch.c) */
 	uint64_t key_id;
 	uint64_t due_ms;        /* P_UNLOCK_DELAY: when to answer */
 	enum sig_alg alg;
@@ -110,14 +116,19 @@ struct pending {
 
 struct policy;
 
-/* A new request, on no list yet: pending_keep() when it starts to wait. */
-struct pending *pending_new(struct policy *P, enum pending_state s,
-    uint32_t conn, uint32_t req);
+struct ctx;
+
+/* A new request for the monitor's request c, on no list yet:
+ * pending_keep() when it starts to wait. It is a barrier if c's row in
+ * the dispatch table says so. */
+struct pending *pending_new(const struct ctx *c, enum pending_state s);
 /* Take the request waiting for answer id in one of states (PSTATE bits:
  * those a peer answers, from its table in answers.c). */
 struct pending *pending_take(struct policy *P, uint32_t id, unsigned states);
-/* Back on the list for its next step. */
+/* Back on the list for its next step; a barrier request now holds the
+ * monitor's next message (unless it waits for time alone). */
 void pending_keep(struct policy *P, struct pending *p);
+/* The request ends; its barrier, if it held one, lifts. */
 void pending_free(struct policy *P, struct pending *p);
 /* The client has gone: cancel its prompts, mark its requests. */
 void pending_gone(struct policy *P, uint32_t conn);

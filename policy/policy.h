@@ -3,6 +3,42 @@
  * decision. It holds public keys, constraints, the lock state and each
  * connection's state; it never holds a private key longer than it takes
  * to pass an ADD on to the keyholder, and it wipes that copy.
+ *
+ * The module, as calls go (down only; every file includes this header
+ * and the headers of the files it calls):
+ *
+ *   main.c        the poll loop: the monitor, the peers, the session
+ *        |        watcher, the timers
+ *        v
+ *   THE REQUEST STATE MACHINE (its states drawn in pending.h)
+ *     dispatch.c  the monitor's requests, a table: the rules many share
+ *                 (flags, among them F_BARRIER), then the row's handler
+ *     answers.c   the keyholder's, prompter's, auditor's and broker's
+ *                 answers, a table a peer: the request's next step
+ *     pending.c   the requests waiting, and the barrier (set and lifted
+ *                 here alone)
+ *     handlers    conn.c (open, close, peer, bind), keys.c (list,
+ *                 remove, expiry), add.c, sign.c, token.c (FIDO), p11.c,
+ *                 lock.c, extensions.c, session.c (the session's facts,
+ *                 h_session_state), ruling.c's h_policy_load and
+ *                 h_policy_show
+ *        |
+ *        v
+ *   LEAVES: what a request is judged by and answered with. They call
+ *   only each other (and ipc/, wire/, keys/, rules/, crypto/), never a
+ *   handler, pending.c or the dispatcher.
+ *     identity.c  the table of keys, found by blob and by key id
+ *     ruling.c    the rules' word on a signature, remembered yeses (it
+ *                 reads the session's state through session_rule_state,
+ *                 a const query, the one call it makes into session.c)
+ *     purpose.c, userauth.c   what the data to sign is
+ *     bind.c, hop.c, destset.c, origin.c   session-binds, destination
+ *                 constraints, where a connection comes from
+ *     describe.c  what prompts and logs say about a request
+ *     audit.c, audit_repeats.c   the audit trail's records
+ *     caller.c    who the caller is (keyward-peer's record)
+ *     reply.c     send_to, reply_status, ctx_reply: every message out
+ *     hosttag.c   the default socket's host tag (keyward --host-tag)
  */
 #ifndef KEYWARD_POLICY_H
 #define KEYWARD_POLICY_H
@@ -65,9 +101,10 @@ struct policy {
 	/* Confirm requests waiting for a prompt of their forwarding host
 	 * (P_CONFIRM_WAIT, sign.c), in arrival order. */
 	struct pending *prompt_wait, *prompt_wait_tail;
-	/* A request whose effect is not known until the keyholder answers
-	 * (add, lock, unlock): nothing from the monitor is judged before it
-	 * (dispatch.c). */
+	/* The request whose effect is not known until the keyholder or the
+	 * broker answers (an F_BARRIER row of dispatch.c: add, PKCS#11 add
+	 * and remove, a right unlock); 0: none. Nothing from the monitor is
+	 * judged before it ends. Only pending.c sets and lifts it. */
 	uint32_t barrier;
 	struct lockstate lock;
 	struct sessionstate session;    /* keyward-session's facts (session.c) */

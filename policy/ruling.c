@@ -100,16 +100,95 @@ memo_make(struct wb *w, const struct rules_query *q, size_t line,
 		fatal("out of memory");
 }
 
+/* The query's facts about the key and who asks: the key's fingerprint,
+ * the socket, the session, the caller and its ancestors, and where the
+ * connection comes from (*o). */
+static void
+query_who(struct policy *P, const struct identity *id, const struct conn *c,
+    struct qbuf *qb, struct rules_query *q, struct origin *o)
+{
+	if (fingerprint((struct slice){ id->blob, id->blob_len }, "sha256",
+	    qb->fp, sizeof(qb->fp)) != 0)
+		fatal("cannot fingerprint a key held");
+	q->fingerprint = qb->fp;
+	q->comment = id->comment;
+	q->socket = scope_name(P->rules, c->sock);
+	q->session = session_rule_state(P);    /* logind's word (session.c) */
+	q->exe = c->caller.exe;
+	for (size_t i = 0; i < c->caller.nanc; i++)
+		qb->anc[i] = c->caller.anc[i].exe;
+	q->ancestors = qb->anc;
+	q->nancestors = c->caller.nanc;
+	conn_origin(c, o);
+	q->forwarded = o->kind != ORIGIN_LOCAL;
+	/* After a refused session-bind nothing about the origin is known:
+	 * origin, via, caller and ancestor cannot tell, and no login is
+	 * verified (origin.h). */
+	q->origin_unknown = o->kind == ORIGIN_UNKNOWN;
+}
+
+/* "via": the hosts the agent was forwarded to, in order; the first
+ * binding is the user's ssh's, the later ones the server's word. */
+static void
+query_hops(const struct identity *id, const struct bindings *b,
+    const struct origin *o, struct qbuf *qb, struct rules_query *q)
+{
+	q->first_hop = o->kind == ORIGIN_FORWARDED;
+	for (size_t i = 0; i < b->n && q->nhops < AGENT_MAX_BINDINGS; i++) {
+		if (!b->b[i].forwarding)
+			continue;
+		host_name(id, (struct slice){ b->b[i].key, b->b[i].keylen },
+		    qb->hopname[q->nhops], sizeof(qb->hopname[0]));
+		qb->hops[q->nhops] = qb->hopname[q->nhops];
+		q->nhops++;
+	}
+	q->hops = qb->hops;
+}
+
+/* What the data is for, and the destination it names when policy
+ * verified it. */
+static void
+query_purpose(const struct identity *id, const struct bindings *b,
+    const struct purpose *pu, struct qbuf *qb, struct rules_query *q)
+{
+	switch (pu->kind) {
+	case PURPOSE_LOGIN:
+		q->purpose = RULE_PURPOSE_LOGIN;
+		/* Only a login verified against the bindings names its user
+		 * and host (the last binding, which a hostbound login's own
+		 * host key then equals): an unverified one is matched as an
+		 * unknown user at an unknown host. */
+		q->verified = !q->origin_unknown &&
+		    purpose_unverified(pu, b) == NULL;
+		if (!q->verified)
+			break;
+		if ((qb->user = slice_strdup(pu->ua.user)) == NULL)
+			fatal("out of memory");
+		q->user = qb->user;
+		host_name(id, (struct slice){ b->b[b->n - 1].key,
+		    b->b[b->n - 1].keylen }, qb->host, sizeof(qb->host));
+		q->host = qb->host;
+		break;
+	case PURPOSE_SSHSIG:
+		q->purpose = RULE_PURPOSE_SSHSIG;
+		if ((qb->ns = slice_strdup(pu->ns)) == NULL)
+			fatal("out of memory");
+		q->ns = qb->ns;
+		break;
+	default:
+		q->purpose = RULE_PURPOSE_OTHER;
+		break;
+	}
+}
+
 void
 ruling_judge(struct policy *P, const struct identity *id,
     const struct conn *c, const struct purpose *pu, struct ruling *out)
 {
-	const struct bindings *b = &c->bind;
 	struct rules_query q = { 0 };
 	const struct rule *which;
 	struct origin o;
 	struct qbuf *qb;
-	size_t i;
 
 	memset(out, 0, sizeof(*out));
 	out->action = RULE_ALLOW;
@@ -118,64 +197,9 @@ ruling_judge(struct policy *P, const struct identity *id,
 		return;
 	if ((qb = calloc(1, sizeof(*qb))) == NULL)
 		fatal("out of memory");
-	if (fingerprint((struct slice){ id->blob, id->blob_len }, "sha256",
-	    qb->fp, sizeof(qb->fp)) != 0)
-		fatal("cannot fingerprint a key held");
-	q.fingerprint = qb->fp;
-	q.comment = id->comment;
-	q.socket = scope_name(P->rules, c->sock);
-	q.session = session_rule_state(P);     /* logind's word (session.c) */
-	q.exe = c->caller.exe;
-	for (i = 0; i < c->caller.nanc; i++)
-		qb->anc[i] = c->caller.anc[i].exe;
-	q.ancestors = qb->anc;
-	q.nancestors = c->caller.nanc;
-	conn_origin(c, &o);
-	q.forwarded = o.kind != ORIGIN_LOCAL;
-	/* After a refused session-bind nothing about the origin is known:
-	 * origin, via, caller and ancestor cannot tell, and no login is
-	 * verified (origin.h). */
-	q.origin_unknown = o.kind == ORIGIN_UNKNOWN;
-	/* "via": the hosts the agent was forwarded to, in order; the first
-	 * binding is the user's ssh's, the later ones the server's word. */
-	q.first_hop = o.kind == ORIGIN_FORWARDED;
-	for (i = 0; i < b->n && q.nhops < AGENT_MAX_BINDINGS; i++) {
-		if (!b->b[i].forwarding)
-			continue;
-		host_name(id, (struct slice){ b->b[i].key, b->b[i].keylen },
-		    qb->hopname[q.nhops], sizeof(qb->hopname[0]));
-		qb->hops[q.nhops] = qb->hopname[q.nhops];
-		q.nhops++;
-	}
-	q.hops = qb->hops;
-	switch (pu->kind) {
-	case PURPOSE_LOGIN:
-		q.purpose = RULE_PURPOSE_LOGIN;
-		/* Only a login verified against the bindings names its user
-		 * and host (the last binding, which a hostbound login's own
-		 * host key then equals): an unverified one is matched as an
-		 * unknown user at an unknown host. */
-		q.verified = !q.origin_unknown &&
-		    purpose_unverified(pu, b) == NULL;
-		if (!q.verified)
-			break;
-		if ((qb->user = slice_strdup(pu->ua.user)) == NULL)
-			fatal("out of memory");
-		q.user = qb->user;
-		host_name(id, (struct slice){ b->b[b->n - 1].key,
-		    b->b[b->n - 1].keylen }, qb->host, sizeof(qb->host));
-		q.host = qb->host;
-		break;
-	case PURPOSE_SSHSIG:
-		q.purpose = RULE_PURPOSE_SSHSIG;
-		if ((qb->ns = slice_strdup(pu->ns)) == NULL)
-			fatal("out of memory");
-		q.ns = qb->ns;
-		break;
-	default:
-		q.purpose = RULE_PURPOSE_OTHER;
-		break;
-	}
+	query_who(P, id, c, qb, &q, &o);
+	query_hops(id, &c->bind, &o, qb, &q);
+	query_purpose(id, &c->bind, pu, qb, &q);
 	/* Where no rule decides: allow, or deny on a named socket for a
 	 * key not added there (scope.c). */
 	q.fallback = scope_default(c->sock, id->sock);

@@ -114,7 +114,7 @@ session_notice_prepare(struct policy *P, struct pending *p)
 	    (p->origin.len == 0 &&
 	    P->args.session_notify != SESSION_NOTIFY_ALL) ||
 	    (c = conn_find(P, p->conn)) == NULL ||
-	    (id = identity_by_key(P, p->key_id)) == NULL)
+	    (id = idt_find_key(&P->ids, p->key_id)) == NULL)
 		return;
 	/* The confirm prompt's words (sign.c), client text terminal-safe. */
 	text_term_str(comment, sizeof(comment), id->comment);
@@ -322,8 +322,24 @@ session_idle_due(struct policy *P)
 	return -1;
 }
 
+/* The watcher follows no session (its reason in detail): the session's
+ * events change nothing. */
 static void
-fact(struct policy *P, const struct msg_session *m)
+fact_none(struct policy *P, const struct msg_session *m)
+{
+	struct sessionstate *s = &P->session;
+
+	log_info("no session followed (%.*s): the screen lock, suspend "
+	    "and logout change nothing", (int)m->detail.len,
+	    (const char *)m->detail.p);
+	s->followed = 0;
+	snprintf(s->reason, sizeof(s->reason), "%.*s",
+	    (int)m->detail.len, (const char *)m->detail.p);
+}
+
+/* The watcher follows the logind session named in detail. */
+static void
+fact_follow(struct policy *P, const struct msg_session *m)
 {
 	struct sessionstate *s = &P->session;
 	char id[SESSION_ID_MAX + 1];
@@ -331,47 +347,83 @@ fact(struct policy *P, const struct msg_session *m)
 	/* the decoder allowed printable ASCII only */
 	snprintf(id, sizeof(id), "%.*s", (int)(m->detail.len > SESSION_ID_MAX ?
 	    SESSION_ID_MAX : m->detail.len), (const char *)m->detail.p);
+	s->followed = 1;
+	snprintf(s->id, sizeof(s->id), "%s", id);
+	log_info("following logind session %s", s->id);
+	audit_simple(P, "session-follow", "allow", s->id, NULL, NULL);
+}
+
+static void
+fact_screen_lock(struct policy *P)
+{
+	struct sessionstate *s = &P->session;
+
+	s->locked = 1;
+	log_info("session %s locked: %s", s->id,
+	    lock_logs[P->args.session_lock]);
+	audit_simple(P, "session-lock", "allow",
+	    lock_words[P->args.session_lock], NULL, NULL);
+	/* A yes the user gave at the keyboard is not kept past the
+	 * moment the user left it, as a passphrase lock forgets it
+	 * (keyward(5), remember=); session-lock=ignore changes
+	 * nothing at all. */
+	if (P->args.session_lock != SESSION_LOCK_IGNORE)
+		forget_yeses(P, "screen lock");
+}
+
+static void
+fact_screen_unlock(struct policy *P)
+{
+	struct sessionstate *s = &P->session;
+
+	s->locked = 0;
+	log_info("session %s unlocked: %s", s->id,
+	    P->args.session_lock == SESSION_LOCK_IGNORE ? "nothing changes" :
+	    "requests are served again");
+	audit_simple(P, "session-unlock", "allow",
+	    P->args.session_lock == SESSION_LOCK_IGNORE ? "nothing changed" :
+	    "requests served", NULL, NULL);
+	away_unlock(P);
+}
+
+/* idle: 1 when the session went idle, 0 when it is active again. */
+static void
+fact_idle(struct policy *P, int idle)
+{
+	struct sessionstate *s = &P->session;
+
+	s->idle = idle;
+	if (idle)
+		s->idle_since_ms = now_ms();
+	else
+		s->idle_forgot = 0;
+	log_info("session %s %s", s->id, idle ? "idle" : "active");
+	audit_simple(P, idle ? "session-idle" : "session-active", "allow",
+	    NULL, NULL, NULL);
+}
+
+/* One fact from the session watcher. */
+static void
+fact(struct policy *P, const struct msg_session *m)
+{
+	struct sessionstate *s = &P->session;
+
 	switch (m->event) {
 	case SESSION_EV_NONE:
-		log_info("no session followed (%.*s): the screen lock, suspend "
-		    "and logout change nothing", (int)m->detail.len,
-		    (const char *)m->detail.p);
-		s->followed = 0;
-		snprintf(s->reason, sizeof(s->reason), "%.*s",
-		    (int)m->detail.len, (const char *)m->detail.p);
+		fact_none(P, m);
 		return;
 	case SESSION_EV_FOLLOW:
-		s->followed = 1;
-		snprintf(s->id, sizeof(s->id), "%s", id);
-		log_info("following logind session %s", s->id);
-		audit_simple(P, "session-follow", "allow", s->id, NULL, NULL);
+		fact_follow(P, m);
 		return;
 	}
 	if (!s->followed)
 		return;         /* the watcher says FOLLOW first; else nothing */
 	switch (m->event) {
 	case SESSION_EV_LOCK:
-		s->locked = 1;
-		log_info("session %s locked: %s", s->id,
-		    lock_logs[P->args.session_lock]);
-		audit_simple(P, "session-lock", "allow",
-		    lock_words[P->args.session_lock], NULL, NULL);
-		/* A yes the user gave at the keyboard is not kept past the
-		 * moment the user left it, as a passphrase lock forgets it
-		 * (keyward(5), remember=); session-lock=ignore changes
-		 * nothing at all. */
-		if (P->args.session_lock != SESSION_LOCK_IGNORE)
-			forget_yeses(P, "screen lock");
+		fact_screen_lock(P);
 		break;
 	case SESSION_EV_UNLOCK:
-		s->locked = 0;
-		log_info("session %s unlocked: %s", s->id,
-		    P->args.session_lock == SESSION_LOCK_IGNORE ? "nothing changes" :
-		    "requests are served again");
-		audit_simple(P, "session-unlock", "allow",
-		    P->args.session_lock == SESSION_LOCK_IGNORE ? "nothing changed" :
-		    "requests served", NULL, NULL);
-		away_unlock(P);
+		fact_screen_unlock(P);
 		break;
 	case SESSION_EV_SLEEP:
 		s->asleep = 1;
@@ -390,16 +442,10 @@ fact(struct policy *P, const struct msg_session *m)
 		away(P, "session-end", "session ended");
 		break;
 	case SESSION_EV_IDLE:
-		s->idle = 1;
-		s->idle_since_ms = now_ms();
-		log_info("session %s idle", s->id);
-		audit_simple(P, "session-idle", "allow", NULL, NULL, NULL);
+		fact_idle(P, 1);
 		break;
 	case SESSION_EV_ACTIVE:
-		s->idle = 0;
-		s->idle_forgot = 0;
-		log_info("session %s active", s->id);
-		audit_simple(P, "session-active", "allow", NULL, NULL, NULL);
+		fact_idle(P, 0);
 		break;
 	}
 }

@@ -127,7 +127,7 @@ static void
 kh_sign(struct policy *P, struct pending *p)
 {
 	struct msg_kh_sign m = { p->key_id, (uint8_t)p->alg, wb_slice_of(&p->data) };
-	const struct identity *id = identity_by_key(P, p->key_id);
+	const struct identity *id = idt_find_key(&P->ids, p->key_id);
 
 	if (id != NULL && key_is_sk(id->kind)) {
 		token_sign(P, p);       /* a token signs it (token.c) */
@@ -230,7 +230,7 @@ prompt_or_wait(struct policy *P, struct pending *p)
 	if (held_by(P->prompt_wait, PSTATE(P_CONFIRM_WAIT), &origin) >=
 	    PROMPT_MAX_WAIT_PER_HOP) {
 		refuse(P, p, "too many prompts wait for the host it is forwarded "
-		    "from", identity_by_key(P, p->key_id), 1);
+		    "from", idt_find_key(&P->ids, p->key_id), 1);
 		return;
 	}
 	log_info("connection %u: its %s prompt waits: %d are open for the host "
@@ -266,7 +266,7 @@ sign_prompt_ended(struct policy *P, struct slice origin)
 		if (P->prompt_wait_tail == p)
 			P->prompt_wait_tail = prev;
 		p->next = NULL;
-		id = identity_by_key(P, p->key_id);
+		id = idt_find_key(&P->ids, p->key_id);
 		if (id == NULL) {
 			refuse(P, p, "the key was removed while the request waited "
 			    "for its prompt", NULL, 1);
@@ -286,6 +286,56 @@ sign_prompt_ended(struct policy *P, struct slice origin)
 static void sign_decided(struct policy *P, struct pending *p,
     struct identity *id, int yes);
 
+/* The session, the key's destination constraints and its web-safety
+ * (doc/protocol.md §8.9) let p through; else it is refused (0). */
+static int
+sign_constraints_allow(struct policy *P, const struct conn *c,
+    struct pending *p, struct identity *id)
+{
+	const char *rule;
+
+	if ((rule = session_refuses(P, c)) != NULL) {
+		refuse(P, p, rule, id, 1);      /* session.c */
+		return 0;
+	}
+	if (id->dest.n > 0) {
+		char user[AGENT_MAX_USER_PATTERN + 64];
+		size_t hop;
+		rule = sign_permitted(&id->dest, &c->bind, &p->purpose,
+		    time(NULL), &hop, user, sizeof(user));
+		if (rule != NULL) {
+			log_refusal(P, id, c, user, rule, hop);
+			refuse(P, p, rule, id, 0);
+			return 0;
+		}
+	}
+	if (key_is_sk(id->kind) &&
+	    (rule = websafe(P, id, &p->purpose)) != NULL) {
+		refuse(P, p, rule, id, 1);
+		return 0;
+	}
+	return 1;
+}
+
+/* The rules (p->rule, judged) deny p: refused, 1. */
+static int
+sign_rules_deny(struct policy *P, const struct conn *c, struct pending *p,
+    const struct identity *id)
+{
+	char why[96];
+
+	if (p->rule.action != RULE_DENY)
+		return 0;
+	if (p->rule.line == 0)
+		snprintf(why, sizeof(why), "not in the %s socket's scope "
+		    "(no rule allows it there)", scope_name(P->rules, c->sock));
+	else
+		snprintf(why, sizeof(why), "denied by rule at line %zu",
+		    p->rule.line);
+	refuse(P, p, why, id, 1);
+	return 1;
+}
+
 int
 h_sign(struct ctx *c)
 {
@@ -299,11 +349,11 @@ h_sign(struct ctx *c)
 
 	if (msg_sign_decode(&c->r, &m) != 0)
 		return -1;
-	p = pending_new(P, P_SIGN, c->h.conn, c->h.req);
+	p = pending_new(c, P_SIGN);
 	wb_bytes(&p->data, m.data.p, m.data.len);
 	conn_origin(c->conn, &o);
 	origin_share_key(&o, &p->origin);
-	id = identity_by_blob(P, m.key);
+	id = idt_find_request(&P->ids, m.key);
 	/* What the data is, decided here once: every check below, the
 	 * prompts and the audit trail (the refusal of an unknown key's too,
 	 * which records the data's hash) read it (purpose.h). */
@@ -319,41 +369,13 @@ h_sign(struct ctx *c)
 	}
 	p->key_id = id->key_id;
 	p->alg = sig_alg_for(id->kind, m.flags);
-	if ((rule = session_refuses(P, c->conn)) != NULL) {
-		refuse(P, p, rule, id, 1);      /* session.c */
+	if (!sign_constraints_allow(P, c->conn, p, id))
 		return 0;
-	}
-	if (id->dest.n > 0) {
-		char user[AGENT_MAX_USER_PATTERN + 64];
-		size_t hop;
-		rule = sign_permitted(&id->dest, &c->conn->bind, &p->purpose,
-		    time(NULL), &hop, user, sizeof(user));
-		if (rule != NULL) {
-			log_refusal(P, id, c->conn, user, rule, hop);
-			refuse(P, p, rule, id, 0);
-			return 0;
-		}
-	}
-	if (key_is_sk(id->kind) &&
-	    (rule = websafe(P, id, &p->purpose)) != NULL) {
-		refuse(P, p, rule, id, 1);
-		return 0;
-	}
 	/* The key's own constraints have let it through; the rules may
 	 * still refuse it or ask, never more (ruling.h). */
 	ruling_judge(P, id, c->conn, &p->purpose, &p->rule);
-	if (p->rule.action == RULE_DENY) {
-		char why[96];
-		if (p->rule.line == 0)
-			snprintf(why, sizeof(why), "not in the %s socket's scope "
-			    "(no rule allows it there)",
-			    scope_name(P->rules, c->conn->sock));
-		else
-			snprintf(why, sizeof(why), "denied by rule at line %zu",
-			    p->rule.line);
-		refuse(P, p, why, id, 1);
+	if (sign_rules_deny(P, c->conn, p, id))
 		return 0;
-	}
 	if (!id->confirm && (p->rule.action != RULE_CONFIRM ||
 	    p->rule.remembered)) {
 		go_sign(P, p, id);
@@ -369,7 +391,7 @@ h_sign(struct ctx *c)
 void
 sign_confirmed(struct policy *P, struct pending *p, int yes)
 {
-	struct identity *id = identity_by_key(P, p->key_id);
+	struct identity *id = idt_find_key(&P->ids, p->key_id);
 	struct wb origin;
 
 	/* A copy: a request that goes on to a token is still counted

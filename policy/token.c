@@ -99,7 +99,7 @@ at_broker(const struct policy *P, uint32_t conn)
 void
 token_material(struct policy *P, struct pending *p, const struct msg_sk_material *m)
 {
-	struct identity *id = identity_by_key(P, p->key_id);
+	struct identity *id = idt_find_key(&P->ids, p->key_id);
 	struct wb req;
 
 	if (m == NULL || id == NULL || id->provider == NULL) {
@@ -172,7 +172,7 @@ ask_pin(struct policy *P, struct pending *p, const struct identity *id)
 void
 token_pin(struct policy *P, struct pending *p, struct slice pin)
 {
-	struct identity *id = identity_by_key(P, p->key_id);
+	struct identity *id = idt_find_key(&P->ids, p->key_id);
 	struct wb origin;
 
 	wb_init(&origin);
@@ -217,7 +217,7 @@ status_text(int32_t st)
 void
 token_answer(struct policy *P, struct pending *p, struct slice reply, int fail)
 {
-	struct identity *id = identity_by_key(P, p->key_id);
+	struct identity *id = idt_find_key(&P->ids, p->key_id);
 	struct token_reply t;
 	const struct pubkey *k;
 	struct wb sig;

@@ -1,7 +1,8 @@
 /*
  * test_identity.c - policy's identity table (policy/identity.c): found by
  * exact blob, listed in first-add order, and the order of the others kept
- * when one goes (doc/protocol.md §5.2: clients depend on the order); and the budget
+ * when one goes (doc/protocol.md §5.2: clients depend on the order), found
+ * by the keyholder's key id, a re-add's new id too; and the budget
  * of keys held (AGENT_MAX_KEYS, AGENT_MAX_HELD_BYTES) that refuses an add
  * past it.
  */
@@ -65,6 +66,7 @@ table_free(struct idtable *t)
 		identity_free(t->order[i]);
 	free(t->order);
 	free(t->buckets);
+	free(t->kbuckets);
 	idt_init(t);
 }
 
@@ -259,11 +261,57 @@ test_budget(void)
 	table_free(&t);
 }
 
+/* Found by key id as by blob: through growth, removals and a re-add's
+ * new id (the keyholder's name for the key changes, the identity stays). */
+static void
+test_keys(void)
+{
+	static struct identity *ids[NIDS];
+	struct idtable t;
+	size_t found = 0, gone = 0, failed = 0;
+
+	idt_init(&t);
+	ok(idt_find_key(&t, 1) == NULL, "empty table: no key id found");
+	for (unsigned i = 0; i < NIDS; i++) {
+		ids[i] = make_nth(i);
+		ids[i]->key_id = 1000 + (uint64_t)i * 7;
+		failed += idt_insert(&t, ids[i]) != 0;
+	}
+	for (unsigned i = 0; i < NIDS; i++)
+		found += idt_find_key(&t, 1000 + (uint64_t)i * 7) == ids[i];
+	ok(failed == 0 && found == NIDS, "each of the 10,000 found by its key id");
+	ok(idt_find_key(&t, 1001) == NULL && idt_find_key(&t, 0) == NULL &&
+	    idt_find_key(&t, UINT64_MAX) == NULL, "unknown key ids not found");
+	for (unsigned i = 0; i < NIDS; i += 2) {
+		idt_remove(&t, ids[i]);
+		identity_free(ids[i]);
+	}
+	found = 0;
+	for (unsigned i = 0; i < NIDS; i++) {
+		struct identity *f = idt_find_key(&t, 1000 + (uint64_t)i * 7);
+		if (i % 2 == 0)
+			gone += f == NULL;
+		else
+			found += f == ids[i];
+	}
+	ok(gone == NIDS / 2 && found == NIDS / 2,
+	    "removed ones are not found by key id, the others still are");
+	idt_rekey(&t, ids[1], 5);
+	ok(idt_find_key(&t, 5) == ids[1] && idt_find_key(&t, 1007) == NULL &&
+	    find_nth(&t, 1) == ids[1] && ids[1]->key_id == 5,
+	    "a re-add's new key id finds it, the old one does not");
+	idt_rekey(&t, ids[3], 1007);
+	ok(idt_find_key(&t, 1007) == ids[3] && idt_find_key(&t, 1021) == NULL &&
+	    idt_find_key(&t, 5) == ids[1], "an id given up is free for another");
+	table_free(&t);
+}
+
 int
 main(void)
 {
 	test_many();
 	test_blobs();
+	test_keys();
 	test_bytes();
 	test_budget();
 	return done_testing();
