@@ -376,8 +376,8 @@ main(int argc, char **argv)
 {
 	struct keyholder_args args;
 	struct pollfd pfd[1];
-	size_t n;
-	int r;
+	size_t n = 0;
+	int r = 0;
 
 	/* keyward gives exactly one argument list (wire/args.h) */
 	if (args_keyholder_decode(argc, argv, &args) != 0)
@@ -411,7 +411,8 @@ main(int argc, char **argv)
 				break;
 		}
 	}
-	/* Policy is gone: the agent is ending. Drop every key first. */
+	/* Policy is gone (the agent is ending) or sent what it never
+	 * sends: drop every key first, either way. */
 	ks_wipe(&K.keys);
-	peer_gone(POLICY);
+	peer_recv_end(POLICY, r, n);
 }

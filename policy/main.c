@@ -35,7 +35,7 @@ drain(struct chan *c, const char *peer,
     void (*fn)(struct policy *, const uint8_t *, size_t),
     int (*more)(const struct policy *))
 {
-	size_t n;
+	size_t n = 0;
 	int r = 0;
 
 	while ((more == NULL || more(&P)) &&
@@ -46,7 +46,7 @@ drain(struct chan *c, const char *peer,
 	if (r < 0) {
 		if (c == &P.mon)
 			audit_repeats_flush(&P);    /* the agent is ending */
-		peer_gone(peer);
+		peer_recv_end(peer, r, n);
 	}
 }
 

@@ -5,7 +5,7 @@
  * fd 3 its end of a SOCK_SEQPACKET socketpair sized by chan_setup_fd, fd
  * 4 the audit trail for the auditor, its argv from args_*_encode), sent
  * what policy's encoder cannot have made, and watched end. Used by
- * tests/integration/183-sibling-broke.t.
+ * tests/integration/84-sibling-broke.t.
  *
  *   sibling_drive -h HELPER -k prompter|auditor|broker|session
  *       [-t TRAIL] [-K AUDITKEY] [-w SECONDS] STEP...

@@ -18,9 +18,14 @@ CTL=$KEYWARD_BUILD/keyward-ctl
 for f in "$DRIVE" "$CTL" "$KEYWARD_BUILD"/keyward-{prompter,auditor,broker,session}; do
 	[ -x "$f" ] || bail "$f missing (make all tests)"
 done
-# the watcher follows no session here: no bus answers
+# The watcher follows no session here (no system bus answers), but it
+# needs some bus to stay for the bad message: with none it ends at once
+# (keyward(1), SESSION WATCH). A private session bus, nothing on it.
+. "$LIBDIR/lib-session.sh"
+command -v dbus-daemon >/dev/null || bail "dbus-daemon missing (make deps)"
+_bus sessbus session
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$T/no-system-bus
-export DBUS_SESSION_BUS_ADDRESS=unix:path=$T/no-session-bus
+export DBUS_SESSION_BUS_ADDRESS=$(head -n1 "$T/sessbus.addr")
 WAIT=10
 
 run "$CTL" audit keygen "$T/audit.key"
