@@ -87,9 +87,10 @@ probe_landlock(const char *who)
 }
 #endif
 
-/* A ruleset handling every right this kernel knows; -1 without Landlock. */
+/* A ruleset handling every right this kernel knows (TCP too unless
+ * tcp is 0); -1 without Landlock. */
 static int
-ruleset_new(const char *who, long *abip)
+ruleset_new(const char *who, long *abip, int tcp)
 {
 	struct ll_ruleset_attr attr = { 0 };
 	size_t size;
@@ -102,7 +103,7 @@ ruleset_new(const char *who, long *abip)
 		return -1;
 	attr.handled_access_fs = fs_rights(abi);
 	size = sizeof(attr.handled_access_fs);
-	if (abi >= 4) {
+	if (abi >= 4 && tcp) {
 		attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
 		size = 2 * sizeof(uint64_t);
 	}
@@ -130,7 +131,7 @@ sandbox_landlock_rm(const char *who, const char *const *rm_file_dirs,
 	long abi;
 	int fd;
 
-	if ((fd = ruleset_new(who, &abi)) < 0) {
+	if ((fd = ruleset_new(who, &abi, 1)) < 0) {
 		log_error("warning: %s: Landlock is not available (%s); file-system "
 		    "confinement rests on seccomp alone", who, strerror(errno));
 		return;
@@ -164,7 +165,7 @@ sandbox_landlock_token(const char *who, const char *const *ro_dirs,
 	long abi;
 	int fd;
 
-	if ((fd = ruleset_new(who, &abi)) < 0)
+	if ((fd = ruleset_new(who, &abi, 1)) < 0)
 		return -1;
 	if (abi >= 5)
 		dev |= LL_FS_IOCTL_DEV;         /* the hidraw descriptor ioctls */
@@ -205,28 +206,6 @@ static const char *const p11_dev[] = {
 	NULL,
 };
 
-/* The PKCS#11 helper's ruleset: the file system, and on ABI 6 signals
- * and abstract sockets outside the helper (the agent's other processes).
- * Not TCP: a module may reach its TPM or HSM over the network (swtpm,
- * mssim, network HSMs), at ports no configuration here knows. */
-static int
-p11_ruleset(const char *who, long abi)
-{
-	struct ll_ruleset_attr attr = { 0 };
-	size_t size;
-	int fd;
-
-	attr.handled_access_fs = fs_rights(abi);
-	size = sizeof(attr.handled_access_fs);
-	if (abi >= 6) {
-		attr.scoped = LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL;
-		size = sizeof(attr);
-	}
-	if ((fd = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0)) < 0)
-		fatal("%s: landlock_create_ruleset: %m", who);
-	return fd;
-}
-
 int
 sandbox_landlock_pkcs11(const char *who, const char *const *confs,
     const char *const *stores)
@@ -239,11 +218,11 @@ sandbox_landlock_pkcs11(const char *who, const char *const *confs,
 	long abi;
 	int fd;
 
-	abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
-	    LANDLOCK_CREATE_RULESET_VERSION);
-	if (abi < 1)
+	/* Not TCP: a module may reach its TPM or HSM over the network
+	 * (swtpm, mssim, network HSMs), at ports no configuration here
+	 * knows. Signals and abstract sockets outside it are scoped. */
+	if ((fd = ruleset_new(who, &abi, 0)) < 0)
 		return -1;
-	fd = p11_ruleset(who, abi);
 	if (abi >= 3) {
 		rw |= LL_FS_TRUNCATE;
 		dev |= LL_FS_TRUNCATE;
