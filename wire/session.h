@@ -18,7 +18,8 @@ enum {
 };
 
 /* What happened. SESSION_EV_NONE: no system bus or no logind, or no
- * session of ours; the watcher then exits and nothing changes. */
+ * session of ours; nothing changes. The watcher stays while it has a
+ * session bus (desktop notices) and ends when it has no bus at all. */
 enum session_event {
 	SESSION_EV_NONE = 0,    /* nothing to follow (detail: why, in words) */
 	SESSION_EV_FOLLOW,      /* following session detail, unlocked */

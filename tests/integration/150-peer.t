@@ -43,7 +43,7 @@ ok $? "the known child runs (pid $known)"
 drive "pid:$known" status
 contains "$OUT" "reply 1 ok" "a child of this shell: ok"
 contains "$OUT" "exe $SLEEP" "its exe is $SLEEP"
-contains "$OUT" $'\ncmdline sleep 300.4242\n' "its cmdline is its argv joined with spaces"
+like "$OUT" '^cmdline sleep 300\.4242$' "its cmdline is its argv joined with spaces"
 like "$OUT" "anc $$ [^ ]* ?[^ ]*bash" "its first ancestor is this shell (pid $$, bash)"
 first=$(sed -n 's/^anc \([0-9]*\) .*/\1/p' <<<"$OUT" | head -n 1)
 is "$first" "$$" "the shell is the first ancestor, the direct parent"

@@ -116,6 +116,9 @@ unlike() { # GOT ERE NAME
 
 contains() { # GOT FIXED-STRING NAME
 	local got=$1 str=$2; shift 2
+	# grep -F takes each line of a string as a pattern of its own, and an
+	# empty one matches anything: a check with a newline could not fail.
+	[[ $str == *$'\n'* ]] && bail "contains: a newline in '$str' (use like with ^...$)"
 	if printf '%s\n' "$got" | grep -qF -- "$str"; then _result 0 "$*"; else
 		_result 1 "$*"
 		echo "#   '$(printf '%s' "$got" | sed '2,$s/^/#    /')'"
