@@ -114,12 +114,16 @@ unlike() { # GOT ERE NAME
 	fi
 }
 
-contains() { # GOT FIXED-STRING NAME
-	local got=$1 str=$2; shift 2
-	# grep -F takes each line of a string as a pattern of its own, and an
-	# empty one matches anything: a check with a newline could not fail.
-	[[ $str == *$'\n'* ]] && bail "contains: a newline in '$str' (use like with ^...$)"
-	if printf '%s\n' "$got" | grep -qF -- "$str"; then _result 0 "$*"; else
+contains() { # GOT FIXED-STRING NAME (a string of several lines: those lines, in a row)
+	local got=$1 str=$2 found=1; shift 2
+	# grep -F would take each line of a string as a pattern of its own,
+	# and an empty one matches anything: several lines are matched whole.
+	if [[ $str == *$'\n'* ]]; then
+		[[ $got$'\n' == *"$str"* ]] && found=0
+	elif printf '%s\n' "$got" | grep -qF -- "$str"; then
+		found=0
+	fi
+	if [ "$found" = 0 ]; then _result 0 "$*"; else
 		_result 1 "$*"
 		echo "#   '$(printf '%s' "$got" | sed '2,$s/^/#    /')'"
 		echo "#   does not contain '$str'"
