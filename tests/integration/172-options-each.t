@@ -44,7 +44,11 @@ begin() {
 	start_agent_fg "$T/$LABEL.sock" -P "$ALLOW" "$@"
 	ok $? "$LABEL: keyward -D $* starts" || bail "agent did not start"
 	sleep 0.3 # its helpers are up
-	PROCS="$AGENT_FG_PID $(descendants "$AGENT_FG_PID" | tr '\n' ' ')"
+	# Not the session watcher: with no bus here it ends on its own, sooner
+	# or later (keyward(1), SESSION WATCH; 180-session-logind tests it).
+	PROCS="$AGENT_FG_PID $(descendants "$AGENT_FG_PID" | while read -r p; do
+		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = keyward-session ] || echo "$p"
+	done | tr '\n' ' ')"
 }
 # session [KEY]: add, list, sign, lock, list (nothing), unlock, list
 session() {
