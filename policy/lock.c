@@ -9,7 +9,7 @@
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/rand.h>
+#include <sys/random.h>
 
 /* PBKDF2 over SHA-256 of the passphrase, not the passphrase itself: HMAC
  * pads a short key with zero bytes, so "pw" and "pw\0" would be one key,
@@ -34,7 +34,7 @@ derive(const uint8_t *salt, struct slice pass, uint8_t *out)
 int
 lock_set(struct lockstate *l, struct slice pass)
 {
-	if (RAND_bytes(l->salt, LOCK_SALT_LEN) != 1 ||
+	if (getrandom(l->salt, LOCK_SALT_LEN, 0) != LOCK_SALT_LEN ||
 	    derive(l->salt, pass, l->hash) != 0)
 		return -1;
 	l->locked = 1;

@@ -76,9 +76,13 @@ unlike "$PSYMS" ' (sig_make|pkey_private|pkey_private_trusted|key_parse_private|
 	"nm keyward-policy: no sig_make, pkey_private*, key_parse_private, key_write_private_plain"
 unlike "$PSYMS" ' U (EVP_DigestSign|EVP_PKEY_sign|PEM_read|d2i_PrivateKey|d2i_AutoPrivateKey|OSSL_DECODER)' \
 	"nm keyward-policy: imports no EVP_DigestSign*, EVP_PKEY_sign*, PEM_read*, d2i_*PrivateKey, OSSL_DECODER*"
+# Policy never builds libcrypto's DRBG (about 250 KiB of heap): the lock's
+# salt comes from getrandom(2).
+unlike "$PSYMS" ' U RAND_' "nm keyward-policy: imports no RAND_* (no DRBG in policy)"
 # ... and the keyholder does have them, so the patterns can match.
 KSYMS=$(nm "$BIN/keyward-keyholder" 2>&1)
 like "$KSYMS" ' T sig_make$' "nm keyward-keyholder: sig_make is there (the patterns above can match)"
+like "$(nm -D "$BIN/keyward-keyholder" 2>&1)" ' U RAND_bytes' "nm -D keyward-keyholder: RAND_bytes is imported (the RAND_ pattern can match)"
 
 # No policy object in keyward or keyward-ctl: no global symbol defined by
 # an object of a policy/*.c (but main) is defined in either.
