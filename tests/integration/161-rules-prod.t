@@ -2,7 +2,7 @@
 # keyward(5), second example: only /usr/bin/ssh may use the prod keys, and
 # it is asked each time, the answer remembered (10 minutes in the man page,
 # a few seconds here):
-#   confirm remember=4s key comment prod* caller /usr/bin/ssh
+#   confirm remember=8s key comment prod* caller /usr/bin/ssh
 #   deny    key comment prod*
 # Real ssh logins to a loopback sshd: the first asks (the scripted askpass
 # counts the prompts), a second within the window does not, after the
@@ -14,7 +14,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-rules.sh"
 
-REM=4   # seconds a yes is remembered
+REM=8   # seconds a yes is remembered: long enough for a second
+        # ssh login to finish inside it on a loaded 2-core machine
 "$PY3" -c 'import paramiko' 2>/dev/null || bail "python3-paramiko is not installed (make deps)"
 
 gen_key prod ed25519 || bail "ssh-keygen prod"   # comment prod@kwtest
