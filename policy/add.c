@@ -270,11 +270,12 @@ keys_add_refused(struct policy *P, struct pending *p, const char *why)
 
 /* The add is judged whole: the identity goes live; an existing one keeps
  * its list position and takes every new attribute (doc/protocol.md §5.4).
- * The audit record is handed to the auditor before the client hears
- * success, as ever; the log line follows the reply, so its write is not
- * in the client's wait: it is written before policy reads any other
- * message, so lines keep their order, and should policy die between the
- * two the agent ends (a child's death is fatal) with the key it held. */
+ * Its audit record and log line follow the client's success, so their
+ * writes are not in the client's wait. Both are out before policy reads
+ * any other message, so they keep their order and precede the record of
+ * anything done with the key; should policy die between the reply and
+ * them, the agent ends (a child's death is fatal, and logged) and the
+ * key with it: it was never used. */
 static void
 keys_add_live(struct policy *P, struct pending *p)
 {
@@ -307,25 +308,26 @@ keys_add_live(struct policy *P, struct pending *p)
 		memset(&id->dest, 0, sizeof(id->dest));
 		idt_recharge(&P->ids, old, id->cost);
 		kh_delete(P, stale);
-		audit_simple(P, "add", "allow", "replaced an identity already held",
-		    c, old);
 		keys_expiry_changed(P);         /* its expiry may have moved out */
 	} else {
 		if (idt_insert(&P->ids, id) != 0)
 			fatal("out of memory");
 		p->add = NULL;
-		audit_simple(P, "add", "allow", NULL, c, id);
 		keys_expiry_added(P, id->expiry_ms);
 	}
 	reply_status(P, p->conn, p->req, ST_OK);
 	pending_free(P, p);
-	if (old != NULL)
+	if (old != NULL) {
+		audit_simple(P, "add", "allow", "replaced an identity already held",
+		    c, old);
 		log_info("replaced %s %s \"%s\"", key_kind_name(old->kind), old->fp,
 		    old->comment);
-	else
+	} else {
+		audit_simple(P, "add", "allow", NULL, c, id);
 		log_info("added %s%s %s \"%s\"%s", key_kind_name(id->kind),
 		    id->is_cert ? " certificate" : "", id->fp, id->comment,
 		    id->dest.n ? " with destination constraints" : "");
+	}
 }
 
 /* The keyholder has judged the private half (pub.p NULL: refused) and

@@ -41,6 +41,7 @@ setup(void)
 	wb_init(&P.out);
 	wb_init(&P.secret);
 	P.fp_hash = "sha256";
+	P.audit_on = 1;
 	/* the log lines go to a pipe this test reads */
 	if (pipe(lp) != 0 || dup2(lp[1], STDERR_FILENO) < 0 ||
 	    fcntl(lp[0], F_SETFL, O_NONBLOCK) != 0)
@@ -67,6 +68,28 @@ sent_to(int i, struct msg_hdr *h, struct rd *body)
 	if (body != NULL)
 		*body = r;
 	return 0;
+}
+
+/* Did the auditor get a record of an add, with decision and reason?
+ * (Each record read; the last add's must be among them.) */
+static int
+audited(const char *reason)
+{
+	struct msg_hdr h;
+	struct rd body;
+	const char *want = "\"event\":\"add\",";
+	const char *allow = "\"decision\":\"allow\"";
+	int seen = 0;
+
+	while (sent_to(AU, &h, &body) == 0) {
+		const char *p = (const char *)body.p;
+		size_t n = body.len;
+		if (memmem(p, n, want, strlen(want)) != NULL &&
+		    memmem(p, n, allow, strlen(allow)) != NULL &&
+		    memmem(p, n, reason, strlen(reason)) != NULL)
+			seen = 1;
+	}
+	return seen;
 }
 
 /* Whatever policy logged since the last call, as one string. */
@@ -154,6 +177,7 @@ main(void)
 	ok(P.ids.n == 1, "the key is held");
 	ok(strstr(logged(), "added ssh-ed25519") != NULL,
 	    "the add is logged");
+	ok(audited("\"reason\":null"), "the add is audited");
 	ok(next_at(100), "a new key's lifetime is the next expiry");
 
 	is_int(add(&k2, -1), ST_OK, "an add with no lifetime");
@@ -165,6 +189,8 @@ main(void)
 	ok(next_at(50), "a later one leaves it");
 	ok(strstr(logged(), "replaced ssh-ed25519") != NULL,
 	    "the re-add is logged as a replacement");
+	ok(audited("replaced an identity already held"),
+	    "the re-add is audited as a replacement");
 
 	is_int(add(&k3, 300), ST_OK, "a re-add moving the soonest expiry out");
 	ok(P.ids.n == 3, "a re-add replaces, it adds no identity");
