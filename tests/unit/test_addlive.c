@@ -13,6 +13,7 @@
 #include "tests/unit/testkeys.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -157,6 +158,7 @@ main(void)
 {
 	struct testkey k1, k2, k3;
 	struct msg_hdr h;
+	char fp[FP_TEXT_MAX], line[FP_TEXT_MAX + 64];
 	struct wb w;
 
 	setup();
@@ -175,8 +177,10 @@ main(void)
 
 	is_int(add(&k1, 100), ST_OK, "an add with a lifetime: the client hears success");
 	ok(P.ids.n == 1, "the key is held");
-	ok(strstr(logged(), "added ssh-ed25519") != NULL,
-	    "the add is logged");
+	ok(fingerprint(testkey_blob(&k1), "sha256", fp, sizeof(fp)) == 0 &&
+	    snprintf(line, sizeof(line), "added ssh-ed25519 %s \"lifetime\"",
+	    fp) > 0 && strstr(logged(), line) != NULL,
+	    "the add is logged, with its fingerprint");
 	ok(audited("\"reason\":null"), "the add is audited");
 	ok(next_at(100), "a new key's lifetime is the next expiry");
 
