@@ -5,6 +5,7 @@
  * budget stops taking requests from whoever holds the most; only a
  * client that makes no progress is closed.
  */
+#include "ipc/clock.h"
 #include "ipc/log.h"
 #include "ipc/sibling.h"
 #include "wire/monitor.h"
@@ -456,6 +457,12 @@ clients_reply(const uint8_t *p, size_t n)
 		peer_broke("keyward-policy", "a malformed reply of type %u", h.type);
 	client_done(c, s);
 	account(c, held, big_of(c));
+	/* A client with this one request in flight (ssh-add, ssh) has its
+	 * answer written now, not after policy's channel is read dry: that
+	 * read is one more syscall in its wait. A pipeline's replies still
+	 * leave together, at the top of the loop. */
+	if (c->count == 1)
+		clients_flush(c, clock_mono_ms());
 }
 
 /* Once a second at most: close clients that stalled on their own side,

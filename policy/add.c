@@ -29,10 +29,9 @@ refuse_add(struct ctx *c, const char *why, struct identity *id)
 }
 
 /* A new identity of the public key pub, its comment and confirm
- * constraint. */
+ * constraint; its fingerprint is identity_fingerprint's. */
 static struct identity *
-identity_new(const struct policy *P, const struct pubkey *pub,
-    const struct msg_add *m)
+identity_new(const struct pubkey *pub, const struct msg_add *m)
 {
 	struct identity *id;
 	struct wb blob;
@@ -40,16 +39,7 @@ identity_new(const struct policy *P, const struct pubkey *pub,
 	if ((id = calloc(1, sizeof(*id))) == NULL ||
 	    (id->comment = slice_strdup(m->comment)) == NULL)
 		fatal("out of memory");
-	/* A certificate's fingerprint is its plain key's, as OpenSSH makes
-	 * it: ssh-add -l, the logs and keyward-ctl then agree. */
-	struct pubkey plain = *pub;
-	plain.is_cert = 0;
 	wb_init(&blob);
-	key_write_public(&blob, &plain);
-	if (blob.err || fingerprint(wb_slice_of(&blob), P->fp_hash, id->fp,
-	    sizeof(id->fp)) != 0)
-		fatal("cannot encode a parsed key");
-	wb_free(&blob);
 	key_write_public(&blob, pub);
 	if (blob.err)
 		fatal("cannot encode a parsed key");
@@ -59,6 +49,25 @@ identity_new(const struct policy *P, const struct pubkey *pub,
 	id->is_cert = pub->is_cert;
 	id->confirm = m->c.confirm;
 	return id;
+}
+
+/* id's fingerprint, of the public key pub. A certificate's is its plain
+ * key's, as OpenSSH makes it: ssh-add -l, the logs and keyward-ctl then
+ * agree. */
+static void
+identity_fingerprint(const struct policy *P, const struct pubkey *pub,
+    struct identity *id)
+{
+	struct pubkey plain = *pub;
+	struct wb blob;
+
+	plain.is_cert = 0;
+	wb_init(&blob);
+	key_write_public(&blob, &plain);
+	if (blob.err || fingerprint(wb_slice_of(&blob), P->fp_hash, id->fp,
+	    sizeof(id->fp)) != 0)
+		fatal("cannot encode a parsed key");
+	wb_free(&blob);
 }
 
 /* Why id may not replace the identity of its key the agent holds
@@ -111,7 +120,7 @@ identity_of(struct ctx *c, const struct pubkey *pub, const struct msg_add *m,
 		*why = "certificate signature does not verify";
 		return NULL;
 	}
-	id = identity_new(P, pub, m);
+	id = identity_new(pub, m);
 	if ((readd = readd_refuses(P, c->conn, id, &held)) != NULL) {
 		*why = readd;
 		identity_free(id);
@@ -256,6 +265,9 @@ h_add(struct ctx *c)
 	msg_kh_add_encode(&P->out, &(struct msg_kh_add){ p->key_id, m.key });
 	send_to(&P->kh, &P->out, "keyholder");
 	wipe(P->out.p, P->out.len);
+	/* While the keyholder checks the key: nothing judged above needs
+	 * the fingerprint, and nothing reads the identity before its answer. */
+	identity_fingerprint(P, &pub, id);
 	return 0;
 }
 
@@ -269,7 +281,13 @@ keys_add_refused(struct policy *P, struct pending *p, const char *why)
 }
 
 /* The add is judged whole: the identity goes live; an existing one keeps
- * its list position and takes every new attribute (doc/protocol.md §5.4). */
+ * its list position and takes every new attribute (doc/protocol.md §5.4).
+ * Its audit record and log line follow the client's success, so their
+ * writes are not in the client's wait. Both are out before policy reads
+ * any other message, so they keep their order and precede the record of
+ * anything done with the key; should policy die between the reply and
+ * them, the agent ends (a child's death is fatal, and logged) and the
+ * key with it: it was never used. */
 static void
 keys_add_live(struct policy *P, struct pending *p)
 {
@@ -302,22 +320,26 @@ keys_add_live(struct policy *P, struct pending *p)
 		memset(&id->dest, 0, sizeof(id->dest));
 		idt_recharge(&P->ids, old, id->cost);
 		kh_delete(P, stale);
-		log_info("replaced %s %s \"%s\"", key_kind_name(old->kind), old->fp,
-		    old->comment);
-		audit_simple(P, "add", "allow", "replaced an identity already held",
-		    c, old);
+		keys_expiry_changed(P);         /* its expiry may have moved out */
 	} else {
 		if (idt_insert(&P->ids, id) != 0)
 			fatal("out of memory");
 		p->add = NULL;
+		keys_expiry_added(P, id->expiry_ms);
+	}
+	reply_status(P, p->conn, p->req, ST_OK);
+	pending_free(P, p);
+	if (old != NULL) {
+		audit_simple(P, "add", "allow", "replaced an identity already held",
+		    c, old);
+		log_info("replaced %s %s \"%s\"", key_kind_name(old->kind), old->fp,
+		    old->comment);
+	} else {
+		audit_simple(P, "add", "allow", NULL, c, id);
 		log_info("added %s%s %s \"%s\"%s", key_kind_name(id->kind),
 		    id->is_cert ? " certificate" : "", id->fp, id->comment,
 		    id->dest.n ? " with destination constraints" : "");
-		audit_simple(P, "add", "allow", NULL, c, id);
 	}
-	keys_expiry_changed(P);
-	reply_status(P, p->conn, p->req, ST_OK);
-	pending_free(P, p);
 }
 
 /* The keyholder has judged the private half (pub.p NULL: refused) and

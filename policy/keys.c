@@ -77,6 +77,16 @@ keys_expiry_changed(struct policy *P)
 	}
 }
 
+void
+keys_expiry_added(struct policy *P, uint64_t expiry_ms)
+{
+	/* The earliest expiry can only move closer: no scan of the table,
+	 * which made each of n adds cost O(n). */
+	if (expiry_ms != 0 && (P->next_expiry_ms == 0 ||
+	    expiry_ms < P->next_expiry_ms))
+		P->next_expiry_ms = expiry_ms;
+}
+
 static void
 drop_identity(struct policy *P, struct identity *id, const char *why,
     const struct conn *c)

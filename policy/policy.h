@@ -160,6 +160,8 @@ void keys_add_done(struct policy *P, struct pending *p, struct slice pub);
 void keys_resolved(struct policy *P, struct pending *p, struct slice path);
 /* An expiry was set or an identity went: recompute the next one. */
 void keys_expiry_changed(struct policy *P);
+/* A new identity expiring at expiry_ms (0: never) joined the table. */
+void keys_expiry_added(struct policy *P, uint64_t expiry_ms);
 /* Is identity id usable at all on connection c (doc/protocol.md §8.4 with u = ANY)? */
 int id_visible(const struct identity *id, const struct conn *c,
     struct verdict *v);

@@ -8,6 +8,8 @@
  *   bench loop SOCK N add|list                    N adds of one key (each
  *                                                 then removed), N lists of
  *                                                 one key
+ *   bench loop SOCK N add1|add10k                 the add one key p50 alone;
+ *                                                 N rounds of 10,000 adds
  *
  * tests/bench/run.sh starts both agents and runs the first form. The client
  * speaks the agent protocol itself (doc/protocol.md §1: uint32 length + payload),
@@ -1834,6 +1836,56 @@ print_targets(void)
 
 /* ------------------------------------------------------------ loop mode */
 
+/* add1: the "add one key" figure alone, as small_phase takes it: N adds
+ * into an empty agent, each timed, each followed by an untimed remove
+ * all; prints the p50. add10k: N rounds of the scale phase's adds (10,000
+ * keys from empty, then a remove all), prints the median total. */
+static int
+loop_add(struct conn *c, const struct bkey *k, int bulk, long n)
+{
+	struct vec v = { 0 };
+	struct bkey *keys = NULL;
+	char comment[32];
+	uint64_t t1, t2, sum;
+	long i;
+	int j;
+
+	if (bulk) {
+		keys = xmalloc(POOL_N * sizeof(*keys));
+		for (j = 0; j < POOL_N; j++)
+			key_gen(&keys[j], KEY_ED25519);
+	}
+	remove_all(c);
+	for (i = 0; i < n; i++) {
+		sum = 0;
+		for (j = 0; j < (bulk ? POOL_N : 1); j++) {
+			const struct bkey *x = bulk ? &keys[j] : k;
+
+			snprintf(comment, sizeof(comment), "k%d", j);
+			conn_begin(c, MSG_ADD);
+			wb_bytes(&c->out, x->priv.p, x->priv.len);
+			wb_cstring(&c->out, comment);
+			t1 = now_ns();
+			expect_success(c, "add identity");
+			t2 = now_ns();
+			sum += t2 - t1;
+		}
+		vec_push(&v, sum);
+		remove_all(c);
+	}
+	vec_sort(&v);
+	if (bulk)
+		printf("%ld rounds of %d adds from empty, median %.1f ms\n", n,
+		    POOL_N, vec_pct_us(&v, 50) / 1e3);
+	else
+		printf("%ld adds into an empty agent, p50 %.1f us\n", n,
+		    vec_pct_us(&v, 50));
+	vec_free(&v);
+	free(keys);
+	conn_free(c);
+	return 0;
+}
+
 static int
 loop_mode(int argc, char **argv)
 {
@@ -1853,6 +1905,8 @@ loop_mode(int argc, char **argv)
 	RAND_bytes(data_base, sizeof(data_base));
 	conn_init(&c, argv[2]);
 	conn_connect(&c, argv[2]);
+	if (strcmp(alg, "add1") == 0 || strcmp(alg, "add10k") == 0)
+		return loop_add(&c, &k, alg[3] == '1' && alg[4] == '0', n);
 	if (strcmp(alg, "add") == 0 || strcmp(alg, "list") == 0) {
 		/* the one-key figures: N adds into an empty agent (each
 		 * followed by a remove all), or N lists of one key */
@@ -1923,7 +1977,7 @@ main(int argc, char **argv)
 		return loop_mode(argc, argv);
 	if (argc != 6) {
 		fprintf(stderr, "usage: bench KW_SOCK KW_PID SA_SOCK SA_PID WORKDIR\n"
-		    "       bench loop SOCK N [ed25519|p256|rsa|add|list]\n");
+		    "       bench loop SOCK N [ed25519|p256|rsa|add|list|add1|add10k]\n");
 		return 2;
 	}
 	config();
