@@ -233,6 +233,9 @@ ks_sign(const struct sealed *key, int alg, struct slice data, struct wb *sig)
 		rc = -1;
 	else if (k.pub.kind == KEY_MLDSA44_ED25519)
 		rc = sign_mldsa(&k, alg, data, sig);
+	else if (k.pub.kind == KEY_ECDSA_P256 || k.pub.kind == KEY_ECDSA_P384 ||
+	    k.pub.kind == KEY_ECDSA_P521)
+		rc = ecsign(&k, (enum sig_alg)alg, data, sig);
 	else if ((pkey = pkey_private_trusted(&k)) != NULL)
 		rc = sig_make(pkey, (enum sig_alg)alg, data, sig);
 	EVP_PKEY_free(pkey);            /* OpenSSL clears its private copy */

@@ -22,4 +22,17 @@ EVP_PKEY *pkey_private_trusted(const struct privkey *k);
  * (string name; string/sub-encoded signature) to out. 0 on success. */
 int sig_make(EVP_PKEY *pkey, enum sig_alg alg, struct slice data, struct wb *out);
 
+/* Append the SSH ECDSA signature blob of (r, s) made with alg to out
+ * (doc/protocol.md). 0 on success. */
+int ecdsa_sig_write(const BIGNUM *r, const BIGNUM *s, enum sig_alg alg,
+    struct wb *out);
+
+/* keyholder/ecsign.c: fetch the NIST groups and their digests, once per
+ * process (thread-safe; the keyholder calls it before its sandbox). */
+int ecsign_prepare(void);
+/* Sign data with the ECDSA key k (trusted, as pkey_private_trusted) and
+ * alg, appending the SSH signature blob to out. 0 on success. */
+int ecsign(const struct privkey *k, enum sig_alg alg, struct slice data,
+    struct wb *out);
+
 #endif
