@@ -35,4 +35,18 @@ int ecsign_prepare(void);
 int ecsign(const struct privkey *k, enum sig_alg alg, struct slice data,
     struct wb *out);
 
+/* keyholder/rsasign.c: fetch the digests, once per process (thread-safe;
+ * the keyholder calls it before its sandbox). */
+int rsasign_prepare(void);
+/* Sign data with the RSA key k (trusted, as pkey_private_trusted) and alg
+ * (PKCS#1 v1.5 with SHA-1, SHA-256 or SHA-512), appending the SSH
+ * signature blob to out, with a blinding pair kept between signatures of
+ * the same key. 0 on success. */
+int rsasign(const struct privkey *k, enum sig_alg alg, struct slice data,
+    struct wb *out);
+/* Drop every kept blinding pair (a lock or a removal of all keys). */
+void rsasign_forget(void);
+/* How many blinding pairs are kept (tests). */
+size_t rsasign_kept(void);
+
 #endif
