@@ -57,6 +57,19 @@ ecsign_prepare(void)
 	return prepared ? 0 : -1;
 }
 
+const EC_GROUP *
+ecsign_group(enum key_kind kind)
+{
+	if (ecsign_prepare() != 0)
+		return NULL;
+	switch (kind) {
+	case KEY_ECDSA_P256: return curves[EC_P256].group;
+	case KEY_ECDSA_P384: return curves[EC_P384].group;
+	case KEY_ECDSA_P521: return curves[EC_P521].group;
+	default: return NULL;
+	}
+}
+
 static int
 curve_of(enum sig_alg alg)
 {

@@ -36,13 +36,6 @@ group_bits(enum key_kind kind)
 	}
 }
 
-static int
-curve_nid(enum key_kind kind)
-{
-	return kind == KEY_ECDSA_P256 ? NID_X9_62_prime256v1 :
-	    kind == KEY_ECDSA_P384 ? NID_secp384r1 : NID_secp521r1;
-}
-
 /* The private scalar d of an ECDSA key belongs to its public point Q:
  * as OpenSSH (sshkey_ec_validate_private), d has more bits than half the
  * order and is below order - 1; then Q is a point of the curve, not the
@@ -52,7 +45,7 @@ static int
 ec_consistent(enum key_kind kind, const BIGNUM *d, struct slice q,
     const char **why)
 {
-	EC_GROUP *g = EC_GROUP_new_by_curve_name(curve_nid(kind));
+	const EC_GROUP *g = ecsign_group(kind);   /* built once */
 	EC_POINT *pub = NULL, *dg = NULL;
 	BN_CTX *bnctx = BN_CTX_secure_new();
 	BIGNUM *lim = NULL;
@@ -91,7 +84,6 @@ out:
 	EC_POINT_clear_free(dg);
 	EC_POINT_free(pub);
 	BN_CTX_free(bnctx);
-	EC_GROUP_free(g);
 	return ok ? 0 : -1;
 }
 

@@ -8,6 +8,8 @@
 
 #include "crypto/crypto.h"
 
+#include <openssl/ec.h>
+
 /* A private key, checked to be the private half of k->pub: Ed25519 seed
  * derives A, d·G = Q with d of sane size, RSA n = p·q and d, e, iqmp
  * consistent. Arithmetic only, no primality test: well under a
@@ -30,6 +32,8 @@ int ecdsa_sig_write(const BIGNUM *r, const BIGNUM *s, enum sig_alg alg,
 /* keyholder/ecsign.c: fetch the NIST groups and their digests, once per
  * process (thread-safe; the keyholder calls it before its sandbox). */
 int ecsign_prepare(void);
+/* The curve of an ECDSA kind, built once and shared: read only. */
+const EC_GROUP *ecsign_group(enum key_kind kind);
 /* Sign data with the ECDSA key k (trusted, as pkey_private_trusted) and
  * alg, appending the SSH signature blob to out. 0 on success. */
 int ecsign(const struct privkey *k, enum sig_alg alg, struct slice data,
