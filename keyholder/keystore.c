@@ -233,6 +233,11 @@ ks_sign(const struct sealed *key, int alg, struct slice data, struct wb *sig)
 		rc = -1;
 	else if (k.pub.kind == KEY_MLDSA44_ED25519)
 		rc = sign_mldsa(&k, alg, data, sig);
+	else if (k.pub.kind == KEY_ECDSA_P256 || k.pub.kind == KEY_ECDSA_P384 ||
+	    k.pub.kind == KEY_ECDSA_P521)
+		rc = ecsign(&k, (enum sig_alg)alg, data, sig);
+	else if (k.pub.kind == KEY_RSA)
+		rc = rsasign(&k, (enum sig_alg)alg, data, sig);
 	else if ((pkey = pkey_private_trusted(&k)) != NULL)
 		rc = sig_make(pkey, (enum sig_alg)alg, data, sig);
 	EVP_PKEY_free(pkey);            /* OpenSSL clears its private copy */
@@ -269,6 +274,7 @@ ks_wipe(struct keystore *ks)
 		ks->buckets[i] = NULL;
 	}
 	ks->n = 0;              /* a lock stays: unlocking an empty store works */
+	rsasign_forget();
 }
 
 /* Re-seal every key: open with from (NULL: the prekey), seal with to.
@@ -321,6 +327,7 @@ ks_lock(struct keystore *ks, struct slice pass)
 		if (shield_rekey() != 0)
 			fatal("cannot renew the shielding prekey");
 		ks->locked = 1;
+		rsasign_forget();
 		rc = 0;
 	}
 	shield_release(key, SHIELD_LOCK_KEY_LEN);

@@ -20,6 +20,7 @@
 #include "wire/keyholder.h"
 #include "keyholder/jobs.h"
 #include "keyholder/keystore.h"
+#include "keyholder/privkey.h"
 #include "seccomp/sandbox.h"
 
 #include <errno.h>
@@ -353,6 +354,8 @@ setup(void)
 	    RAND_status() != 1)
 		fatal("cannot initialise libcrypto");
 	shield_init();
+	if (ecsign_prepare() != 0 || rsasign_prepare() != 0)
+		fatal("cannot fetch the signature algorithms");
 	K.rbuf = secret_map(RBUF_LEN, "receive buffer");
 #ifndef KEYWARD_SANITIZE
 	/* One malloc arena for every thread: glibc shrinking a thread's own

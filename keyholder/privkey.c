@@ -36,13 +36,6 @@ group_bits(enum key_kind kind)
 	}
 }
 
-static int
-curve_nid(enum key_kind kind)
-{
-	return kind == KEY_ECDSA_P256 ? NID_X9_62_prime256v1 :
-	    kind == KEY_ECDSA_P384 ? NID_secp384r1 : NID_secp521r1;
-}
-
 /* The private scalar d of an ECDSA key belongs to its public point Q:
  * as OpenSSH (sshkey_ec_validate_private), d has more bits than half the
  * order and is below order - 1; then Q is a point of the curve, not the
@@ -52,7 +45,7 @@ static int
 ec_consistent(enum key_kind kind, const BIGNUM *d, struct slice q,
     const char **why)
 {
-	EC_GROUP *g = EC_GROUP_new_by_curve_name(curve_nid(kind));
+	const EC_GROUP *g = ecsign_group(kind);   /* built once */
 	EC_POINT *pub = NULL, *dg = NULL;
 	BN_CTX *bnctx = BN_CTX_secure_new();
 	BIGNUM *lim = NULL;
@@ -91,7 +84,6 @@ out:
 	EC_POINT_clear_free(dg);
 	EC_POINT_free(pub);
 	BN_CTX_free(bnctx);
-	EC_GROUP_free(g);
 	return ok ? 0 : -1;
 }
 
@@ -386,15 +378,34 @@ pkey_private_trusted(const struct privkey *k)
 }
 
 int
+ecdsa_sig_write(const BIGNUM *r, const BIGNUM *s, enum sig_alg alg,
+    struct wb *out)
+{
+	uint8_t rb[80], sb[80];
+	size_t mark;
+	int rl, sl;
+
+	if (BN_num_bytes(r) > (int)sizeof(rb) || BN_num_bytes(s) > (int)sizeof(sb) ||
+	    (rl = BN_bn2bin(r, rb)) < 0 || (sl = BN_bn2bin(s, sb)) < 0)
+		return -1;
+	wb_cstring(out, sig_alg_name(alg));
+	mark = wb_begin_string(out);
+	wb_mpint(out, rb, (size_t)rl);
+	wb_mpint(out, sb, (size_t)sl);
+	wb_end_string(out, mark);
+	return out->err ? -1 : 0;
+}
+
+int
 sig_make(EVP_PKEY *pkey, enum sig_alg alg, struct slice data, struct wb *out)
 {
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	uint8_t *sig = NULL, r[80], s[80];
+	uint8_t *sig = NULL;
 	const unsigned char *der;
 	const BIGNUM *br, *bs;
 	ECDSA_SIG *es = NULL;
-	size_t len = 0, mark;
-	int rc = -1, rl, sl;
+	size_t len = 0;
+	int rc = -1;
 
 	/* FIDO signatures come from an authenticator, never from here;
 	 * ML-DSA-44/Ed25519 ones from the seeds (composite_sign). */
@@ -405,22 +416,17 @@ sig_make(EVP_PKEY *pkey, enum sig_alg alg, struct slice data, struct wb *out)
 	    (sig = malloc(len)) == NULL ||
 	    EVP_DigestSign(ctx, sig, &len, data.p, data.len) != 1)
 		goto out;
-	wb_cstring(out, sig_alg_name(alg));
 	if (!sig_alg_is_ecdsa(alg)) {
 		/* Ed25519: 64 bytes; RSA: exactly the modulus length. */
+		wb_cstring(out, sig_alg_name(alg));
 		wb_string(out, sig, len);
 	} else {
 		der = sig;
 		if ((es = d2i_ECDSA_SIG(NULL, &der, (long)len)) == NULL)
 			goto out;
 		ECDSA_SIG_get0(es, &br, &bs);
-		if ((rl = BN_bn2bin(br, r)) < 0 || (sl = BN_bn2bin(bs, s)) < 0 ||
-		    rl > (int)sizeof(r) || sl > (int)sizeof(s))
+		if (ecdsa_sig_write(br, bs, alg, out) != 0)
 			goto out;
-		mark = wb_begin_string(out);
-		wb_mpint(out, r, (size_t)rl);
-		wb_mpint(out, s, (size_t)sl);
-		wb_end_string(out, mark);
 	}
 	rc = out->err ? -1 : 0;
 out:

@@ -16,6 +16,11 @@
 #include <string.h>
 
 static uint8_t *prekey;
+/* Fetched once: an EVP_sha256() or EVP_aes_256_gcm() is looked up in the
+ * provider's tables at every use, twice per signature. Public objects,
+ * shared by the threads (each call has its own context). */
+static EVP_MD *sha256;
+static EVP_CIPHER *aes_gcm;
 
 #ifdef KEYWARD_TESTING
 /* Test builds only (never installed): tell the memory-scan test which
@@ -45,6 +50,9 @@ shield_init(void)
 	if (r == 2)
 		log_error("warning: private key memory could not be locked "
 		    "(RLIMIT_MEMLOCK too small); it is still kept out of core dumps");
+	if ((sha256 = EVP_MD_fetch(NULL, "SHA256", NULL)) == NULL ||
+	    (aes_gcm = EVP_CIPHER_fetch(NULL, "AES-256-GCM", NULL)) == NULL)
+		fatal("cannot fetch the shielding algorithms");
 	if ((prekey = shield_alloc(SHIELD_PREKEY_LEN)) == NULL ||
 	    RAND_bytes(prekey, SHIELD_PREKEY_LEN) != 1)
 		fatal("cannot make the shielding prekey");
@@ -62,7 +70,7 @@ shield_key(uint8_t key[64])
 	 * here (measured: 12 us less per signature) and gives exactly the
 	 * 256-bit AES key; any bit of the prekey still changes all of it. */
 	pthread_rwlock_rdlock(&prekey_lock);
-	ok = EVP_Digest(prekey, SHIELD_PREKEY_LEN, key, &n, EVP_sha256(), NULL) == 1
+	ok = EVP_Digest(prekey, SHIELD_PREKEY_LEN, key, &n, sha256, NULL) == 1
 	    && n == 32;
 	pthread_rwlock_unlock(&prekey_lock);
 	return ok ? 0 : -1;
@@ -80,7 +88,7 @@ crypt(const uint8_t *with, int enc, const uint8_t *iv, uint8_t *tag,
 	if (with != NULL)
 		memcpy(key, with, SHIELD_LOCK_KEY_LEN);
 	ok = ctx != NULL && (with != NULL || shield_key(key) == 0) &&
-	    EVP_CipherInit_ex(ctx, EVP_aes_256_gcm(), NULL, key, iv, enc) == 1 &&
+	    EVP_CipherInit_ex(ctx, aes_gcm, NULL, key, iv, enc) == 1 &&
 	    (enc || EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, SHIELD_TAG_LEN,
 	    tag) == 1) &&
 	    EVP_CipherUpdate(ctx, out, &n, in, (int)len) == 1 &&

@@ -5,6 +5,8 @@
  * open; signatures made from sealed keys verify.
  */
 #include "keyholder/keystore.h"
+#include "keyholder/privkey.h"
+#include "ipc/limits.h"
 #include "keyholder/shield.h"
 #include "wire/keyholder.h"
 #include "tests/unit/tap.h"
@@ -360,6 +362,181 @@ sk_rows(struct keystore *ks)
 	testkey_free(&ed);
 }
 
+/* The plain private key of a sealed one, parsed into k over *plain
+ * (shield_release it after). */
+static int
+open_key(const struct sealed *s, uint8_t **plain, struct privkey *k)
+{
+	struct rd r;
+
+	if ((*plain = shield_open(s)) == NULL)
+		return -1;
+	rd_init(&r, *plain, s->len);
+	return key_parse_private(&r, k, NULL);
+}
+
+/* RSA signs with a blinding pair kept between signatures
+ * (keyholder/rsasign.c). PKCS#1 v1.5 is deterministic, so each signature
+ * must be byte for byte the one OpenSSL's EVP makes from the same key,
+ * through the 32nd use where the pair is drawn anew and past it. */
+static void
+rsa_rows(struct keystore *ks)
+{
+	static const enum sig_alg algs[] = {
+		SIG_RSA_SHA256, SIG_RSA_SHA512, SIG_RSA_SHA1 };
+	static const uint8_t data[] = "data to sign with RSA";
+	struct slice msg = { data, sizeof(data) };
+	struct testkey k;
+	struct tb priv;
+	struct sealed s;
+	struct privkey pk;
+	uint8_t *plain = NULL;
+	EVP_PKEY *ref = NULL;
+	int kind, same = 1, verified = 1;
+
+	rsasign_forget();
+	testkey_gen(&k, KEY_RSA, 2048);
+	tb_init(&priv);
+	tk_priv(&priv, &k);
+	is_int(add(ks, 300, tb_slice(&priv)), 0, "RSA: added");
+	is_int(ks_get(ks, 300, &kind, &s), 0, "RSA: its sealed copy");
+	ok(open_key(&s, &plain, &pk) == 0 &&
+	    (ref = pkey_private_trusted(&pk)) != NULL, "RSA: the EVP key to compare with");
+	is_int((int)rsasign_kept(), 0, "RSA: no blinding kept before a signature");
+	for (int i = 0; i < 70; i++) {
+		enum sig_alg alg = algs[i % 3];
+		struct wb a, b;
+
+		wb_init(&a);
+		wb_init(&b);
+		if (ks_sign(&s, alg, msg, &a) != 0 || sig_make(ref, alg, msg, &b) != 0 ||
+		    !slice_eq(wb_slice_of(&a), wb_slice_of(&b)))
+			same = 0;
+		if (sig_verify(&pk.pub, wb_slice_of(&a), msg, NULL) != 0)
+			verified = 0;
+		wb_free(&a);
+		wb_free(&b);
+	}
+	ok(same, "RSA: 70 signatures (SHA-256, SHA-512, SHA-1) equal OpenSSL's EVP ones");
+	ok(verified, "RSA: and verify");
+	is_int((int)rsasign_kept(), 1, "RSA: one blinding pair kept for the key");
+	{
+		struct wb w;
+
+		wb_init(&w);
+		ok(ks_sign(&s, SIG_ED25519, msg, &w) != 0, "RSA: an Ed25519 algorithm is refused");
+		wb_free(&w);
+		wb_init(&w);
+		ok(ks_sign(&s, SIG_ECDSA_P256, msg, &w) != 0, "RSA: an ECDSA algorithm is refused");
+		wb_free(&w);
+	}
+	ks_wipe(ks);
+	is_int((int)rsasign_kept(), 0, "RSA: removing all keys drops the kept blinding");
+	EVP_PKEY_free(ref);
+	shield_release(plain, s.len);
+	sealed_free(&s);
+	wb_free_secret(&priv.w);
+	testkey_free(&k);
+}
+
+/* The table of kept blinding pairs is bounded: more keys than it holds
+ * each still sign, and the oldest pair gives way. */
+static void
+rsa_bound_rows(struct keystore *ks)
+{
+	static const uint8_t data[] = "bounded";
+	struct slice msg = { data, sizeof(data) };
+	int signed_all = 1;
+
+	rsasign_forget();
+	for (int i = 0; i < KEYHOLDER_RSA_BLINDINGS + 2; i++) {
+		struct testkey k;
+		struct tb priv;
+		struct sealed s;
+		struct wb w;
+		int kind;
+
+		testkey_gen(&k, KEY_RSA, 1024);
+		tb_init(&priv);
+		tk_priv(&priv, &k);
+		wb_init(&w);
+		if (add(ks, 400 + (uint64_t)i, tb_slice(&priv)) != 0 ||
+		    ks_get(ks, 400 + (uint64_t)i, &kind, &s) != 0)
+			signed_all = 0;
+		else {
+			if (ks_sign(&s, SIG_RSA_SHA256, msg, &w) != 0)
+				signed_all = 0;
+			sealed_free(&s);
+		}
+		wb_free(&w);
+		wb_free_secret(&priv.w);
+		testkey_free(&k);
+	}
+	ok(signed_all, "RSA: %d keys each sign", KEYHOLDER_RSA_BLINDINGS + 2);
+	is_int((int)rsasign_kept(), KEYHOLDER_RSA_BLINDINGS,
+	    "RSA: no more blinding pairs kept than KEYHOLDER_RSA_BLINDINGS");
+	is_int(ks_lock(ks, (struct slice){ (const uint8_t *)"pw", 2 }), 0, "RSA: locked");
+	is_int((int)rsasign_kept(), 0, "RSA: a lock drops the kept blinding pairs");
+	is_int(ks_unlock(ks, (struct slice){ (const uint8_t *)"pw", 2 }), 0, "RSA: unlocked");
+	ks_wipe(ks);
+}
+
+/* ECDSA signs from the scalar on a curve built once (keyholder/ecsign.c):
+ * many signatures verify, and a curve other than the key's is refused. */
+static void
+ecdsa_rows(struct keystore *ks)
+{
+	static const struct {
+		enum key_kind kind;
+		enum sig_alg alg, other;
+	} rows[] = {
+		{ KEY_ECDSA_P256, SIG_ECDSA_P256, SIG_ECDSA_P384 },
+		{ KEY_ECDSA_P384, SIG_ECDSA_P384, SIG_ECDSA_P521 },
+		{ KEY_ECDSA_P521, SIG_ECDSA_P521, SIG_ECDSA_P256 },
+	};
+	static const uint8_t data[] = "data to sign with ECDSA";
+	struct slice msg = { data, sizeof(data) };
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct testkey k;
+		struct tb priv, pub;
+		struct pubkey pk;
+		struct sealed s;
+		struct wb w;
+		int kind, verified = 1;
+
+		testkey_gen(&k, rows[i].kind, 0);
+		tb_init(&priv);
+		tb_init(&pub);
+		tk_priv(&priv, &k);
+		tk_pub(&pub, &k);
+		is_int(add(ks, 500 + i, tb_slice(&priv)), 0, "%s: added", tk_name(rows[i].kind));
+		is_int(ks_get(ks, 500 + i, &kind, &s), 0, "%s: its sealed copy", tk_name(rows[i].kind));
+		key_parse_public(tb_slice(&pub), &pk, NULL);
+		for (int j = 0; j < 20; j++) {
+			wb_init(&w);
+			if (ks_sign(&s, rows[i].alg, msg, &w) != 0 ||
+			    sig_verify(&pk, wb_slice_of(&w), msg, NULL) != 0)
+				verified = 0;
+			wb_free(&w);
+		}
+		ok(verified, "%s: 20 signatures verify", tk_name(rows[i].kind));
+		wb_init(&w);
+		ok(ks_sign(&s, rows[i].other, msg, &w) != 0,
+		    "%s: another curve's algorithm is refused", tk_name(rows[i].kind));
+		wb_free(&w);
+		wb_init(&w);
+		ok(ks_sign(&s, SIG_RSA_SHA256, msg, &w) != 0,
+		    "%s: an RSA algorithm is refused", tk_name(rows[i].kind));
+		wb_free(&w);
+		ks_delete(ks, 500 + i);
+		sealed_free(&s);
+		wb_free_secret(&priv.w);
+		wb_free(&pub.w);
+		testkey_free(&k);
+	}
+}
+
 int
 main(void)
 {
@@ -373,6 +550,9 @@ main(void)
 	cert_rows(&ks);
 	lock_rows(&ks);
 	sk_rows(&ks);
+	rsa_rows(&ks);
+	rsa_bound_rows(&ks);
+	ecdsa_rows(&ks);
 	ks_wipe(&ks);
 	free(ks.buckets);       /* ks_wipe keeps the table for reuse */
 	wb_free(&derived);
