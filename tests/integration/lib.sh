@@ -161,6 +161,8 @@ run() {
 [ -x "$AGENT" ] || bail "AGENT=$AGENT is not executable (build keyward or set AGENT)"
 
 T=$(mktemp -d /tmp/kwit.XXXXXXXX) || bail "mktemp failed"
+NAP_FIFO=$T/.nap
+mkfifo -m 600 "$NAP_FIFO" || bail "mkfifo $NAP_FIFO failed"
 export HOME=$T/home
 mkdir -p "$HOME" "$T/keys" "$T/hidden"
 chmod 700 "$HOME"
@@ -216,12 +218,33 @@ descendants() {
 	for c in $(children "$1"); do echo "$c"; descendants "$c"; done
 }
 
-# poll_until SECONDS CMD...: run CMD every 0.2 s until it succeeds.
+# nap MICROSECONDS (below a second): a sleep that starts no process. The
+# read waits on a fifo of $T opened for reading and writing, which never
+# has data and never ends: only its timeout returns. A poll's turn costs
+# no fork and exec of sleep(1), and the fifo is open only during the read
+# (never inherited by an agent a test starts).
+nap() {
+	local s
+	printf -v s '0.%06d' "$1"
+	read -r -t "$s" s <>"$NAP_FIFO" 2>/dev/null
+	return 0
+}
+
+# poll_until SECONDS CMD...: run CMD until it succeeds, for SECONDS. The
+# waits between turns grow from 10 ms to 0.2 s: most events (a socket
+# bound, a process gone) come within milliseconds, and a fixed 0.2 s turn
+# made every start and stop of the suite's agents cost that much; a
+# long wait still costs a turn per 0.2 s.
 poll_until() {
-	local secs=$1 i; shift
-	for ((i = 0; i < secs * 5; i++)); do
+	local secs=$1 d=10000 end t; shift
+	t=${EPOCHREALTIME//[!0-9]/}
+	end=$((10#$t + secs * 1000000))
+	while :; do
 		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.2
+		t=${EPOCHREALTIME//[!0-9]/}
+		[ $((10#$t)) -lt $end ] || break
+		nap $d
+		d=$((d * 2 > 200000 ? 200000 : d * 2))
 	done
 	"$@" >/dev/null 2>&1
 }
@@ -514,7 +537,7 @@ start_sshd() {
 		for ((i = 0; i < 50; i++)); do
 			if grep -q "Server listening on 127.0.0.1 port $port" "$d/sshd.log"; then up=1; break; fi
 			pid_alive "$pid" || break
-			sleep 0.1
+			nap 50000
 		done
 		# listening according to its log; make sure the port accepts
 		[ $up = 1 ] && { poll_until 5 _port_in_use "$port" || up=0; }
