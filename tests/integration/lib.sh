@@ -41,6 +41,60 @@ SSHD=/usr/sbin/sshd
 
 is_keyward() { [ "$(basename "$AGENT")" = keyward ]; }
 
+# ------------------------------------------------------------------ passes
+# make check runs the suite twice: on the plain build, then on the
+# ASan/UBSan build with KW_STOCK_FROM=DIR, DIR where the plain pass left
+# what it shares (its KW_MATRIX_SHARE; mk/tests.mk). The second pass is
+# there to run keyward's own code under the sanitizers. A part of a file
+# that runs none of it -- /usr/bin/ssh-agent as the baseline, the test
+# tools alone, a check of the sources or documents -- proves nothing new
+# there, and that pass does not plan it:
+#   stock_part REASON  status 0: run the part. Status 1, and a diag line
+#                      saying why, when an earlier pass of the same make
+#                      check ran it (KW_STOCK_FROM set): the caller leaves
+#                      the part out, its assertions are not printed (no
+#                      skip lines: the plan is shorter).
+#   stock_file REASON  the whole file is such a part: in that pass it
+#                      prints "1..0 # SKIP REASON" (prove shows the file
+#                      as skipped, not passed) and exits.
+#   stock_keep NAME DIR   (plain pass, KW_MATRIX_SHARE set) keeps the
+#                      files of DIR, the baseline's results, for the
+#                      later pass as NAME, with this file's $T.
+#   stock_get NAME DIR    (that later pass) copies them into DIR, the
+#                      kept $T in their text replaced by this one's;
+#                      status 1 when there are none (then the caller runs
+#                      the baseline itself).
+stock_part() {
+	[ -n "${KW_STOCK_FROM:-}" ] || return 0
+	diag "not planned in this pass (an earlier pass of make check ran it): $*"
+	return 1
+}
+
+stock_file() {
+	[ -n "${KW_STOCK_FROM:-}" ] || return 0
+	printf '1..0 # SKIP %s: run by the plain pass of make check\n' "$*"
+	exit 0
+}
+
+stock_keep() { # NAME DIR
+	[ -n "${KW_MATRIX_SHARE:-}" ] && [ -z "${KW_STOCK_FROM:-}" ] || return 0
+	local d=$KW_MATRIX_SHARE/stock/$1
+	rm -rf "$d" && mkdir -p "$d/files" && cp -a "$2/." "$d/files/" &&
+		printf '%s\n' "$T" >"$d/T"
+}
+
+stock_get() { # NAME DIR
+	local d=${KW_STOCK_FROM:+$KW_STOCK_FROM/stock/$1} old f
+	[ -n "$d" ] && [ -s "$d/T" ] && [ -d "$d/files" ] || return 1
+	old=$(cat "$d/T")
+	mkdir -p "$2" && cp -a "$d/files/." "$2/" || return 1
+	for f in "$2"/*; do
+		[ -f "$f" ] || continue
+		grep -qF "$old" "$f" && sed -i "s#$old#$T#g" "$f"
+	done
+	return 0
+}
+
 # ------------------------------------------------------------------ TAP
 TESTNUM=0
 FAILED=0
