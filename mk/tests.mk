@@ -82,7 +82,7 @@ CHECK_JOBS ?= $(shell echo $$(($(NPROC) * 2)))
 # Each integration file has its own $T, agents, sockets and sshd ports, so
 # they run CHECK_JOBS at a time. A file whose head has a line
 # "# check: serial (REASON)" runs after all the others, alone, one at a
-# time: it changes the machine (a package, the next pid) or bounds how
+# time: it changes what the others see (the next pid) or bounds how
 # fast the agent answers under a flood of its own. "# check: early" marks
 # the longest files, started first so that the parallel part does not end
 # with one of them running alone. prove's rule "par=tests/integration/{A,B}"
