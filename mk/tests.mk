@@ -128,15 +128,20 @@ HOSTILE_REFERENCE ?= 0
 # the same binary, not built with the sanitizers). Keyward halves always run.
 # Not with CHECK_JOBS=1: 199 would wait, alone, for files that run after it.
 KW_MATRIX_SHARE = $(if $(filter 1,$(CHECK_JOBS)),,$(CURDIR)/$(BUILD)/check-matrix)
+# KW_KEY_CACHE: RSA keys made once (tests/tools/mkkeys.sh, before the
+# files run) and taken by them (lib.sh, key_cached), the plain tree's for
+# both passes.
+KW_KEY_CACHE = $(CURDIR)/build/test-keys
 # The environment of every integration pass (check-integration, check-cost).
 IT_ENV = ASAN_OPTIONS=detect_leaks=0 KEYWARD_BUILD=$(CURDIR)/$(BUILD) AGENT=$(AGENT) \
-	HOSTILE_REFERENCE=$(HOSTILE_REFERENCE) \
+	HOSTILE_REFERENCE=$(HOSTILE_REFERENCE) KW_KEY_CACHE=$(KW_KEY_CACHE) \
 	KW_MATRIX_SHARE=$(KW_MATRIX_SHARE) KW_STOCK_FROM=$(KW_STOCK_FROM)
 # --failures: a failing file's "not ok" lines, which its stderr, shared by
 # the files running beside it, would not tell apart.
 check-integration: all tests
 	$(MAKE) TESTING=1 SANITIZE= all
 	@rm -rf $(BUILD)/check-matrix
+	@sh tests/tools/mkkeys.sh $(KW_KEY_CACHE)
 	@echo "  PROVE   $(words $(IT_PAR)) files $(CHECK_JOBS) at a time, then alone:" \
 		"$(notdir $(IT_SERIAL))"
 	$(Q)$(IT_ENV) \
@@ -151,6 +156,7 @@ check-integration: all tests
 check-cost: all tests
 	$(MAKE) TESTING=1 SANITIZE= all
 	@rm -rf $(BUILD)/check-matrix
+	@sh tests/tools/mkkeys.sh $(KW_KEY_CACHE)
 	$(IT_ENV) \
 		perl tests/tools/check-cost.pl -j $(CHECK_JOBS) -o $(BUILD)/check-cost.tsv \
 		$(IT_PAR) $(IT_SERIAL)

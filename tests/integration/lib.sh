@@ -386,10 +386,40 @@ stop_pid() {
 }
 
 # ------------------------------------------------------------------ keys
+# KW_KEY_CACHE=DIR (make check sets it; tests/tools/mkkeys.sh fills DIR
+# once before the passes, and no test writes there): RSA keys made once
+# per run, RSA key generation being the costly one.
+# key_cached BITS: prints DIR/rsaBITS-N, the first of DIR's keys of that
+# size this file has not taken yet (DIR/rsaBITS-N{,.pem,.pub}), and marks
+# it taken; status 1 when none is left or there is no cache: the caller
+# makes its own key. A counter file of $T, so that a key taken in a
+# subshell is taken for the whole file: two keys of a file are never one.
+key_cached() {
+	local c=$T/.keycache.$1 n=0
+	[ -n "${KW_KEY_CACHE:-}" ] || return 1
+	[ -s "$c" ] && read -r n <"$c"
+	n=$((n + 1))
+	[ -s "$KW_KEY_CACHE/rsa$1-$n" ] && [ -s "$KW_KEY_CACHE/rsa$1-$n.pem" ] || return 1
+	echo "$n" >"$c"
+	echo "$KW_KEY_CACHE/rsa$1-$n"
+}
+
+# key_from_cache BITS FILE COMMENT: FILE{,.pub} a cached RSA key, with
+# that comment; status 1 when there is none (key_cached)
+key_from_cache() {
+	local k
+	k=$(key_cached "$1") || return 1
+	cp "$k" "$2" && cp "$k.pub" "$2.pub" && chmod 600 "$2" && chmod 644 "$2.pub" &&
+		ssh-keygen -q -c -C "$3" -P '' -f "$2" </dev/null >/dev/null
+}
+
 # gen_key NAME TYPE [BITS]: $T/keys/NAME{,.pub}, comment NAME@kwtest
+# (an RSA key from KW_KEY_CACHE while there is one)
 gen_key() {
 	local name=$1 type=$2 bits=${3:-}
 	rm -f "$T/keys/$name" "$T/keys/$name.pub"
+	[ "$type" = rsa ] &&
+		key_from_cache "${bits:-3072}" "$T/keys/$name" "$name@kwtest" && return 0
 	ssh-keygen -q -N '' -t "$type" ${bits:+-b "$bits"} -C "$name@kwtest" \
 		-f "$T/keys/$name" </dev/null >/dev/null || return 1
 	chmod 600 "$T/keys/$name"
@@ -549,7 +579,9 @@ start_sshd() {
 	mkdir -p /run/sshd "$d"
 	chmod 755 /run/sshd
 	for kt in $SSHD_HOSTKEYS; do
-		ssh-keygen -q -N '' -t "$kt" -C "host-$name" -f "$d/host_$kt" </dev/null >/dev/null || return 1
+		if ! { [ "$kt" = rsa ] && key_from_cache 3072 "$d/host_$kt" "host-$name"; }; then
+			ssh-keygen -q -N '' -t "$kt" -C "host-$name" -f "$d/host_$kt" </dev/null >/dev/null || return 1
+		fi
 		chmod 600 "$d/host_$kt"
 	done
 	conf=$d/sshd_config
