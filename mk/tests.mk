@@ -126,6 +126,8 @@ HOSTILE_REFERENCE ?= 0
 # /usr/bin/ssh-agent halves that an earlier pass ran and left in DIR are
 # taken from there, not run again (make check's ASan pass: ssh-agent is
 # the same binary, not built with the sanitizers). Keyward halves always run.
+# There too, a part of a file that runs none of keyward's code (ssh-agent
+# alone, the sources, the test tools) is not planned: lib.sh's stock_part.
 # Not with CHECK_JOBS=1: 199 would wait, alone, for files that run after it.
 KW_MATRIX_SHARE = $(if $(filter 1,$(CHECK_JOBS)),,$(CURDIR)/$(BUILD)/check-matrix)
 # KW_KEY_CACHE: RSA keys made once (tests/tools/mkkeys.sh, before the
