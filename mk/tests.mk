@@ -82,7 +82,7 @@ CHECK_JOBS ?= $(shell echo $$(($(NPROC) * 2)))
 # Each integration file has its own $T, agents, sockets and sshd ports, so
 # they run CHECK_JOBS at a time. A file whose head has a line
 # "# check: serial (REASON)" runs after all the others, alone, one at a
-# time: it changes the machine (a package, the next pid) or bounds how
+# time: it changes what the others see (the next pid) or bounds how
 # fast the agent answers under a flood of its own. "# check: early" marks
 # the longest files, started first so that the parallel part does not end
 # with one of them running alone. prove's rule "par=tests/integration/{A,B}"
@@ -126,17 +126,24 @@ HOSTILE_REFERENCE ?= 0
 # /usr/bin/ssh-agent halves that an earlier pass ran and left in DIR are
 # taken from there, not run again (make check's ASan pass: ssh-agent is
 # the same binary, not built with the sanitizers). Keyward halves always run.
+# There too, a part of a file that runs none of keyward's code (ssh-agent
+# alone, the sources, the test tools) is not planned: lib.sh's stock_part.
 # Not with CHECK_JOBS=1: 199 would wait, alone, for files that run after it.
 KW_MATRIX_SHARE = $(if $(filter 1,$(CHECK_JOBS)),,$(CURDIR)/$(BUILD)/check-matrix)
+# KW_KEY_CACHE: RSA keys made once (tests/tools/mkkeys.sh, before the
+# files run) and taken by them (lib.sh, key_cached), the plain tree's for
+# both passes.
+KW_KEY_CACHE = $(CURDIR)/build/test-keys
 # The environment of every integration pass (check-integration, check-cost).
 IT_ENV = ASAN_OPTIONS=detect_leaks=0 KEYWARD_BUILD=$(CURDIR)/$(BUILD) AGENT=$(AGENT) \
-	HOSTILE_REFERENCE=$(HOSTILE_REFERENCE) \
+	HOSTILE_REFERENCE=$(HOSTILE_REFERENCE) KW_KEY_CACHE=$(KW_KEY_CACHE) \
 	KW_MATRIX_SHARE=$(KW_MATRIX_SHARE) KW_STOCK_FROM=$(KW_STOCK_FROM)
 # --failures: a failing file's "not ok" lines, which its stderr, shared by
 # the files running beside it, would not tell apart.
 check-integration: all tests
 	$(MAKE) TESTING=1 SANITIZE= all
 	@rm -rf $(BUILD)/check-matrix
+	@sh tests/tools/mkkeys.sh $(KW_KEY_CACHE)
 	@echo "  PROVE   $(words $(IT_PAR)) files $(CHECK_JOBS) at a time, then alone:" \
 		"$(notdir $(IT_SERIAL))"
 	$(Q)$(IT_ENV) \
@@ -151,6 +158,7 @@ check-integration: all tests
 check-cost: all tests
 	$(MAKE) TESTING=1 SANITIZE= all
 	@rm -rf $(BUILD)/check-matrix
+	@sh tests/tools/mkkeys.sh $(KW_KEY_CACHE)
 	$(IT_ENV) \
 		perl tests/tools/check-cost.pl -j $(CHECK_JOBS) -o $(BUILD)/check-cost.tsv \
 		$(IT_PAR) $(IT_SERIAL)

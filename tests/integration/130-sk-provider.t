@@ -8,6 +8,7 @@
 # test is the oracle for the middleware itself, not a test of keyward.
 AGENT=/usr/bin/ssh-agent
 . "$(dirname "$0")/lib.sh"
+stock_file "the test FIDO middleware (never sanitized) against /usr/bin/ssh-agent only"
 
 SO=$KEYWARD_BUILD/tests/libkwsk-test.so
 [ -f "$SO" ] || bail "$SO missing (make tests)"

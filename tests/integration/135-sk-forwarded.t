@@ -1,5 +1,4 @@
 #!/bin/bash
-# check: serial (counts the token helpers and prompts open at once)
 # One forwarded host may not take the token helpers or the prompts from the
 # user's own clients. Played with the real ssh -A: on
 # hostA NFLOOD ssh-keygen -Y sign with a FIDO key run at once, each on its
@@ -19,6 +18,10 @@
 #    key's fingerprint, SSHSIG namespace "file".
 # Stock ssh-agent signs with a FIDO key synchronously, one client at a
 # time, so a flood delays the user rather than refusing; keyward only.
+# Not serial: the helpers counted are its own agent's descendants and the
+# prompts those of its own askpass log; the slow token's 5 s a signature
+# keeps hostA's flood waiting however busy the machine is (it passed on a
+# machine loaded 12 processes deep on 2 cores).
 . "$(dirname "$0")/lib.sh"
 . "$LIBDIR/lib-sk.sh"
 . "$LIBDIR/lib-dest.sh"

@@ -14,6 +14,7 @@
 # `name` in backquotes; "the common ones" adds the common list; "(N calls"
 # must be the size of the list.
 . "$(dirname "$0")/lib.sh"
+stock_file "a check of doc/threat-model.md against seccomp/*.c, the sources only"
 
 DOC=$REPO/doc/threat-model.md
 SECCOMP=$REPO/seccomp

@@ -12,10 +12,14 @@
 # hostile_monitor counts no order or time of answers: 128-hostile-monitor.t
 # runs it here with HOSTILE_PROGS=hostile_monitor, among the files that
 # run side by side, and this file alone runs only hostile_policy unless
-# HOSTILE_PROGS names the programs.
+# HOSTILE_PROGS names the programs. Nor do hostile_policy's other cases:
+# 129-hostile-policy.t runs them (HOSTILE_POLICY_CASES=others) beside the
+# other files, and this file, alone, its fairness cases only
+# (HOSTILE_POLICY_CASES=fair unless set; "all" for every case).
 . "$(dirname "$0")/lib.sh"
 
 PROGS=${HOSTILE_PROGS:-hostile_policy}
+export HOSTILE_POLICY_CASES=${HOSTILE_POLICY_CASES:-fair}
 NTESTS=$((2 * $(wc -w <<<"$PROGS")))
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"

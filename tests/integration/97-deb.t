@@ -6,7 +6,11 @@
 # (and dpkg -P purges what is left).
 # It installs a package on the machine, so it runs only as root with
 # KEYWARD_TEST_DEB=1 (.ci/run sets it); otherwise the whole file is skipped.
-# check: serial (it installs a package on the machine and builds the tree's .deb)
+# check: early (one of the longest files, building the tree's .deb)
+# Not serial, though it installs a package on the machine: no other file
+# runs the installed programs or reads /usr/libexec/keyward (they run
+# $KEYWARD_BUILD's, whose helpers are found beside keyward or in
+# /usr/local/libexec/keyward), and nothing else builds the package.
 . "$(dirname "$0")/lib.sh"
 
 skip_all() { printf '1..0 # SKIP %s\n' "$*"; exit 0; }

@@ -9,6 +9,7 @@
 # each kind and must name each; then the repository itself must have none. A tree check: the same for
 # any AGENT.
 . "$(dirname "$0")/lib.sh"
+stock_file "a check of the sources and documents only"
 
 CHECK=$REPO/tests/tools/citations.pl
 S=$(printf '\302\247')          # the section sign, as the files have it

@@ -95,9 +95,15 @@ slots.removable = false
 EOF
 }
 
-# _p11_genkey TYPE PEM: a PKCS#8 PEM private key of that type
+# _p11_genkey TYPE PEM: a PKCS#8 PEM private key of that type (an RSA one
+# from KW_KEY_CACHE while there is one: lib.sh, key_cached)
 _p11_genkey() {
-	local alg opts=()
+	local alg opts=() k
+	case $1 in
+	rsa*) if k=$(key_cached "${1#rsa}"); then
+		(umask 077 && cp "$k.pem" "$2" && chmod 600 "$2") && return 0
+	fi ;;
+	esac
 	case $1 in
 	rsa*) alg=RSA opts=(-pkeyopt "rsa_keygen_bits:${1#rsa}") ;;
 	p256) alg=EC opts=(-pkeyopt ec_paramgen_curve:P-256) ;;

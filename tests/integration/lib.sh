@@ -41,6 +41,60 @@ SSHD=/usr/sbin/sshd
 
 is_keyward() { [ "$(basename "$AGENT")" = keyward ]; }
 
+# ------------------------------------------------------------------ passes
+# make check runs the suite twice: on the plain build, then on the
+# ASan/UBSan build with KW_STOCK_FROM=DIR, DIR where the plain pass left
+# what it shares (its KW_MATRIX_SHARE; mk/tests.mk). The second pass is
+# there to run keyward's own code under the sanitizers. A part of a file
+# that runs none of it -- /usr/bin/ssh-agent as the baseline, the test
+# tools alone, a check of the sources or documents -- proves nothing new
+# there, and that pass does not plan it:
+#   stock_part REASON  status 0: run the part. Status 1, and a diag line
+#                      saying why, when an earlier pass of the same make
+#                      check ran it (KW_STOCK_FROM set): the caller leaves
+#                      the part out, its assertions are not printed (no
+#                      skip lines: the plan is shorter).
+#   stock_file REASON  the whole file is such a part: in that pass it
+#                      prints "1..0 # SKIP REASON" (prove shows the file
+#                      as skipped, not passed) and exits.
+#   stock_keep NAME DIR   (plain pass, KW_MATRIX_SHARE set) keeps the
+#                      files of DIR, the baseline's results, for the
+#                      later pass as NAME, with this file's $T.
+#   stock_get NAME DIR    (that later pass) copies them into DIR, the
+#                      kept $T in their text replaced by this one's;
+#                      status 1 when there are none (then the caller runs
+#                      the baseline itself).
+stock_part() {
+	[ -n "${KW_STOCK_FROM:-}" ] || return 0
+	diag "not planned in this pass (an earlier pass of make check ran it): $*"
+	return 1
+}
+
+stock_file() {
+	[ -n "${KW_STOCK_FROM:-}" ] || return 0
+	printf '1..0 # SKIP %s: run by the plain pass of make check\n' "$*"
+	exit 0
+}
+
+stock_keep() { # NAME DIR
+	[ -n "${KW_MATRIX_SHARE:-}" ] && [ -z "${KW_STOCK_FROM:-}" ] || return 0
+	local d=$KW_MATRIX_SHARE/stock/$1
+	rm -rf "$d" && mkdir -p "$d/files" && cp -a "$2/." "$d/files/" &&
+		printf '%s\n' "$T" >"$d/T"
+}
+
+stock_get() { # NAME DIR
+	local d=${KW_STOCK_FROM:+$KW_STOCK_FROM/stock/$1} old f
+	[ -n "$d" ] && [ -s "$d/T" ] && [ -d "$d/files" ] || return 1
+	old=$(cat "$d/T")
+	mkdir -p "$2" && cp -a "$d/files/." "$2/" || return 1
+	for f in "$2"/*; do
+		[ -f "$f" ] || continue
+		grep -qF "$old" "$f" && sed -i "s#$old#$T#g" "$f"
+	done
+	return 0
+}
+
 # ------------------------------------------------------------------ TAP
 TESTNUM=0
 FAILED=0
@@ -161,6 +215,8 @@ run() {
 [ -x "$AGENT" ] || bail "AGENT=$AGENT is not executable (build keyward or set AGENT)"
 
 T=$(mktemp -d /tmp/kwit.XXXXXXXX) || bail "mktemp failed"
+NAP_FIFO=$T/.nap
+mkfifo -m 600 "$NAP_FIFO" || bail "mkfifo $NAP_FIFO failed"
 export HOME=$T/home
 mkdir -p "$HOME" "$T/keys" "$T/hidden"
 chmod 700 "$HOME"
@@ -216,12 +272,33 @@ descendants() {
 	for c in $(children "$1"); do echo "$c"; descendants "$c"; done
 }
 
-# poll_until SECONDS CMD...: run CMD every 0.2 s until it succeeds.
+# nap MICROSECONDS (below a second): a sleep that starts no process. The
+# read waits on a fifo of $T opened for reading and writing, which never
+# has data and never ends: only its timeout returns. A poll's turn costs
+# no fork and exec of sleep(1), and the fifo is open only during the read
+# (never inherited by an agent a test starts).
+nap() {
+	local s
+	printf -v s '0.%06d' "$1"
+	read -r -t "$s" s <>"$NAP_FIFO" 2>/dev/null
+	return 0
+}
+
+# poll_until SECONDS CMD...: run CMD until it succeeds, for SECONDS. The
+# waits between turns grow from 10 ms to 0.2 s: most events (a socket
+# bound, a process gone) come within milliseconds, and a fixed 0.2 s turn
+# made every start and stop of the suite's agents cost that much; a
+# long wait still costs a turn per 0.2 s.
 poll_until() {
-	local secs=$1 i; shift
-	for ((i = 0; i < secs * 5; i++)); do
+	local secs=$1 d=10000 end t; shift
+	t=${EPOCHREALTIME//[!0-9]/}
+	end=$((10#$t + secs * 1000000))
+	while :; do
 		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.2
+		t=${EPOCHREALTIME//[!0-9]/}
+		[ $((10#$t)) -lt $end ] || break
+		nap $d
+		d=$((d * 2 > 200000 ? 200000 : d * 2))
 	done
 	"$@" >/dev/null 2>&1
 }
@@ -309,10 +386,40 @@ stop_pid() {
 }
 
 # ------------------------------------------------------------------ keys
+# KW_KEY_CACHE=DIR (make check sets it; tests/tools/mkkeys.sh fills DIR
+# once before the passes, and no test writes there): RSA keys made once
+# per run, RSA key generation being the costly one.
+# key_cached BITS: prints DIR/rsaBITS-N, the first of DIR's keys of that
+# size this file has not taken yet (DIR/rsaBITS-N{,.pem,.pub}), and marks
+# it taken; status 1 when none is left or there is no cache: the caller
+# makes its own key. A counter file of $T, so that a key taken in a
+# subshell is taken for the whole file: two keys of a file are never one.
+key_cached() {
+	local c=$T/.keycache.$1 n=0
+	[ -n "${KW_KEY_CACHE:-}" ] || return 1
+	[ -s "$c" ] && read -r n <"$c"
+	n=$((n + 1))
+	[ -s "$KW_KEY_CACHE/rsa$1-$n" ] && [ -s "$KW_KEY_CACHE/rsa$1-$n.pem" ] || return 1
+	echo "$n" >"$c"
+	echo "$KW_KEY_CACHE/rsa$1-$n"
+}
+
+# key_from_cache BITS FILE COMMENT: FILE{,.pub} a cached RSA key, with
+# that comment; status 1 when there is none (key_cached)
+key_from_cache() {
+	local k
+	k=$(key_cached "$1") || return 1
+	cp "$k" "$2" && cp "$k.pub" "$2.pub" && chmod 600 "$2" && chmod 644 "$2.pub" &&
+		ssh-keygen -q -c -C "$3" -P '' -f "$2" </dev/null >/dev/null
+}
+
 # gen_key NAME TYPE [BITS]: $T/keys/NAME{,.pub}, comment NAME@kwtest
+# (an RSA key from KW_KEY_CACHE while there is one)
 gen_key() {
 	local name=$1 type=$2 bits=${3:-}
 	rm -f "$T/keys/$name" "$T/keys/$name.pub"
+	[ "$type" = rsa ] &&
+		key_from_cache "${bits:-3072}" "$T/keys/$name" "$name@kwtest" && return 0
 	ssh-keygen -q -N '' -t "$type" ${bits:+-b "$bits"} -C "$name@kwtest" \
 		-f "$T/keys/$name" </dev/null >/dev/null || return 1
 	chmod 600 "$T/keys/$name"
@@ -472,7 +579,9 @@ start_sshd() {
 	mkdir -p /run/sshd "$d"
 	chmod 755 /run/sshd
 	for kt in $SSHD_HOSTKEYS; do
-		ssh-keygen -q -N '' -t "$kt" -C "host-$name" -f "$d/host_$kt" </dev/null >/dev/null || return 1
+		if ! { [ "$kt" = rsa ] && key_from_cache 3072 "$d/host_$kt" "host-$name"; }; then
+			ssh-keygen -q -N '' -t "$kt" -C "host-$name" -f "$d/host_$kt" </dev/null >/dev/null || return 1
+		fi
 		chmod 600 "$d/host_$kt"
 	done
 	conf=$d/sshd_config
@@ -514,7 +623,7 @@ start_sshd() {
 		for ((i = 0; i < 50; i++)); do
 			if grep -q "Server listening on 127.0.0.1 port $port" "$d/sshd.log"; then up=1; break; fi
 			pid_alive "$pid" || break
-			sleep 0.1
+			nap 50000
 		done
 		# listening according to its log; make sure the port accepts
 		[ $up = 1 ] && { poll_until 5 _port_in_use "$port" || up=0; }
