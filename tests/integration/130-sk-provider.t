@@ -1,4 +1,5 @@
 #!/bin/bash
+# check: plain only (the test FIDO middleware (never sanitized) against /usr/bin/ssh-agent only)
 # The test FIDO middleware (tests/sk/provider.c) against the real OpenSSH
 # tools: ssh-keygen -t ed25519-sk/ecdsa-sk with SSH_SK_PROVIDER, ssh-add -S,
 # ssh-keygen -Y sign through the agent, -Y verify, ssh logins to sshd; a PIN
@@ -8,7 +9,6 @@
 # test is the oracle for the middleware itself, not a test of keyward.
 AGENT=/usr/bin/ssh-agent
 . "$(dirname "$0")/lib.sh"
-stock_file "the test FIDO middleware (never sanitized) against /usr/bin/ssh-agent only"
 
 SO=$KEYWARD_BUILD/tests/libkwsk-test.so
 [ -f "$SO" ] || bail "$SO missing (make tests)"

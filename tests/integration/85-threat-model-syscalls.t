@@ -1,4 +1,5 @@
 #!/bin/bash
+# check: plain only (a check of doc/threat-model.md against seccomp/*.c, the sources only)
 # doc/threat-model.md names, process by process, the syscalls each filter
 # allows (the prompter: denies); this test reads the same lists out of
 # seccomp/*.c and fails with a diff when the two differ, so the page cannot
@@ -14,7 +15,6 @@
 # `name` in backquotes; "the common ones" adds the common list; "(N calls"
 # must be the size of the list.
 . "$(dirname "$0")/lib.sh"
-stock_file "a check of doc/threat-model.md against seccomp/*.c, the sources only"
 
 DOC=$REPO/doc/threat-model.md
 SECCOMP=$REPO/seccomp

@@ -1,4 +1,5 @@
 #!/bin/bash
+# check: plain only (a check of the sources and documents only)
 # Every citation in the code, the tests and the documents leads to a file
 # of the repository (tests/tools/citations.pl): a doc/<name>.md with a
 # section sign names a heading of that file; a path doc/<name> exists; a
@@ -9,7 +10,6 @@
 # each kind and must name each; then the repository itself must have none. A tree check: the same for
 # any AGENT.
 . "$(dirname "$0")/lib.sh"
-stock_file "a check of the sources and documents only"
 
 CHECK=$REPO/tests/tools/citations.pl
 S=$(printf '\302\247')          # the section sign, as the files have it

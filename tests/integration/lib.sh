@@ -54,9 +54,8 @@ is_keyward() { [ "$(basename "$AGENT")" = keyward ]; }
 #                      check ran it (KW_STOCK_FROM set): the caller leaves
 #                      the part out, its assertions are not printed (no
 #                      skip lines: the plan is shorter).
-#   stock_file REASON  the whole file is such a part: in that pass it
-#                      prints "1..0 # SKIP REASON" (prove shows the file
-#                      as skipped, not passed) and exits.
+#   A whole file that is such a part says "# check: plain only (REASON)"
+#                      in its head: that pass does not run it (mk/tests.mk).
 #   stock_keep NAME DIR   (plain pass, KW_MATRIX_SHARE set) keeps the
 #                      files of DIR, the baseline's results, for the
 #                      later pass as NAME, with this file's $T.
@@ -68,12 +67,6 @@ stock_part() {
 	[ -n "${KW_STOCK_FROM:-}" ] || return 0
 	diag "not planned in this pass (an earlier pass of make check ran it): $*"
 	return 1
-}
-
-stock_file() {
-	[ -n "${KW_STOCK_FROM:-}" ] || return 0
-	printf '1..0 # SKIP %s: run by the plain pass of make check\n' "$*"
-	exit 0
 }
 
 stock_keep() { # NAME DIR
