@@ -50,15 +50,17 @@ listcache_from_policy(const struct msg_hdr *h, struct rd *r)
 	return 1;
 }
 
-/* Is every request c sent before this one answered? A list answered
- * here must not overtake a remove still at policy on its own
+/* Is every request c sent before the one in slot s answered? A list
+ * answered here must not overtake a remove still at policy on its own
  * connection. */
 static int
-nothing_at_policy(const struct client *c)
+nothing_at_policy(const struct client *c, const struct slot *s)
 {
-	for (unsigned i = 0; i < c->count; i++)
-		if (!c->slots[(c->head + i) % AGENT_MAX_INFLIGHT].done)
+	for (unsigned i = 0; i < c->count; i++) {
+		const struct slot *o = &c->slots[(c->head + i) % AGENT_MAX_INFLIGHT];
+		if (o != s && !o->done)
 			return 0;
+	}
 	return 1;
 }
 
@@ -73,13 +75,15 @@ listcache_answer(struct client *c, const uint8_t *p, size_t len,
 	 * session-bind attempted, good or bad, or a named socket, and
 	 * policy judges the list as today. */
 	if (len != 1 || p[0] != SSH2_AGENTC_REQUEST_IDENTITIES || !lc->live ||
-	    c->bind_tried || c->sock != 0 || !nothing_at_policy(c))
+	    c->bind_tried || c->sock != 0 || !nothing_at_policy(c, s))
 		return 0;
 	if (lc->until_ms != 0 && clock_ms(CLOCK_BOOTTIME) >= lc->until_ms)
 		return 0;
 	wb_bytes(&s->reply, lc->reply.p, lc->reply.len);
 	if (s->reply.err)
 		return 0;               /* policy answers it instead */
+	log_debug("connection %u: list answered from policy's list answer %llu",
+	    c->id, (unsigned long long)lc->gen);
 	m.gen = lc->gen;
 	m.n = lc->n;
 	msg_begin(&M.ipc, MSG_LISTED, 0, c->id);
