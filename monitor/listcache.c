@@ -5,8 +5,9 @@
  * attempt on the main socket, and sends MSG_LIST_STALE before any reply
  * that follows a change, on the same ordered channel; a key's lifetime
  * ends it here by the clock, as policy would at its next message. The
- * audit record stays policy's: MSG_LISTED names the connection and the
- * generation it got, and policy writes the record a list there writes.
+ * audit record stays policy's: with an audit trail on, MSG_LISTED names
+ * the connection and the generation it got, and policy writes the
+ * record a list there writes.
  */
 #include "ipc/clock.h"
 #include "ipc/log.h"
@@ -46,6 +47,7 @@ listcache_from_policy(const struct msg_hdr *h, struct rd *r)
 	lc->gen = m.gen;
 	lc->until_ms = m.until_ms;
 	lc->n = m.ids.n;
+	lc->tell = m.tell;
 	lc->live = 1;
 	return 1;
 }
@@ -84,6 +86,8 @@ listcache_answer(struct client *c, const uint8_t *p, size_t len,
 		return 0;               /* policy answers it instead */
 	log_debug("connection %u: list answered from policy's list answer %llu",
 	    c->id, (unsigned long long)lc->gen);
+	if (!lc->tell)
+		return 1;               /* no audit trail: nothing to record */
 	m.gen = lc->gen;
 	m.n = lc->n;
 	msg_begin(&M.ipc, MSG_LISTED, 0, c->id);

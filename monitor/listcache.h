@@ -22,6 +22,7 @@ struct listcache {
 	uint64_t until_ms;      /* CLOCK_BOOTTIME it ends at (a key's
 	                         * lifetime); 0: none */
 	uint32_t n;             /* identities in it */
+	int tell;               /* tell policy each list it answers */
 	struct wb reply;        /* the client's answer, whole */
 };
 

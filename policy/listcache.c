@@ -73,6 +73,7 @@ listcache_offer(struct policy *P, const struct conn *cn,
 		return;
 	lm.gen = ++P->lc.gen;
 	lm.until_ms = P->next_expiry_ms;
+	lm.tell = P->audit_on;
 	lm.ids = *m;
 	wb_init(&w);
 	msg_begin(&w, MSG_LIST_CACHE, 0, 0);

@@ -162,14 +162,19 @@ msg_list_cache_encode(struct wb *w, const struct msg_list_cache *m)
 {
 	wb_u64(w, m->gen);
 	wb_u64(w, m->until_ms);
+	wb_u8(w, m->tell != 0);
 	msg_identities_encode(w, &m->ids);
 }
 
 int
 msg_list_cache_decode(struct rd *r, struct msg_list_cache *m)
 {
-	if (rd_u64(r, &m->gen) || rd_u64(r, &m->until_ms) || m->gen == 0)
+	uint8_t tell;
+
+	if (rd_u64(r, &m->gen) || rd_u64(r, &m->until_ms) || m->gen == 0 ||
+	    rd_u8(r, &tell) || tell > 1)
 		return -1;
+	m->tell = tell;
 	return msg_identities_decode(r, &m->ids);
 }
 

@@ -84,9 +84,14 @@ struct msg_p11_add { struct slice provider, pin; struct constraints c; };
 struct msg_identities { uint32_t n; struct slice entries; };
 
 /* The list answer of doc/design.md §8: generation gen (never 0, rising),
- * valid while CLOCK_BOOTTIME is before until_ms (0: no limit), the
- * identities as MSG_R_IDENTITIES carries them. */
-struct msg_list_cache { uint64_t gen, until_ms; struct msg_identities ids; };
+ * valid while CLOCK_BOOTTIME is before until_ms (0: no limit); tell:
+ * each list it answers is told to policy (MSG_LISTED: the audit trail
+ * is on); the identities as MSG_R_IDENTITIES carries them. */
+struct msg_list_cache {
+	uint64_t gen, until_ms;
+	int tell;
+	struct msg_identities ids;
+};
 /* Which answer a connection got, and its count, for the audit trail. */
 struct msg_listed { uint64_t gen; uint32_t n; };
 
