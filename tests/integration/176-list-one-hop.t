@@ -207,6 +207,28 @@ like "$(printf '%s' "$OUT" | head -1)" '^(05|1c)$' "a session-bind with a bad si
 failed_bind_list "$(printf '%s' "$OUT" | sed -n 2p)" "the first list after it"
 failed_bind_list "$(printf '%s' "$OUT" | sed -n 3p)" "the second"
 
+# Not pipelined: each request waits for its reply, so the bind is over
+# when the lists come.
+cat >"$T/seq.pl" <<'EOP'
+use strict; use warnings; use IO::Socket::UNIX;
+my $s = IO::Socket::UNIX->new(Type => SOCK_STREAM, Peer => shift) or die "connect: $!\n";
+for my $hex (@ARGV) {
+	my $p = pack('H*', $hex);
+	print $s pack('N', length $p) . $p; $s->flush;
+	my $n = ''; read($s, $n, 4) == 4 or die "no reply\n";
+	my $r = ''; read($s, $r, unpack('N', $n)) == unpack('N', $n) or die "short reply\n";
+	print unpack('H*', $r), "\n";
+}
+EOP
+is "$(listed)" "$want_local" "warm again"
+run timeout 20 perl "$T/seq.pl" "$MAIN" "$bad_bind" 0b 0b
+like "$(printf '%s' "$OUT" | head -1)" '^(05|1c)$' "a malformed session-bind, answered before anything else is sent"
+failed_bind_list "$(printf '%s' "$OUT" | sed -n 2p)" "the list sent after its refusal"
+failed_bind_list "$(printf '%s' "$OUT" | sed -n 3p)" "and the next"
+run timeout 20 perl "$T/seq.pl" "$MAIN" "$bad_sig" 0b
+like "$(printf '%s' "$OUT" | head -1)" '^(05|1c)$' "a session-bind with a bad signature, answered first"
+failed_bind_list "$(printf '%s' "$OUT" | sed -n 2p)" "the list sent after its refusal"
+
 if is_keyward; then
 	DEPLOY=$MAIN.deploy
 	is "$(SSH_AUTH_SOCK=$DEPLOY listed)" "$(fps k1)" "the deploy socket lists k1 alone"
