@@ -28,6 +28,9 @@ struct client {
 	int fd;
 	uid_t uid;
 	pid_t pid;
+	uint32_t sock;          /* the socket it came in on: 0 the main one */
+	int bind_tried;         /* a session-bind went to policy, good or
+	                         * bad: never the list answer (listcache.h) */
 	uint8_t *in;            /* received bytes not yet framed: inline or big */
 	size_t inlen, incap;
 	uint8_t *big;           /* granted for one large frame, else NULL */

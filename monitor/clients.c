@@ -301,6 +301,7 @@ clients_accept(uint64_t now, int listen_fd, uint32_t sock)
 		return;
 	}
 	c->last_ms = now;
+	c->sock = sock;
 	M.clients[M.nclients++] = c;
 	m.uid = cred.uid;
 	m.pid = (uint32_t)cred.pid;
@@ -344,6 +345,18 @@ fits(const uint8_t *p, size_t len)
 	return !(proto_flags(p[0]) & PROTO_ADD) || M.inflight_adds < MONITOR_MAX_ADDS;
 }
 
+/* Is the message to policy in w a session-bind, one that parsed or not? */
+static int
+bind_request(const struct wb *w)
+{
+	struct msg_hdr h;
+	struct rd r;
+
+	rd_init(&r, w->p, w->len);
+	return msg_hdr_decode(&r, &h) == 0 &&
+	    (h.type == MSG_BIND || h.type == MSG_BIND_BAD);
+}
+
 /* Take one request from the client. 1 taken, 0 none ready (or it must
  * wait for a budget). */
 static int
@@ -366,7 +379,11 @@ dispatch_one(struct client *c)
 	if (++M.next_req == 0)
 		M.next_req = 1;
 	s = client_slot(c, M.next_req);
-	if (proto_request(p, len, M.next_req, c->id, &M.ipc, &M.reply)) {
+	if (listcache_answer(c, p, len, s)) {
+		client_done(c, s);
+	} else if (proto_request(p, len, M.next_req, c->id, &M.ipc, &M.reply)) {
+		if (bind_request(&M.ipc))
+			c->bind_tried = 1;
 		if (proto_flags(p[0]) & PROTO_FENCE) {
 			s->fence = 1;
 			c->fences++;
@@ -446,6 +463,8 @@ clients_reply(const uint8_t *p, size_t n)
 	if (msg_hdr_decode(&r, &h) != 0)
 		peer_broke("keyward-policy", "a message of %zu bytes with no header",
 		    n);
+	if (listcache_from_policy(&h, &r))
+		return;
 	if (h.conn == 0)
 		return;                 /* our own request (SIGUSR1) */
 	flight_done(h.req);

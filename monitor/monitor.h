@@ -13,6 +13,7 @@
 #include "monitor/options.h"
 #include "monitor/sockets.h"
 #include "monitor/children.h"
+#include "monitor/listcache.h"
 
 #include <stdint.h>
 #include <sys/types.h>
@@ -52,6 +53,7 @@ struct monitor {
 	int nopidfd_warned;
 	int test_no_peerpidfd;  /* test builds: no SO_PEERPIDFD (whois.c) */
 	struct whoisq whoisq;   /* clients waiting for their caller (whois.c) */
+	struct listcache lc;    /* policy's list answer (listcache.c) */
 	struct wb ipc, reply;
 	uint8_t rbuf[IPC_MAX_MSG + 1];
 	char log_line[LOG_LINE_MAX];

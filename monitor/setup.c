@@ -546,6 +546,7 @@ setup_children(const char *path, const char *made_dir)
 		fatal("out of memory");
 	wb_init(&M.ipc);
 	wb_init(&M.reply);
+	wb_init(&M.lc.reply);
 	log_info("keyward %s listening on %s", KEYWARD_VERSION, path);
 	for (size_t i = 0; i < M.named.n; i++)
 		log_info("and on socket %s: %s", M.named.s[i].name,

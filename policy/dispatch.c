@@ -64,6 +64,8 @@ static const struct {
 	{ MSG_POLICY_SHOW, F_CONN | F_OWNER,   L_FAIL,       NULL,   h_policy_show },
 	{ MSG_CONNS,      F_CONN | F_OWNER,    L_FAIL,       NULL,   h_conns },
 	{ MSG_SESSION_STATE, F_CONN | F_OWNER | F_LOCKED, L_FAIL, NULL, h_session_state },
+	/* a list the monitor answered from policy's answer: the record */
+	{ MSG_LISTED,     F_CONN | F_LOCKED | F_BOOK, L_FAIL, NULL,  h_listed },
 	{ MSG_PEER,       F_CONN | F_LOCKED | F_BOOK, L_FAIL, NULL,  h_peer },
 	{ MSG_BIND,       F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_bind },
 	{ MSG_BIND_BAD,   F_CONN | F_LOCKED,   L_FAIL,       NULL,   h_bind_bad },

@@ -139,6 +139,7 @@ h_list(struct ctx *c)
 	struct policy *P = c->P;
 	struct msg_identities m = { 0, { NULL, 0 } };
 	struct wb e;
+	int whole = 1;          /* nothing hidden, nothing cut (listcache.h) */
 
 	if (msg_empty_decode(&c->r) != 0)
 		return -1;
@@ -154,6 +155,7 @@ h_list(struct ctx *c)
 		struct verdict v;
 		if (!id_visible(id, c->conn, &v)) {        /* doc/protocol.md §8.5 */
 			char path[1024];
+			whole = 0;
 			if (!tell_hidden)
 				continue;
 			describe_path(P, id, &c->conn->bind, path, sizeof(path));
@@ -162,14 +164,17 @@ h_list(struct ctx *c)
 			    id->comment, v.rule, v.hop + 1, path);
 			continue;
 		}
-		if (!in_scope(P, id, c->conn))
+		if (!in_scope(P, id, c->conn)) {
+			whole = 0;
 			continue;       /* the socket's scope: not logged */
+		}
 		/* Clients refuse answers over 256 KiB; send what they accept. */
 		if (e.len + need + 16 > AGENT_MAX_FRAME) {
 			if (P->cut_told != P->ids.n)
 				log_error("identity list cut at %u of %zu keys: clients "
 				    "refuse answers over 256 KiB", m.n, P->ids.n);
 			P->cut_told = P->ids.n;
+			whole = 0;
 			break;
 		}
 		agent_identity_entry(&e, (struct slice){ id->blob, id->blob_len },
@@ -182,8 +187,9 @@ h_list(struct ctx *c)
 	audit_emit(P, &r, 0);
 	msg_begin(&P->out, MSG_R_IDENTITIES, c->h.req, c->h.conn);
 	msg_identities_encode(&P->out, &m);
-	wb_free(&e);
 	send_to(&P->mon, &P->out, "monitor");
+	listcache_offer(P, c->conn, &m, whole);
+	wb_free(&e);
 	return 0;
 }
 

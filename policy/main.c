@@ -144,6 +144,7 @@ setup(int argc, char **argv)
 	chan_init(&P.kh, 4);
 	start_helpers();
 	idt_init(&P.ids);
+	listcache_watch(&P);
 	wb_init(&P.out);
 	wb_init(&P.secret);
 	/* Load libcrypto's configuration now: after the filter there is no
@@ -178,6 +179,8 @@ main(int argc, char **argv)
 	setup(argc, argv);
 	for (;;) {
 		int timeout = poll_timeout();
+		/* an expiry, a session lock: the monitor's list answer ends */
+		listcache_check(&P);
 		for (int i = 0; i < 6; i++)
 			pfd[i] = (struct pollfd){ chans[i]->fd, chan_events(chans[i]), 0 };
 		/* Back-pressure and barriers: the monitor's next request waits

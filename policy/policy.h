@@ -55,6 +55,7 @@
 #include "wire/prompter.h"
 #include "policy/caller.h"
 #include "policy/identity.h"
+#include "policy/listcache.h"
 #include "policy/pending.h"
 #include "policy/session.h"
 
@@ -95,6 +96,8 @@ struct policy {
 	struct conn *conns;
 	int opened;                     /* a MSG_OPEN came: no start-up rules now */
 	struct ruleset *rules;          /* keyward(5); NULL: none (allow) */
+	uint64_t rules_gen;             /* changes with every rules load */
+	struct listcache lc;            /* the list answer lent the monitor */
 	struct remembered *remembered;  /* approvals a rule's remember= keeps */
 	struct pending *pending;
 	size_t npending;

@@ -12,6 +12,7 @@
 void
 send_to(struct chan *c, struct wb *w, const char *peer)
 {
+	listcache_before_send(c);       /* a stale list answer goes first */
 	if (chan_send(c, w) != 0)
 		peer_broke(peer, "is gone while policy still needs it");
 }

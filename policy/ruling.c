@@ -331,6 +331,7 @@ h_policy_load(struct ctx *c)
 	}
 	rules_free(P->rules);
 	P->rules = rs;
+	P->rules_gen++;
 	rules_forget(P);
 	log_info("policy: %zu rule%s in force", rs->n, rs->n == 1 ? "" : "s");
 	audit_simple(P, "policy", "allow", NULL, c->conn, NULL);

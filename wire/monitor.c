@@ -158,6 +158,41 @@ msg_identities_decode(struct rd *r, struct msg_identities *m)
 }
 
 void
+msg_list_cache_encode(struct wb *w, const struct msg_list_cache *m)
+{
+	wb_u64(w, m->gen);
+	wb_u64(w, m->until_ms);
+	wb_u8(w, m->tell != 0);
+	msg_identities_encode(w, &m->ids);
+}
+
+int
+msg_list_cache_decode(struct rd *r, struct msg_list_cache *m)
+{
+	uint8_t tell;
+
+	if (rd_u64(r, &m->gen) || rd_u64(r, &m->until_ms) || m->gen == 0 ||
+	    rd_u8(r, &tell) || tell > 1)
+		return -1;
+	m->tell = tell;
+	return msg_identities_decode(r, &m->ids);
+}
+
+void
+msg_listed_encode(struct wb *w, const struct msg_listed *m)
+{
+	wb_u64(w, m->gen);
+	wb_u32(w, m->n);
+}
+
+int
+msg_listed_decode(struct rd *r, struct msg_listed *m)
+{
+	return rd_u64(r, &m->gen) || m->gen == 0 || rd_u32(r, &m->n) ||
+	    rd_done(r) ? -1 : 0;
+}
+
+void
 msg_remove_write(struct wb *w, uint32_t req, uint32_t conn,
     struct slice key_blob)
 {

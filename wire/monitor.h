@@ -39,6 +39,14 @@ enum {
 	                         * callers; answered by MSG_R_CONNS */
 	MSG_SESSION_STATE,      /* no payload: the session followed; answered
 	                         * by MSG_R_SESSION */
+	MSG_LISTED = 24,        /* msg_listed: a list the monitor answered
+	                         * from policy's list answer (no reply) */
+	/* policy -> monitor, answering no request (req 0, conn 0) */
+	MSG_LIST_CACHE = 25,    /* msg_list_cache: the list answer of every
+	                         * connection with no session-bind on the
+	                         * main socket, until changed */
+	MSG_LIST_STALE = 26,    /* no payload: forget it, before the reply
+	                         * that shows the change */
 	/* policy -> monitor, besides MSG_R_STATUS and MSG_R_SIGNATURE */
 	MSG_R_IDENTITIES = 66,  /* msg_identities */
 	MSG_R_EXTENSIONS = 67,  /* msg_ext_reply_*: the answer to "query" */
@@ -75,6 +83,18 @@ struct msg_p11_add { struct slice provider, pin; struct constraints c; };
 /* repeat{ string blob; string comment }, n of them */
 struct msg_identities { uint32_t n; struct slice entries; };
 
+/* The list answer of doc/design.md §8: generation gen (never 0, rising),
+ * valid while CLOCK_BOOTTIME is before until_ms (0: no limit); tell:
+ * each list it answers is told to policy (MSG_LISTED: the audit trail
+ * is on); the identities as MSG_R_IDENTITIES carries them. */
+struct msg_list_cache {
+	uint64_t gen, until_ms;
+	int tell;
+	struct msg_identities ids;
+};
+/* Which answer a connection got, and its count, for the audit trail. */
+struct msg_listed { uint64_t gen; uint32_t n; };
+
 void msg_open_encode(struct wb *w, const struct msg_open *m);
 int msg_open_decode(struct rd *r, struct msg_open *m);
 void msg_sign_encode(struct wb *w, const struct msg_sign *m);
@@ -87,6 +107,10 @@ void msg_p11_add_encode(struct wb *w, const struct msg_p11_add *m);
 int msg_p11_add_decode(struct rd *r, struct msg_p11_add *m);
 void msg_identities_encode(struct wb *w, const struct msg_identities *m);
 int msg_identities_decode(struct rd *r, struct msg_identities *m);
+void msg_list_cache_encode(struct wb *w, const struct msg_list_cache *m);
+int msg_list_cache_decode(struct rd *r, struct msg_list_cache *m);
+void msg_listed_encode(struct wb *w, const struct msg_listed *m);
+int msg_listed_decode(struct rd *r, struct msg_listed *m);
 
 /* MSG_REMOVE: the key blob of the identity to remove. */
 void msg_remove_write(struct wb *w, uint32_t req, uint32_t conn,

@@ -231,6 +231,37 @@ rt_status(struct rd *r, struct wb *w)
 	return 0;
 }
 
+/* MSG_LIST_CACHE, policy's list answer: the monitor builds a client's
+ * answer from it (monitor/listcache.c). */
+static int
+rt_list_cache(struct rd *r, struct wb *w)
+{
+	struct msg_list_cache m;
+	struct wb reply;
+
+	if (msg_list_cache_decode(r, &m))
+		return -1;
+	CHECK(m.gen != 0 && (m.tell == 0 || m.tell == 1));
+	wb_init(&reply);
+	agent_identities_answer(&reply, m.ids.n, m.ids.entries);
+	CHECK(!reply.err && reply.len == 5 + m.ids.entries.len);
+	wb_free(&reply);
+	msg_list_cache_encode(w, &m);
+	return 0;
+}
+
+static int
+rt_listed(struct rd *r, struct wb *w)
+{
+	struct msg_listed m;
+
+	if (msg_listed_decode(r, &m))
+		return -1;
+	CHECK(m.gen != 0);
+	msg_listed_encode(w, &m);
+	return 0;
+}
+
 static int
 rt_identities(struct rd *r, struct wb *w)
 {
@@ -555,6 +586,9 @@ static const struct {
 	{ MSG_POLICY_SHOW, rt_empty },
 	{ MSG_CONNS, rt_empty },
 	{ MSG_SESSION_STATE, rt_empty },
+	{ MSG_LISTED, rt_listed },
+	{ MSG_LIST_CACHE, rt_list_cache },
+	{ MSG_LIST_STALE, rt_empty },
 	{ MSG_R_IDENTITIES, rt_identities },
 	{ MSG_R_EXTENSIONS, rt_extensions },
 	{ MSG_R_CONSTRAINTS, rt_r_constraints },
@@ -608,7 +642,7 @@ static const roundtrip_fn all[] = {
 	rt_identities, rt_kh_add, rt_kh_sign, rt_kh_delete, rt_listing, rt_conns,
 	rt_ext_name, rt_fp_hash, rt_kh_sk_material, rt_sk_material,
 	rt_p11_add, rt_tk_sign, rt_tk_fail, rt_policy_args, rt_ext_answer,
-	rt_ids_count,
+	rt_ids_count, rt_list_cache, rt_listed,
 };
 
 static void

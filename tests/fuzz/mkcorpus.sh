@@ -231,6 +231,10 @@ for my $c (sort keys %conn) {
 			elsif ($t == 12) {
 				my $n = unpack('N', $body);
 				put('fuzz_msg', 'r-identities', hdr(66, $req, 7) . u32($n) . str(substr($body, 4)));
+				# the same as policy's list answer (monitor/listcache.c)
+				put('fuzz_msg', 'list-cache', hdr(25, 0, 0) . u32(0) . u32(1) .
+				    u32(0) . u32(0) . u8(1) . u32($n) . str(substr($body, 4)));
+				put('fuzz_msg', 'listed', hdr(24, 0, 7) . u32(0) . u32(1) . u32($n));
 			}
 			elsif ($t == 6 || $t == 5) { put('fuzz_msg', 'r-status', hdr(64, $req, 7) . u8($t == 6 ? 0 : 1)) }
 			next;
@@ -346,6 +350,9 @@ hexput fuzz_proto reply-status 40000000010000000700
 hexput fuzz_proto reply-extensions 4300000001000000070000004d0000000571756572790000001873657373696f6e2d62696e64406f70656e7373682e636f6d0000002472657374726963742d64657374696e6174696f6e2d763030406f70656e7373682e636f6d
 hexput fuzz_msg open 010000000100000007000003e80000123400000001
 hexput fuzz_msg close 020000000100000007
+hexput fuzz_msg list-stale 1a0000000000000000
+hexput fuzz_msg list-cache-empty 19000000000000000000000000000000020000000000000000000000000000000000
+hexput fuzz_msg list-cache-until 190000000000000000000000000000000700000000075bcd15000000000100000048000000330000000b7373682d656432353531390000002011111111111111111111111111111111111111111111111111111111111111110000000d70657273657573406172676f73
 hexput fuzz_msg query 0a0000000100000007
 hexput fuzz_msg bind-bad 0c0000000100000007
 hexput fuzz_msg kh-delete 220000000100000000000000000000002a

@@ -91,6 +91,7 @@ scan(const struct msg_hdr *h, struct rd *r, size_t n)
 	struct msg_status ms;
 	struct slice mb;
 	struct msg_identities mi;
+	struct msg_list_cache lc;
 	int bad = 0;
 
 	switch (h->type) {
@@ -111,6 +112,13 @@ scan(const struct msg_hdr *h, struct rd *r, size_t n)
 		break;
 	case MSG_R_EXTENSIONS:
 		bad = msg_string_read(r, &mb) != 0;
+		break;
+	case MSG_LIST_CACHE:            /* the list answer lent: no request's */
+		bad = h->req != 0 || h->conn != 0 ||
+		    msg_list_cache_decode(r, &lc) != 0;
+		break;
+	case MSG_LIST_STALE:
+		bad = h->req != 0 || h->conn != 0 || msg_empty_decode(r) != 0;
 		break;
 	default:
 		/* replies added after MSG_R_EXTENSIONS carry a blob */
@@ -759,6 +767,55 @@ t_unopened(void)
 	ok(list_keys(4242, NULL, NULL) < 0, "never opened: connection 4242 is "
 	    "still not open");
 	wb_free(&ua);
+}
+
+/* MSG_LISTED is the monitor's word that a connection got the list
+ * answer: policy writes a record for it and answers nothing. Forged ones
+ * (a generation never pushed, generation 0, a connection never opened,
+ * bytes missing or left over) get no answer and change nothing. */
+static void
+t_listed(void)
+{
+	static const struct {
+		const char *name;
+		uint64_t gen;
+		uint32_t n;
+		int conn;               /* 0: an open one, 1: 4242 */
+		int cut;                /* bytes left off (-1: one added) */
+	} c[] = {
+		{ "a generation never pushed", UINT64_MAX, 1, 0, 0 },
+		{ "generation 0", 0, 1, 0, 0 },
+		{ "a connection never opened", 1, 1, 1, 0 },
+		{ "the count cut off", 1, 1, 0, 2 },
+		{ "a byte more", 1, 1, 0, -1 },
+	};
+	uint32_t open = conn_open();
+	int bad = 0;
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct tb t;
+		enum outcome o;
+
+		cur_case = c[i].name;
+		m_begin(&t, MSG_LISTED, req_new(), c[i].conn ? 4242 : open);
+		tb_u64(&t, c[i].gen);
+		tb_u32(&t, c[i].n);
+		if (c[i].cut > 0)
+			t.w.len -= (size_t)c[i].cut;
+		else if (c[i].cut < 0)
+			tb_u8(&t, 0);
+		o = run(&t, W_NONE);
+		if (o != O_NONE) {
+			bad++;
+			printf("#   MSG_LISTED, %s: %s\n", c[i].name, outcome_name(o));
+		}
+	}
+	ok(bad == 0, "MSG_LISTED forged 5 ways: never answered (%d were)", bad);
+	cur_case = "after forged MSG_LISTED";
+	ok(base_intact(), "MSG_LISTED: afterwards every base key is still held "
+	    "and the agent is not locked");
+	ok(list_keys(open, NULL, NULL) == NBASE, "MSG_LISTED: the connection "
+	    "still lists every base key");
 }
 
 static void
@@ -2010,6 +2067,7 @@ main(int argc, char **argv)
 	t_positive();
 	t_unopened();
 	t_open_twice();
+	t_listed();
 	t_replay();
 	t_constrained();
 	t_enumerate();

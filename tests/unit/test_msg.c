@@ -81,6 +81,8 @@ static struct msg_add add_in;
 static struct slice blob_in;
 static struct msg_bind bind_in;
 static struct msg_identities ids_in;
+static struct msg_list_cache lc_in;
+static struct msg_listed listed_in = { 0x0102030405060708ULL, 2 };
 static struct msg_kh_add khadd_in;
 static struct msg_kh_sign khsign_in;
 static struct msg_kh_delete khdel_in = { 0x1122334455667788ULL };
@@ -158,6 +160,33 @@ d_blob(const uint8_t *p, size_t n, void *arg)
 	if (msg_string_read(&r, &m) != 0)
 		return -1;
 	return arg == NULL || slice_eq(m, blob_in) ? 0 : -2;
+}
+
+static int
+d_list_cache(const uint8_t *p, size_t n, void *arg)
+{
+	struct rd r;
+	struct msg_list_cache m;
+
+	rd_init(&r, p, n);
+	if (msg_list_cache_decode(&r, &m) != 0)
+		return -1;
+	return arg == NULL || (m.gen == lc_in.gen && m.until_ms == lc_in.until_ms &&
+	    m.tell == lc_in.tell && m.ids.n == lc_in.ids.n &&
+	    slice_eq(m.ids.entries, lc_in.ids.entries)) ? 0 : -2;
+}
+
+static int
+d_listed(const uint8_t *p, size_t n, void *arg)
+{
+	struct rd r;
+	struct msg_listed m;
+
+	rd_init(&r, p, n);
+	if (msg_listed_decode(&r, &m) != 0)
+		return -1;
+	return arg == NULL || (m.gen == listed_in.gen && m.n == listed_in.n) ?
+	    0 : -2;
 }
 
 static int
@@ -313,6 +342,20 @@ enc_ids(struct tb *t)
 }
 
 static void
+enc_list_cache(struct tb *t)
+{
+	tb_note(t);
+	t->pos[t->n - 1] = 8 + 8 + 1 + 4;       /* the entries' length */
+	msg_list_cache_encode(&t->w, &lc_in);
+}
+
+static void
+enc_listed(struct tb *t)
+{
+	msg_listed_encode(&t->w, &listed_in);
+}
+
+static void
 enc_khadd(struct tb *t)
 {
 	tb_note(t);
@@ -361,6 +404,8 @@ static const struct {
 	{ "MSG_BIND (host key, session id, signature, forwarding)", enc_bind, d_bind },
 	{ "one string, any type (msg_string_read)", enc_blob, d_blob },
 	{ "MSG_R_IDENTITIES (count, entries)", enc_ids, d_ids },
+	{ "MSG_LIST_CACHE (generation, until, tell, count, entries)", enc_list_cache, d_list_cache },
+	{ "MSG_LISTED (generation, count)", enc_listed, d_listed },
 	{ "MSG_KH_ADD (key id, private key)", enc_khadd, d_khadd },
 	{ "MSG_KH_SIGN (key id, algorithm, data)", enc_khsign, d_khsign },
 	{ "MSG_KH_DELETE (key id)", enc_khdel, d_khdel },
@@ -404,6 +449,10 @@ set_inputs(void)
 	wb_cstring(&entries, "");
 	ids_in.n = 2;
 	ids_in.entries = wb_slice_of(&entries);
+	lc_in.gen = 0x1122334455667788ULL;
+	lc_in.until_ms = 86400000;
+	lc_in.tell = 1;
+	lc_in.ids = ids_in;
 	khadd_in.key_id = 77;
 	khadd_in.priv = sl(khpriv, sizeof(khpriv) - 1);
 	khsign_in.key_id = UINT64_MAX;
@@ -445,6 +494,7 @@ test_unique(void)
 		MSG_REMOVE_ALL, MSG_LOCK, MSG_UNLOCK, MSG_QUERY, MSG_BIND,
 		MSG_BIND_BAD, MSG_CONSTRAINTS, MSG_P11_ADD, MSG_P11_REMOVE, MSG_PEER,
 		MSG_POLICY_LOAD, MSG_POLICY_SHOW, MSG_CONNS, MSG_SESSION_STATE,
+		MSG_LISTED, MSG_LIST_CACHE, MSG_LIST_STALE,
 		MSG_KH_ADD, MSG_KH_SIGN, MSG_KH_DELETE, MSG_KH_WIPE, MSG_KH_LOCK,
 		MSG_KH_UNLOCK, MSG_KH_SK_MATERIAL,
 		MSG_PROMPT, MSG_PROMPT_CANCEL, MSG_PROMPT_SECRET,
@@ -474,6 +524,70 @@ test_unique(void)
 	for (size_t i = 0; i < nr; i++)
 		bad += replies[i] < 64 || replies[i] >= 80;
 	is_int(bad, 0, "replies are numbered 64..79, requests elsewhere and not 0");
+}
+
+/* ------------------------------------------------ the list answer */
+
+/* The list answer policy lends the monitor, and the monitor's word of
+ * which answer a connection got: the values each decoder refuses. */
+static void
+test_list_answer(void)
+{
+	static const struct {
+		const char *name;
+		uint64_t gen, until;
+		uint8_t tell;
+		uint32_t n;
+		int entries;            /* 1: ids_in's entries, 0: none */
+		int want;               /* 0 taken, -1 refused */
+	} lc[] = {
+		{ "a generation, no limit, told", 1, 0, 1, 2, 1, 0 },
+		{ "no identities", 9, 0, 0, 0, 0, 0 },
+		{ "generation 0", 0, 0, 1, 2, 1, -1 },
+		{ "tell 2", 1, 0, 2, 2, 1, -1 },
+		{ "tell 0xff", 1, 0, 0xff, 2, 1, -1 },
+		{ "one identity more than the entries hold", 1, 0, 0, 3, 1, -1 },
+		{ "one fewer", 1, 0, 0, 1, 1, -1 },
+		{ "a count and no entries", 1, 0, 0, 1, 0, -1 },
+		{ "the largest generation and limit", UINT64_MAX, UINT64_MAX, 0, 2, 1, 0 },
+	};
+	static const struct {
+		const char *name;
+		uint64_t gen;
+		uint32_t n;
+		int want;
+	} ld[] = {
+		{ "generation 1, two keys", 1, 2, 0 },
+		{ "no keys", 5, 0, 0 },
+		{ "generation 0", 0, 2, -1 },
+	};
+
+	for (size_t i = 0; i < sizeof(lc) / sizeof(lc[0]); i++) {
+		struct wb w;
+
+		wb_init(&w);
+		wb_u64(&w, lc[i].gen);
+		wb_u64(&w, lc[i].until);
+		wb_u8(&w, lc[i].tell);
+		wb_u32(&w, lc[i].n);
+		wb_slice(&w, lc[i].entries ? ids_in.entries :
+		    (struct slice){ NULL, 0 });
+		is_int(d_list_cache(w.p, w.len, NULL), lc[i].want,
+		    "MSG_LIST_CACHE, %s: %s", lc[i].name,
+		    lc[i].want == 0 ? "taken" : "refused");
+		wb_free(&w);
+	}
+	for (size_t i = 0; i < sizeof(ld) / sizeof(ld[0]); i++) {
+		struct wb w;
+
+		wb_init(&w);
+		wb_u64(&w, ld[i].gen);
+		wb_u32(&w, ld[i].n);
+		is_int(d_listed(w.p, w.len, NULL), ld[i].want,
+		    "MSG_LISTED, %s: %s", ld[i].name,
+		    ld[i].want == 0 ? "taken" : "refused");
+		wb_free(&w);
+	}
 }
 
 /* ------------------------------------- the one-string messages, typed */
@@ -915,6 +1029,7 @@ main(void)
 	test_roundtrips();
 	test_typed();
 	test_unique();
+	test_list_answer();
 	test_rules();
 	wb_free(&entries);
 	return done_testing();
