@@ -232,50 +232,76 @@ rsa_keypair(const BIGNUM *n, const BIGNUM *e, const BIGNUM *d,
 	return pkey;
 }
 
+int
+rsa_nums_get(const struct privkey *k, struct rsa_nums *r)
+{
+	BIGNUM **secret[] = { &r->d, &r->p, &r->q, &r->iqmp, &r->dmp1, &r->dmq1 };
+	const struct slice *from[] = { &k->rsa_d, &k->rsa_p, &k->rsa_q,
+	    &k->rsa_iqmp };
+	int ok;
+
+	memset(r, 0, sizeof(*r));
+	ok = (r->n = bn(k->pub.rsa_n)) != NULL && (r->e = bn(k->pub.rsa_e)) != NULL;
+	for (size_t i = 0; ok && i < sizeof(secret) / sizeof(secret[0]); i++) {
+		ok = (*secret[i] = BN_secure_new()) != NULL;
+		if (ok && i < sizeof(from) / sizeof(from[0]))
+			ok = BN_bin2bn(from[i]->p, (int)from[i]->len, *secret[i]) != NULL;
+		if (ok)
+			BN_set_flags(*secret[i], BN_FLG_CONSTTIME);
+	}
+	if (!ok)
+		rsa_nums_free(r);
+	return ok ? 0 : -1;
+}
+
+int
+rsa_nums_crt(struct rsa_nums *r, BN_CTX *bnctx)
+{
+	BIGNUM *t = BN_secure_new();
+	int ok;
+
+	/* CRT exponents derived from d, p and q, as the reference does. */
+	if ((ok = t != NULL)) {
+		BN_set_flags(t, BN_FLG_CONSTTIME);
+		ok = BN_sub(t, r->p, BN_value_one()) && BN_mod(r->dmp1, r->d, t, bnctx) &&
+		    BN_sub(t, r->q, BN_value_one()) && BN_mod(r->dmq1, r->d, t, bnctx);
+	}
+	BN_clear_free(t);
+	return ok ? 0 : -1;
+}
+
+void
+rsa_nums_free(struct rsa_nums *r)
+{
+	BN_free(r->n);
+	BN_free(r->e);
+	BN_clear_free(r->d);
+	BN_clear_free(r->p);
+	BN_clear_free(r->q);
+	BN_clear_free(r->iqmp);
+	BN_clear_free(r->dmp1);
+	BN_clear_free(r->dmq1);
+	memset(r, 0, sizeof(*r));
+}
+
 static EVP_PKEY *
 rsa_private(const struct privkey *k, int checked, const char **why)
 {
-	BIGNUM *n = NULL, *e = NULL, *d = NULL, *p = NULL, *q = NULL;
-	BIGNUM *iqmp = NULL, *dmp1 = NULL, *dmq1 = NULL, *t = NULL;
+	struct rsa_nums r = { 0 };
 	BN_CTX *bnctx = NULL;
 	EVP_PKEY *pkey = NULL;
 
-	if ((bnctx = BN_CTX_secure_new()) == NULL ||
-	    (n = bn(k->pub.rsa_n)) == NULL || (e = bn(k->pub.rsa_e)) == NULL ||
-	    (d = BN_secure_new()) == NULL || (p = BN_secure_new()) == NULL ||
-	    (q = BN_secure_new()) == NULL || (iqmp = BN_secure_new()) == NULL ||
-	    (dmp1 = BN_secure_new()) == NULL || (dmq1 = BN_secure_new()) == NULL ||
-	    (t = BN_secure_new()) == NULL ||
-	    BN_bin2bn(k->rsa_d.p, (int)k->rsa_d.len, d) == NULL ||
-	    BN_bin2bn(k->rsa_p.p, (int)k->rsa_p.len, p) == NULL ||
-	    BN_bin2bn(k->rsa_q.p, (int)k->rsa_q.len, q) == NULL ||
-	    BN_bin2bn(k->rsa_iqmp.p, (int)k->rsa_iqmp.len, iqmp) == NULL) {
+	if ((bnctx = BN_CTX_secure_new()) == NULL || rsa_nums_get(k, &r) != 0)
 		*why = "out of memory";
-		goto out;
-	}
-	BN_set_flags(d, BN_FLG_CONSTTIME);
-	BN_set_flags(p, BN_FLG_CONSTTIME);
-	BN_set_flags(q, BN_FLG_CONSTTIME);
-	BN_set_flags(iqmp, BN_FLG_CONSTTIME);
-	if (checked && rsa_consistent(n, e, d, p, q, iqmp, bnctx, why) != 0)
-		goto out;
-	/* CRT exponents derived from d, p and q, as the reference does. */
-	if (!BN_sub(t, p, BN_value_one()) || !BN_mod(dmp1, d, t, bnctx) ||
-	    !BN_sub(t, q, BN_value_one()) || !BN_mod(dmq1, d, t, bnctx)) {
+	else if (checked && rsa_consistent(r.n, r.e, r.d, r.p, r.q, r.iqmp,
+	    bnctx, why) != 0)
+		;       /* *why says which check */
+	else if (rsa_nums_crt(&r, bnctx) != 0)
 		*why = "bad RSA private key";
-		goto out;
-	}
-	pkey = rsa_keypair(n, e, d, p, q, dmp1, dmq1, iqmp, why);
-out:
-	BN_free(n);
-	BN_free(e);
-	BN_clear_free(d);
-	BN_clear_free(p);
-	BN_clear_free(q);
-	BN_clear_free(iqmp);
-	BN_clear_free(dmp1);
-	BN_clear_free(dmq1);
-	BN_clear_free(t);
+	else
+		pkey = rsa_keypair(r.n, r.e, r.d, r.p, r.q, r.dmp1, r.dmq1,
+		    r.iqmp, why);
+	rsa_nums_free(&r);
 	BN_CTX_free(bnctx);
 	return pkey;
 }

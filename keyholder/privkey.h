@@ -39,6 +39,18 @@ const EC_GROUP *ecsign_group(enum key_kind kind);
 int ecsign(const struct privkey *k, enum sig_alg alg, struct slice data,
     struct wb *out);
 
+/* An RSA key's numbers as BIGNUMs, the secret ones constant-time in the
+ * secure heap: rsa_nums_get reads them from k (dmp1 and dmq1 zero),
+ * rsa_nums_crt derives dmp1 and dmq1 from d, p and q; each 0 or -1.
+ * rsa_nums_free clears and frees what is left (a NULL field is skipped,
+ * so a taker of a number sets its field NULL). */
+struct rsa_nums {
+	BIGNUM *n, *e, *d, *p, *q, *iqmp, *dmp1, *dmq1;
+};
+int rsa_nums_get(const struct privkey *k, struct rsa_nums *r);
+int rsa_nums_crt(struct rsa_nums *r, BN_CTX *bnctx);
+void rsa_nums_free(struct rsa_nums *r);
+
 /* keyholder/rsasign.c: fetch the digests, once per process (thread-safe;
  * the keyholder calls it before its sandbox). */
 int rsasign_prepare(void);

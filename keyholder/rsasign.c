@@ -150,65 +150,31 @@ rsasign_kept(void)
 	return n;
 }
 
-/* A secret number of k, constant-time, in the secure heap. */
-static BIGNUM *
-secret_bn(struct slice m)
-{
-	BIGNUM *b = BN_secure_new();
-
-	if (b != NULL && BN_bin2bn(m.p, (int)m.len, b) == NULL) {
-		BN_clear_free(b);
-		return NULL;
-	}
-	if (b != NULL)
-		BN_set_flags(b, BN_FLG_CONSTTIME);
-	return b;
-}
-
 /* The RSA key of k, with the CRT exponents derived from d, p and q, and
  * OpenSSL's own blinding off. */
 static RSA *
 rsa_of(const struct privkey *k, BN_CTX *bnctx)
 {
-	BIGNUM *n = BN_bin2bn(k->pub.rsa_n.p, (int)k->pub.rsa_n.len, NULL);
-	BIGNUM *e = BN_bin2bn(k->pub.rsa_e.p, (int)k->pub.rsa_e.len, NULL);
-	BIGNUM *d = secret_bn(k->rsa_d), *p = secret_bn(k->rsa_p);
-	BIGNUM *q = secret_bn(k->rsa_q), *iqmp = secret_bn(k->rsa_iqmp);
-	BIGNUM *dmp1 = BN_secure_new(), *dmq1 = BN_secure_new();
-	BIGNUM *t = BN_secure_new();
-	RSA *rsa = RSA_new();
-	int ok;
+	struct rsa_nums r;
+	RSA *rsa = NULL;
 
-	ok = rsa != NULL && n != NULL && e != NULL && d != NULL && p != NULL &&
-	    q != NULL && iqmp != NULL && dmp1 != NULL && dmq1 != NULL &&
-	    t != NULL;
-	if (ok) {
-		BN_set_flags(dmp1, BN_FLG_CONSTTIME);
-		BN_set_flags(dmq1, BN_FLG_CONSTTIME);
-		BN_set_flags(t, BN_FLG_CONSTTIME);
-		ok = BN_sub(t, p, BN_value_one()) && BN_mod(dmp1, d, t, bnctx) &&
-		    BN_sub(t, q, BN_value_one()) && BN_mod(dmq1, d, t, bnctx);
-	}
-	BN_clear_free(t);
+	if (rsa_nums_get(k, &r) != 0)
+		return NULL;
 	/* RSA_set0_* take the numbers; RSA_free clears the secret ones. */
-	if (ok && RSA_set0_key(rsa, n, e, d) == 1) {
-		n = e = d = NULL;
-		if (RSA_set0_factors(rsa, p, q) == 1) {
-			p = q = NULL;
-			if (RSA_set0_crt_params(rsa, dmp1, dmq1, iqmp) == 1) {
+	if (rsa_nums_crt(&r, bnctx) == 0 && (rsa = RSA_new()) != NULL &&
+	    RSA_set0_key(rsa, r.n, r.e, r.d) == 1) {
+		r.n = r.e = r.d = NULL;
+		if (RSA_set0_factors(rsa, r.p, r.q) == 1) {
+			r.p = r.q = NULL;
+			if (RSA_set0_crt_params(rsa, r.dmp1, r.dmq1, r.iqmp) == 1) {
+				r.dmp1 = r.dmq1 = r.iqmp = NULL;
 				RSA_set_flags(rsa, RSA_FLAG_NO_BLINDING);
+				rsa_nums_free(&r);
 				return rsa;
 			}
 		}
 	}
-	BN_free(n);
-	BN_free(e);
-	BN_clear_free(d);
-	BN_clear_free(p);
-	BN_clear_free(q);
-	BN_clear_free(iqmp);
-	BN_clear_free(dmp1);
-	BN_clear_free(dmq1);
+	rsa_nums_free(&r);
 	RSA_free(rsa);
 	return NULL;
 }
