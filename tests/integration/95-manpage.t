@@ -108,30 +108,24 @@ is "$th" "$version" "the man page's .TH line names KEYWARD_VERSION"
 RULESPAGE=$REPO/doc/keyward.5
 RULES_CHECK=$KEYWARD_BUILD/tests/rules_check
 if [ $DOCS = 1 ]; then
-	# --- keyward-ctl(1): no warnings either, the same version
-	CTLPAGE=$REPO/doc/keyward-ctl.1
-	run groff -man -ww -z -Tutf8 "$CTLPAGE"
-	is "$RC:$ERR" "0:" "groff -man -ww -z -Tutf8 doc/keyward-ctl.1: exit 0, no warnings"
-	for width in 80 60 132; do
-		LAST_CMD="MANWIDTH=$width man --warnings -l $CTLPAGE >/dev/null" RUN_SHOWN=0
-		ERR=$(MANWIDTH=$width man --warnings -l "$CTLPAGE" 2>&1 >/dev/null)
-		RC=$? OUT=
-		is "$RC:$ERR" "0:" "man --warnings -l doc/keyward-ctl.1 (MANWIDTH=$width): no warnings"
-	done
-	is "$(sed -n 's/^\.TH KEYWARD-CTL 1 "[^"]*" "keyward \([^"]*\)".*/\1/p' "$CTLPAGE")" "$version" \
-		"keyward-ctl(1)'s .TH line names KEYWARD_VERSION"
+	# --- keyward-ctl(1) and keyward(5): no warnings either, the same version
+	page_clean() { # PAGE NAME SECTION
+		local page=$1 name=$2 sec=$3 rel=doc/$(basename "$1") width th
+		run groff -man -ww -z -Tutf8 "$page"
+		is "$RC:$ERR" "0:" "groff -man -ww -z -Tutf8 $rel: exit 0, no warnings"
+		for width in 80 60 132; do
+			LAST_CMD="MANWIDTH=$width man --warnings -l $page >/dev/null" RUN_SHOWN=0
+			ERR=$(MANWIDTH=$width man --warnings -l "$page" 2>&1 >/dev/null)
+			RC=$? OUT=
+			is "$RC:$ERR" "0:" "man --warnings -l $rel (MANWIDTH=$width): no warnings"
+		done
+		th=$(sed -n 's/^\.TH '"$name $sec"' "[^"]*" "keyward \([^"]*\)".*/\1/p' "$page")
+		is "$th" "$version" "$(basename "$page" ".$sec" | tr A-Z a-z)($sec)'s .TH line names KEYWARD_VERSION"
+	}
+	page_clean "$REPO/doc/keyward-ctl.1" KEYWARD-CTL 1
 
-	# --- keyward(5): no warnings, the same version, every example read
-	run groff -man -ww -z -Tutf8 "$RULESPAGE"
-	is "$RC:$ERR" "0:" "groff -man -ww -z -Tutf8 doc/keyward.5: exit 0, no warnings"
-	for width in 80 60 132; do
-		LAST_CMD="MANWIDTH=$width man --warnings -l $RULESPAGE >/dev/null" RUN_SHOWN=0
-		ERR=$(MANWIDTH=$width man --warnings -l "$RULESPAGE" 2>&1 >/dev/null)
-		RC=$? OUT=
-		is "$RC:$ERR" "0:" "man --warnings -l doc/keyward.5 (MANWIDTH=$width): no warnings"
-	done
-	is "$(sed -n 's/^\.TH KEYWARD 5 "[^"]*" "keyward \([^"]*\)".*/\1/p' "$RULESPAGE")" "$version" \
-		"keyward(5)'s .TH line names KEYWARD_VERSION"
+	# --- keyward(5): every example read
+	page_clean "$RULESPAGE" KEYWARD 5
 	RTEXT=$(MANWIDTH=80 man -l "$RULESPAGE" 2>/dev/null | col -b)
 	for section in NAME SYNOPSIS DESCRIPTION "FILE FORMAT" RULES PATTERNS SEMANTICS "FORWARDED REQUESTS" \
 		"CANONICAL FORM" ERRORS LIMITS EXAMPLES "SEE ALSO"; do
