@@ -9,16 +9,14 @@
  */
 #include "ipc/log.h"
 #include "policy/dispatch.h"
+#include "tests/unit/policypeers.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/testkeys.h"
 
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
-
-enum { MON, KH, PR, AU, TK, NPEERS };
 
 static struct policy P;
 static int peer[NPEERS];        /* the other ends of policy's channels */
@@ -28,20 +26,9 @@ static int log_rd = -1;         /* policy's stderr, read back */
 static void
 setup(void)
 {
-	struct chan *c[NPEERS] = { &P.mon, &P.kh, &P.pr, &P.au, &P.tk };
 	int lp[2];
 
-	for (int i = 0; i < NPEERS; i++) {
-		int sv[2];
-		if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0)
-			tk_die("socketpair");
-		chan_init(c[i], sv[0]);
-		peer[i] = sv[1];
-	}
-	idt_init(&P.ids);
-	wb_init(&P.out);
-	wb_init(&P.secret);
-	P.fp_hash = "sha256";
+	policy_peers(&P, peer);
 	P.audit_on = 1;
 	/* the log lines go to a pipe this test reads */
 	if (pipe(lp) != 0 || dup2(lp[1], STDERR_FILENO) < 0 ||
@@ -57,18 +44,7 @@ setup(void)
 static int
 sent_to(int i, struct msg_hdr *h, struct rd *body)
 {
-	static uint8_t buf[IPC_MAX_MSG];
-	ssize_t n = recv(peer[i], buf, sizeof(buf), MSG_DONTWAIT);
-	struct rd r;
-
-	if (n <= 0)
-		return -1;
-	rd_init(&r, buf, (size_t)n);
-	if (msg_hdr_decode(&r, h) != 0)
-		return -1;
-	if (body != NULL)
-		*body = r;
-	return 0;
+	return policy_sent(peer[i], h, body);
 }
 
 /* Did the auditor get a record of an add, with decision and reason?

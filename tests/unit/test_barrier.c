@@ -9,35 +9,15 @@
  * whatever its handler does.
  */
 #include "policy/dispatch.h"
+#include "tests/unit/policypeers.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/testkeys.h"
 
-#include <sys/socket.h>
 #include <unistd.h>
-
-enum { MON, KH, PR, AU, TK, NPEERS };
 
 static struct policy P;
 static int peer[NPEERS];        /* the other ends of policy's channels */
 static uint32_t next_req = 1;
-
-static void
-setup(void)
-{
-	struct chan *c[NPEERS] = { &P.mon, &P.kh, &P.pr, &P.au, &P.tk };
-
-	for (int i = 0; i < NPEERS; i++) {
-		int sv[2];
-		if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0)
-			tk_die("socketpair");
-		chan_init(c[i], sv[0]);
-		peer[i] = sv[1];
-	}
-	idt_init(&P.ids);
-	wb_init(&P.out);
-	wb_init(&P.secret);
-	P.fp_hash = "sha256";
-}
 
 /* As the monitor sends it: the message in w (its header made by the
  * caller) to policy; then may policy read the monitor's next one? */
@@ -53,14 +33,7 @@ from_monitor(struct wb *w)
 static int
 sent_to(int i, struct msg_hdr *h)
 {
-	uint8_t buf[IPC_MAX_MSG];
-	ssize_t n = recv(peer[i], buf, sizeof(buf), MSG_DONTWAIT);
-	struct rd r;
-
-	if (n <= 0)
-		return -1;
-	rd_init(&r, buf, (size_t)n);
-	return msg_hdr_decode(&r, h) == 0 ? 0 : -1;
+	return policy_sent(peer[i], h, NULL);
 }
 
 /* The keyholder's (or the broker's) status answer to request h. */
@@ -118,7 +91,7 @@ main(void)
 	const struct slice wrong = { (const uint8_t *)"cassiopeia", 10 };
 	const struct slice prov = { (const uint8_t *)"/no/such/p11.so", 15 };
 
-	setup();
+	policy_peers(&P, peer);
 	wb_init(&w);
 	testkey_gen(&k, KEY_ED25519, 0);
 
