@@ -69,6 +69,13 @@ nofilterstop() {
 
 # --- session-lock=lock
 agent lock -O session-lock=lock
+# Two local lists: the second is answered by the monitor from the answer
+# policy lent it (doc/design.md §8), which the screen's lock must take back
+ssh-add -l >/dev/null 2>&1
+run ssh-add -l
+contains "$OUT" "$(fp "$T/keys/k.pub")" "session-lock=lock: before the lock, a local list shows k"
+poll_until 5 grep -q "list answered from policy's list answer" "$T/agent.log"
+ok $? "... answered by the monitor from policy's list answer"
 lock true
 logsays "session c1 locked: the agent is locked until it is unlocked"
 ok $? "session-lock=lock: the lock seen"
