@@ -97,6 +97,12 @@ IT_ALL    = $(sort $(wildcard $(IT_DIR)/*.t))
 IT_PLAIN  = $(shell grep -l '^\# check: plain only' $(IT_ALL))
 IT_FILES  = $(if $(KW_STOCK_FROM),$(filter-out $(IT_PLAIN),$(IT_ALL)),$(IT_ALL))
 IT_SERIAL = $(shell grep -l '^\# check: serial' $(IT_FILES))
+# "# check: serial, alone (REASON)": a serial file beside which nothing
+# at all may run, not even the niced work of IT_BESIDE (153-peer-recycle.t
+# chooses the next pid: any fork meanwhile would take it). These run
+# first of the serial files, before IT_BESIDE starts.
+IT_ALONE  = $(shell grep -l '^\# check: serial, alone' $(IT_FILES))
+IT_SHARED = $(filter-out $(IT_ALONE),$(IT_SERIAL))
 IT_EARLY  = $(filter-out $(IT_SERIAL),$(shell grep -l '^\# check: early' $(IT_FILES)))
 IT_PAR    = $(IT_EARLY) $(filter-out $(IT_SERIAL) $(IT_EARLY),$(IT_FILES))
 comma    := ,
@@ -146,17 +152,36 @@ IT_ENV = ASAN_OPTIONS=detect_leaks=0 KEYWARD_BUILD=$(CURDIR)/$(BUILD) AGENT=$(AG
 	KW_MATRIX_SHARE=$(KW_MATRIX_SHARE) KW_STOCK_FROM=$(KW_STOCK_FROM)
 # --failures: a failing file's "not ok" lines, which its stderr, shared by
 # the files running beside it, would not tell apart.
+#
+# IT_BESIDE: a shell command (make check's next build and unit tests, or
+# the fuzzers) run at nice 19 while the serial files but IT_ALONE run,
+# one at a time, about 100 s that leave the machine 35-62 % idle
+# (tests/tools/beside.sh: its output is printed after theirs, its failure
+# fails check-integration). Empty (the default) runs nothing. The serial
+# files bound how fast keyward answers, or count its answers, under a
+# load of their own; a nice-19 neighbour gets 1/68 of a nice-0 task's
+# share of a core, and all of them passed beside one (and beside far more
+# nice-0 load from other work). 153-peer-recycle.t cannot share the
+# machine with any fork, and is IT_ALONE. A pass is two prove runs, the
+# second the files IT_BESIDE runs beside; every file runs, whatever
+# failed before it.
+IT_BESIDE ?=
+IT_PROVE  = env $(IT_ENV) prove --timer --failures
 check-integration: all tests
 	$(MAKE) TESTING=1 SANITIZE= all
 	@rm -rf $(BUILD)/check-matrix
 	@sh tests/tools/mkkeys.sh $(KW_KEY_CACHE)
 	@echo "  PROVE   $(words $(IT_PAR)) files $(CHECK_JOBS) at a time, then alone:" \
-		"$(notdir $(IT_SERIAL))"
+		"$(notdir $(IT_ALONE) $(IT_SHARED))"
 	$(if $(KW_STOCK_FROM),@echo "  PROVE   not in this pass (run by the plain pass, no keyward" \
 		"code in them): $(notdir $(IT_PLAIN))")
-	$(Q)$(IT_ENV) \
-		prove --timer --failures -j$(CHECK_JOBS) '--rules=par=$(IT_RULE)' \
-		$(IT_PAR) $(IT_SERIAL)
+	$(Q)st=0; \
+	$(if $(IT_PAR)$(IT_ALONE),$(IT_PROVE) -j$(CHECK_JOBS) '--rules=par=$(IT_RULE)' \
+		$(IT_PAR) $(IT_ALONE) || st=1;) \
+	$(if $(IT_BESIDE),echo "  BESIDE  at nice 19 beside the next files: $(IT_BESIDE)"; \
+		sh tests/tools/beside.sh $(BUILD)/check-beside.log '$(IT_BESIDE)') \
+		$(if $(IT_SHARED),$(IT_PROVE) $(IT_SHARED),true) || st=1; \
+	exit $$st
 
 # check-cost: the integration pass as check-integration runs it, each file
 # under tests/tools/check-cost.pl, which prints the CPU seconds (user +
@@ -173,7 +198,9 @@ check-cost: all tests
 
 # The trees the check targets test, built first, BUILD_JOBS at a time:
 # check-build-plain (build/ and build-testing/), check-build-asan
-# (build-asan/), check-build (both, and the fuzzers).
+# (build-asan/), check-build (both, and the fuzzers). make check builds
+# only the first first; the others are built beside its integration
+# passes (IT_BESIDE).
 check-build-plain:
 	$(MAKE) -j$(BUILD_JOBS) SANITIZE= all tests
 	$(MAKE) -j$(BUILD_JOBS) SANITIZE= TESTING=1 all
@@ -196,22 +223,34 @@ check-asan: deps
 	$(MAKE) WERROR=1 SANITIZE=1 check-unit check-integration
 
 # check: the README's test command. The style check first (it needs no
-# build), then every tree is built; then the normal pass, the ASan/UBSan
-# pass, and the fuzzers, BUILD_JOBS at a time:
+# build), then the normal trees are built; then the normal pass, the
+# ASan/UBSan pass, and the fuzzers, BUILD_JOBS at a time (see below):
 # they replay their corpora and regression inputs, then run
 # FUZZ_CHECK_SECONDS each (bounded, for CI; mk/fuzz.mk). Each run starts
 # again from the kept inputs, and within 2 s of 10 every harness had
 # reached all but 1-4 % of the coverage it reached in 10: check's run is a
 # smoke test of the harnesses, the search is make fuzz (FUZZ_SECONDS,
 # longer).
+#
+# Each integration pass ends with its serial files, about 100 s that
+# leave the machine 35-62 % idle; the work of the next step runs there, at
+# nice 19 (IT_BESIDE, check-integration): beside the normal pass's, the
+# ASan/UBSan tree's build and unit tests; beside the ASan pass's, the
+# fuzzers' build, runs and replay (their runs are bounded in time, not in
+# inputs: niced, they try fewer inputs in their FUZZ_CHECK_SECONDS; the
+# replay is whole). A background step that fails fails the pass it ran
+# beside, its output printed after the pass's.
 FUZZ_CHECK_SECONDS ?= 3
+CHECK_BESIDE_PLAIN = $(MAKE) WERROR=1 -j$(BUILD_JOBS) SANITIZE=1 all tests && \
+	$(MAKE) WERROR=1 SANITIZE=1 check-unit
+CHECK_BESIDE_ASAN  = $(MAKE) WERROR=1 -j$(BUILD_JOBS) fuzz FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS)
 check: deps
 	$(MAKE) check-style
-	$(MAKE) WERROR=1 check-build
-	$(MAKE) WERROR=1 check-unit check-integration
+	$(MAKE) WERROR=1 check-build-plain
+	$(MAKE) WERROR=1 check-unit
+	$(MAKE) WERROR=1 check-integration IT_BESIDE='$(CHECK_BESIDE_PLAIN)'
 	$(MAKE) WERROR=1 SANITIZE=1 KW_STOCK_FROM=$(CURDIR)/build/check-matrix \
-		check-unit check-integration
-	$(MAKE) WERROR=1 -j$(BUILD_JOBS) fuzz FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS)
+		check-integration IT_BESIDE='$(CHECK_BESIDE_ASAN)'
 
 # ---------------------------------------------------------------- timed runs
 demo: deps all

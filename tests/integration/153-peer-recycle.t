@@ -6,8 +6,8 @@
 # tells the two apart), never /usr/bin/sleep: the audit record says so, and
 # a rule that refuses sleep does not fire. A control run without a stop
 # shows the same client attributed as itself. (keyward only; needs root.)
-# check: serial (it sets the machine's next pid, ns_last_pid: any other test's
-# fork meanwhile would take that pid)
+# check: serial, alone (it sets the machine's next pid, ns_last_pid: any other
+# fork meanwhile, even a niced build's, would take that pid)
 . "$(dirname "$0")/lib.sh"
 
 NTESTS=9
