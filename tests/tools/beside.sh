@@ -9,9 +9,10 @@
 # interleave. The exit status is the foreground's if it failed, else the
 # background's: a failure of either fails the caller.
 #
-# Nice 19 keeps the background off a core the foreground wants: the
-# scheduler gives a nice-19 task 1/68 of the share of a nice-0 one, and a
-# nice-0 task that wakes takes the core from it at once.
+# Nice 19 and the SCHED_IDLE policy (chrt --idle, where it is allowed)
+# keep the background off a core the foreground wants: the scheduler
+# gives such a task a sliver of a nice-0 one's share, and a normal task
+# that wakes preempts a SCHED_IDLE one at once.
 [ $# -ge 3 ] || { echo "usage: beside.sh LOG 'BACKGROUND' FOREGROUND..." >&2; exit 2; }
 log=$1 bg=$2
 shift 2
@@ -19,7 +20,9 @@ shift 2
 # Its own process group (setsid: a background job's pid is no group
 # leader, so setsid makes it one without a fork), so that an interrupt
 # stops the whole background (a make and its compilers), not its shell.
-setsid -w nice -n 19 sh -c "$bg" >"$log" 2>&1 </dev/null &
+idle=
+chrt --idle 0 true 2>/dev/null && idle="chrt --idle 0"
+setsid -w nice -n 19 $idle sh -c "$bg" >"$log" 2>&1 </dev/null &
 pid=$!
 trap 'kill -TERM -$pid 2>/dev/null; exit 130' INT TERM HUP
 
