@@ -50,6 +50,8 @@ static const struct {
 	{ "stall-readers", attack_stall_readers, "readers that never read: memory" },
 	{ "stall-writers", attack_stall_writers, "slow writers and vanishing clients" },
 	{ "connections", attack_connections, "connection flood" },
+	{ "connections-idle", attack_connections_idle,
+	  "connection flood beside a lone client's idle connection" },
 	{ "pipeline-order", attack_pipeline_order, "effects in order within one write" },
 	{ "pipeline-long", attack_pipeline_long, "long pipelines: 17, 100, 1000 "
 	    "requests" },

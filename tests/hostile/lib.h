@@ -234,6 +234,7 @@ void attack_stall_readers(void);
 void attack_stall_writers(void);
 /* connections.c: descriptors */
 void attack_connections(void);
+void attack_connections_idle(void);
 /* pipelines.c: many requests in one write */
 void attack_pipeline_order(void);
 void attack_pipeline_long(void);
