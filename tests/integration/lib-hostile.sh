@@ -1,15 +1,18 @@
 # shellcheck shell=bash
 # tests/integration/lib-hostile.sh - one case of the hostile-client suite
 # (tests/hostile/attack: one file per attack family in
-# tests/hostile/), for 1NN-hostile-*.t and tests/hostile/*.t. Sourced
-# after nothing: it sources lib.sh itself.
+# tests/hostile/), for 1NN-hostile-*.t, 22N-hostile-*.t and
+# tests/hostile/*.t. Sourced after nothing: it sources lib.sh itself.
 #
 #   hostile_case CASE   starts $AGENT (-D, fresh socket), runs
 #                       "attack CASE" against it and turns its TAP into
-#                       this test's lines; then, when $AGENT is keyward,
-#                       runs the same case against /usr/bin/ssh-agent as a
-#                       reference (attack -r: its results are diagnostics)
-#                       and prints both agents' figures side by side.
+#                       this test's lines (a case that fails also tells
+#                       its diagnostics and the agent's log on stderr,
+#                       which prove --failures shows); then, when $AGENT
+#                       is keyward, runs the same case against
+#                       /usr/bin/ssh-agent as a reference (attack -r: its
+#                       results are diagnostics) and prints both agents'
+#                       figures side by side.
 #   hostile_askpass     the askpass of the prompt cases (prompts-*): a
 #                       forwarded prompt held open a second and refused, a
 #                       local one ("No session-bind") accepted at once, each
