@@ -110,7 +110,8 @@
                                                   * one to make room */
 #define CLIENT_EVICT_IDLE_MS       1000          /* at the connection limit, the
                                                   * longest idle one (idle at
-                                                  * least this long) makes room */
+                                                  * least this long) makes room,
+                                                  * of the peer holding the most */
 
 /* Keys held, all clients together: an add past either budget is refused
  * (SSH_AGENT_FAILURE); a re-add is charged its new size less its old. A

@@ -130,29 +130,6 @@ clients_flush(struct client *c, uint64_t now)
 
 /* ------------------------------------------------ accepting */
 
-/* At the connection limit the client idle longest (nothing in flight,
- * nothing buffered, quiet for CLIENT_EVICT_IDLE_MS) makes room: a flood
- * of idle connections must not lock out the agent's owner. */
-static int
-evict_idle(uint64_t now)
-{
-	size_t best = M.nclients;
-
-	for (size_t i = 0; i < M.nclients; i++) {
-		const struct client *c = M.clients[i];
-		if (c->count == 0 && c->inlen == 0 && client_unsent(c) == 0 &&
-		    now - c->last_ms >= CLIENT_EVICT_IDLE_MS &&
-		    (best == M.nclients || c->last_ms < M.clients[best]->last_ms))
-			best = i;
-	}
-	if (best == M.nclients)
-		return -1;
-	log_info("connection %u closed: idle, and %zu connections are open "
-	    "(the limit)", M.clients[best]->id, M.nclients);
-	drop_client(best);
-	return 0;
-}
-
 /*
  * Connections counted per peer pid, for shedding: open addressing over
  * twice the connection limit, so one pass over the clients counts them
@@ -242,17 +219,64 @@ clients_sheddable(void)
 	return shed_candidate() != M.nclients;
 }
 
-static int
-shed_heaviest(void)
+/*
+ * At the connection limit with someone idle (nothing in flight, nothing
+ * buffered, quiet for CLIENT_EVICT_IDLE_MS): of the idle, one of the peer
+ * holding the most connections, then the one idle longest. A flood of
+ * idle connections from many processes must not lock out the agent's
+ * owner; from one, the flood's own go first, not a lone client of the
+ * user's that holds its connection open between two requests (ssh waits
+ * on the server between its LIST and its SIGN). Call after
+ * shed_candidate, whose counts it reads. Returns the index, or
+ * M.nclients when none.
+ */
+static size_t
+idle_candidate(uint64_t now)
 {
-	size_t i = shed_candidate();
+	size_t best = M.nclients, most = 0;
 
-	if (i == M.nclients)
+	for (size_t i = 0; i < M.nclients; i++) {
+		const struct client *c = M.clients[i];
+		size_t n;
+
+		if (c->dead || c->count != 0 || c->inlen != 0 ||
+		    client_unsent(c) != 0 || now - c->last_ms < CLIENT_EVICT_IDLE_MS)
+			continue;
+		n = pid_count(c->pid)->n;
+		if (best == M.nclients || n > most ||
+		    (n == most && c->last_ms < M.clients[best]->last_ms)) {
+			best = i;
+			most = n;
+		}
+	}
+	return best;
+}
+
+/*
+ * Room for a newcomer at the connection limit: from the peer holding the
+ * most connections (shed_candidate) unless someone idle is of a peer
+ * holding as many -- so a lone client is closed for being idle only when
+ * no peer holds CLIENT_SHED_MIN or more, and never while a relay holds
+ * more than it does. 0, or -1 when no one can make room.
+ */
+static int
+make_room(uint64_t now)
+{
+	size_t s = shed_candidate(), i = idle_candidate(now);
+	size_t ns = s != M.nclients ? pid_count(M.clients[s]->pid)->n : 0;
+
+	if (i != M.nclients && pid_count(M.clients[i]->pid)->n >= ns) {
+		log_info("connection %u closed: idle, and %zu connections are "
+		    "open (the limit)", M.clients[i]->id, M.nclients);
+		drop_client(i);
+		return 0;
+	}
+	if (s == M.nclients)
 		return -1;
 	log_info("connection %u closed: its peer (pid %d) holds the most "
-	    "connections, and %zu are open (the limit)", M.clients[i]->id,
-	    (int)M.clients[i]->pid, M.nclients);
-	drop_client(i);
+	    "connections, and %zu are open (the limit)", M.clients[s]->id,
+	    (int)M.clients[s]->pid, M.nclients);
+	drop_client(s);
 	return 0;
 }
 
@@ -273,7 +297,7 @@ clients_accept(uint64_t now, int listen_fd, uint32_t sock)
 	struct client *c;
 	int fd, pidfd, gone;
 
-	if (clients_full() && evict_idle(now) != 0 && shed_heaviest() != 0) {
+	if (clients_full() && make_room(now) != 0) {
 		M.evictable = 0;
 		return;
 	}

@@ -9,11 +9,12 @@
  * SOCK whose process (tree) is PID; NAME is "keyward" or "ssh-agent". CASE
  * is one of the names below (each run by tests/integration/1NN-hostile-
  * CASE.t, the soak by tests/hostile/127-hostile-soak.t) and the output is TAP.
- * Throughout every case a probe (a separate, well-behaved connection)
- * does LIST and an Ed25519 SIGN every PROBE_PERIOD_MS and records its worst
- * latency; each case asserts that the agent is alive, kept its keys and
- * answered the probe within PROBE_BOUND_MS (x3 for sanitizer builds:
- * KEYWARD_SANITIZE or HOSTILE_SLOW=1 in the environment).
+ * Throughout every case a probe (a well-behaved client: a connection of
+ * a process of its own, forked before the case starts) does LIST and an
+ * Ed25519 SIGN every PROBE_PERIOD_MS and records its worst latency; each
+ * case asserts that the agent is alive, kept its keys and answered the
+ * probe within PROBE_BOUND_MS (x3 for sanitizer builds: KEYWARD_SANITIZE
+ * or HOSTILE_SLOW=1 in the environment).
  *
  * Every loop is bounded in count and in time; the only traffic is to SOCK.
  * Bounds OpenSSH's own agent misses (it is single-threaded and stalls)
@@ -49,6 +50,8 @@ static const struct {
 	{ "stall-readers", attack_stall_readers, "readers that never read: memory" },
 	{ "stall-writers", attack_stall_writers, "slow writers and vanishing clients" },
 	{ "connections", attack_connections, "connection flood" },
+	{ "connections-idle", attack_connections_idle,
+	  "connection flood beside a lone client's idle connection" },
 	{ "pipeline-order", attack_pipeline_order, "effects in order within one write" },
 	{ "pipeline-long", attack_pipeline_long, "long pipelines: 17, 100, 1000 "
 	    "requests" },
@@ -114,6 +117,7 @@ main(int argc, char **argv)
 	if (!tap_ok(wt == MSG_SUCCESS && list_fresh(probe_key, &found, 10000) > 0 && found,
 	    "the probe's Ed25519 key is added and listed"))
 		die("the agent does not take a key (answer %d)", wt);
+	probe_init();
 	case_table[i].fn();
 	return tap_done();
 }

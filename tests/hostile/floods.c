@@ -165,6 +165,7 @@ attack_flood_big_rsa(void)
 			    sig_verifies(rsa, data[i][j], sizeof(data[i][j]), sig))
 				good++;
 		}
+	probe_read(&p);
 	figure("flood-big-rsa", "RSA-16384 add %llu ms; %d of %d signatures verified "
 	    "in %.1f s; "
 	    "worst probe Ed25519 SIGN %llu ms (target < %d ms)", (unsigned long long)tadd,

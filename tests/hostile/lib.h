@@ -171,19 +171,25 @@ int list_fresh(const struct key *k, int *found, int timeout_ms);
 
 extern struct key *probe_key;
 
+/* What the probe measured in a case. The probe runs in a process of its
+ * own (probe.c), which writes them in memory shared with this one;
+ * probe_read and probe_stop copy them into the caller's struct probe. */
 struct probe {
-	pthread_t th;
-	volatile int stop;
 	int expect_keys;        /* 0: the agent may be locked (unlock guessing) */
 	uint64_t worst_ms, worst_list_ms, worst_sign_ms;
 	uint64_t worst_at_ms;   /* when the worst answer came, from t_start */
 	int rounds, timeouts, wrong;
+	uint64_t wrong_at_ms;   /* when the first wrong answer came, from t_start */
 	char wrong_what[256];
 	uint64_t first_keys_ms; /* first LIST that showed the probe key */
-	pthread_mutex_t mu;
+	pid_t pid;              /* the probe's process */
 };
 
+/* Forks the probe's process: once, before any thread is started. */
+void probe_init(void);
 void probe_start(struct probe *p, int expect_keys);
+/* The figures so far, while the probe runs. */
+void probe_read(struct probe *p);
 void probe_stop(struct probe *p);
 /* The checks every case ends with: alive, answered the probe within the
  * bound (and correctly), still holds the keys it was given. */
@@ -228,6 +234,7 @@ void attack_stall_readers(void);
 void attack_stall_writers(void);
 /* connections.c: descriptors */
 void attack_connections(void);
+void attack_connections_idle(void);
 /* pipelines.c: many requests in one write */
 void attack_pipeline_order(void);
 void attack_pipeline_long(void);

@@ -12,4 +12,5 @@ REPO=$(cd "$HERE/../.." && pwd)
 export KEYWARD_BUILD="$BUILD" HOSTILE_STRESS=1
 export AGENT="${AGENT:-$BUILD/keyward}"
 cd "$REPO" || exit 1
-exec nice prove -v tests/integration/1[12][0-9]-hostile-*.t tests/hostile/127-hostile-soak.t
+exec nice prove -v tests/integration/1[12][0-9]-hostile-*.t tests/integration/22[0-9]-hostile-*.t \
+	tests/hostile/127-hostile-soak.t

@@ -97,6 +97,7 @@ attack_unlock_guessing(void)
 	for (i = 0; i < f.n; i++)
 		if (f.first_success_ms[i] != 0 && (unlocked == 0 || f.first_success_ms[i] < unlocked))
 			unlocked = f.first_success_ms[i];
+	probe_read(&p);
 	if (unlocked == 0 && p.first_keys_ms != 0)
 		unlocked = p.first_keys_ms;
 	if (unlocked != 0) {

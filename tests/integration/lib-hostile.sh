@@ -1,15 +1,18 @@
 # shellcheck shell=bash
 # tests/integration/lib-hostile.sh - one case of the hostile-client suite
 # (tests/hostile/attack: one file per attack family in
-# tests/hostile/), for 1NN-hostile-*.t and tests/hostile/*.t. Sourced
-# after nothing: it sources lib.sh itself.
+# tests/hostile/), for 1NN-hostile-*.t, 22N-hostile-*.t and
+# tests/hostile/*.t. Sourced after nothing: it sources lib.sh itself.
 #
 #   hostile_case CASE   starts $AGENT (-D, fresh socket), runs
 #                       "attack CASE" against it and turns its TAP into
-#                       this test's lines; then, when $AGENT is keyward,
-#                       runs the same case against /usr/bin/ssh-agent as a
-#                       reference (attack -r: its results are diagnostics)
-#                       and prints both agents' figures side by side.
+#                       this test's lines (a case that fails also tells
+#                       its diagnostics and the agent's log on stderr,
+#                       which prove --failures shows); then, when $AGENT
+#                       is keyward, runs the same case against
+#                       /usr/bin/ssh-agent as a reference (attack -r: its
+#                       results are diagnostics) and prints both agents'
+#                       figures side by side.
 #   hostile_askpass     the askpass of the prompt cases (prompts-*): a
 #                       forwarded prompt held open a second and refused, a
 #                       local one ("No session-bind") accepted at once, each
@@ -56,7 +59,7 @@ _hostile_run() {
 }
 
 hostile_case() {
-	local cs=$1 name=ssh-agent line re_ok re_nok plan rc
+	local cs=$1 name=ssh-agent line re_ok re_nok plan rc failed0=$FAILED
 	is_keyward && name=keyward
 	[ -x "$ATTACK" ] || bail "$ATTACK is not built (make tests)"
 	_hostile_run "$AGENT" "$name" "$cs" "$T/attack.tap"
@@ -78,12 +81,62 @@ hostile_case() {
 	done <"$T/attack.tap"
 	plan=$(grep -E '^1\.\.[0-9]+$' "$T/attack.tap" | tail -n 1)
 	ok $((rc > 1 ? rc : 0)) "attack $cs against $name ran to its end (status $rc, plan ${plan:-none})"
+	[ "$FAILED" = "$failed0" ] || _hostile_stderr "$cs" "$name" "$rc" >&2
 
 	if is_keyward && [ "${HOSTILE_REFERENCE:-1}" != 0 ] && [ -x "$REF_AGENT" ]; then
 		_hostile_run "$REF_AGENT" ssh-agent "$cs" "$T/ref.tap" -r
 		grep -E '^#' "$T/ref.tap" | grep -v '^# FIGURE ' | sed 's/^# /#   /'
 		_hostile_figures "$T/attack.tap" "$T/ref.tap"
 	fi
+}
+
+# _hostile_stderr CASE NAME STATUS: a failed case told on stderr, which
+# prove --failures (make check) shows where it shows none of the "#" lines
+# of stdout: the attack's results and diagnostics, its stderr, and the
+# agent's log, the tail of it with runs of lines that differ only in their
+# numbers (a flood's "connection N closed") told once with their count.
+# Every line bears this file's name (the stderr of the files running
+# beside it is the same), is escaped (the log holds what clients sent,
+# escaped by the agent but not trusted here) and cut; so is their number.
+HOSTILE_ERR_LINES=60
+HOSTILE_ERR_LOG=25
+_hostile_stderr() {
+	local cs=$1 name=$2 rc=$3
+	{
+		printf '# hostile case %s against %s failed (attack status %s):\n' "$cs" "$name" "$rc"
+		grep -E '^(not ok|#|Bail out!)' "$T/attack.tap" | head -n "$HOSTILE_ERR_LINES"
+		if [ -s "$T/attack-$name.err" ]; then
+			echo "# --- attack stderr (its tail)"
+			tail -n 10 "$T/attack-$name.err" | sed "s/^/#   /"
+		fi
+		if [ -s "$T/agent-$name.log" ]; then
+			echo "# --- $name's log (its tail; xN: N lines like it in a row)"
+			_hostile_runs "$T/agent-$name.log" | tail -n "$HOSTILE_ERR_LOG" |
+				sed "s/^/#   /"
+		fi
+	} | _hostile_escape "$(basename "$0")"
+}
+
+# Runs of lines alike but for their numbers, told once: the run's first
+# line, then " (xN, the last: ...)" when it has more.
+_hostile_runs() {
+	perl -ne '
+		chomp; (my $k = $_) =~ s/[0-9]+/N/g;
+		if (defined $key && $k eq $key) { $n++; $last = $_; next }
+		out(); ($key, $first, $last, $n) = ($k, $_, $_, 1);
+		sub out { return unless defined $key;
+			print $first, ($n > 1 ? " (x$n, the last: $last)" : ""), "\n" }
+		END { out() }' "$1"
+}
+
+# Each line "PREFIX: LINE", its bytes outside printable ASCII as \xNN,
+# cut at 400 bytes.
+_hostile_escape() {
+	LC_ALL=C perl -ne '
+		BEGIN { $p = shift }
+		chomp; s/([^\x20-\x7e])/sprintf("\\x%02x", ord $1)/ge;
+		$_ = substr($_, 0, 400) . "..." if length > 400;
+		print "$p: $_\n"' "$1"
 }
 
 # Both agents' figures, one line per figure: "# KEY: keyward: ...; ssh-agent: ...".
