@@ -29,6 +29,12 @@
 #
 # run CMD...   runs CMD, keeps stdout in $OUT, stderr in $ERR, status in $RC;
 #              the next failing assertion prints them (and the agent log).
+#
+# Text, read by the shell (no process; see "text" below):
+#   slurp VAR FILE         VAR=$(cat FILE)
+#   lines_match TEXT ERE   a line of TEXT matches ERE (grep -Eq)
+#   has_line TEXT LINE     a line of TEXT is LINE (grep -qxF)
+#   file_has FILE STRING   a line of FILE contains STRING (grep -qF FILE)
 
 set -u
 
