@@ -242,6 +242,13 @@ for w in $SIDES; do
 done
 same evalcsh "eval in tcsh, ssh-add -l, eval of -c -k"
 contains "$(norm sut evalcsh out)" "The agent has no identities." "eval in tcsh: the agent answers"
+# -k signals the agent and returns; the agent removes its socket as it
+# ends, a moment later: wait (bounded) for that before the files are
+# compared. A socket that stays fails same_files as before.
+for w in $SIDES; do
+	poll_until 10 not test -e "$T/$w/cwd/e.sock"
+	poll_until 10 not test -e "$T/$w/cwd/t.sock"
+done
 same_files "eval in sh and tcsh"
 
 # ------------------------------------------------------------ -a
@@ -388,6 +395,8 @@ for flag in -D -d; do
 	is "$(norm sut "fg$flag" out)" "SSH_AUTH_SOCK=D/cwd/fg.sock; export SSH_AUTH_SOCK;
 echo Agent pid N;" "$flag: the socket line and the pid"
 	is "$(rc_of sut "fg$flag")" "$(rc_of ref "fg$flag")" "$flag: SIGTERM ends it with ssh-agent's status ($(rc_of ref "fg$flag"))"
+	# the socket goes a moment after the process (keyward's reapers)
+	for w in $SIDES; do poll_until 10 not test -e "$T/$w/cwd/fg.sock"; done
 	same_files "$flag, then SIGTERM"
 done
 [ -s "$T/ref/o/fg-d.err" ] && [ -s "$T/sut/o/fg-d.err" ]
