@@ -64,7 +64,18 @@ attack() {
 	run nocaps ssh -A -F "$T/ssh_config" -o IdentityFile="$(PUB k)" "$host" \
 		"$PY3 $ATTACK $(printf '%q ' "$@")" </dev/null
 }
-got() { printf '%s\n' "$OUT" | awk -v n="$1" '$1 == n { $1 = ""; sub(/^ /, ""); print; exit }'; }
+# got NAME: the rest of the first line of $OUT whose first field is NAME,
+# its fields one space apart (awk's '$1 == n { $1 = ""; ... }', by the shell)
+got() {
+	local l w IFS=$' \t\n'
+	while IFS= read -r l; do
+		read -r -a w <<<"$l"
+		[ "${w[0]-}" = "$1" ] || continue
+		IFS=' '
+		printf '%s\n' "${w[*]:1}"
+		return 0
+	done <<<"$OUT"
+}
 refused() { # NAME WHAT: keyward refused; stock ssh-agent (no rules) signed
 	if is_keyward; then
 		is "$(got "$1")" refused "$2: refused"
@@ -87,7 +98,7 @@ login() { # KEY HOST: a real local ssh login
 # every namespace and data a server might want signed with key K
 everything() { # PREFIX K
 	local p=$1 k; k=$(PUB "$2")
-	for ns in git file ssh-sk login file@x ""; do printf '%s ' "$p-ns-$(printf %s "$ns" | tr -c 'a-z' _)=sshsig:$k:$ns"; done
+	for ns in git file ssh-sk login file@x ""; do printf '%s ' "$p-ns-${ns//[^a-z]/_}=sshsig:$k:$ns"; done
 	printf '%s ' "$p-other=other:$k:arbitrary-bytes" "$p-plain=login:$k:$ME:sid-chosen" \
 		"$p-hb=hlogin:$k:$ME:sid-chosen:$T/prod/host_ed25519.pub" \
 		"$p-bind=bind:$HK_PROD:sid-prod" "$p-afterbind=hlogin:$k:$ME:sid-prod:$T/prod/host_ed25519.pub"

@@ -49,21 +49,51 @@ if stock_get 170-cli-diff "$T/ref/o"; then
 	SIDES=sut REPLAY=1
 	diag "ssh-agent's runs: those of the plain pass (not run again)"
 fi
-# o W NAME EXT: where a run's output is kept (NAME made a file name)
-o() { printf '%s/%s/o/%s.%s' "$T" "$1" "$(printf '%s' "$2" | tr -c 'A-Za-z0-9_.-' '_')" "$3"; }
+# o W NAME EXT: where a run's output is kept (NAME made a file name);
+# opath VAR W NAME EXT sets VAR to it. The helpers of this file run a
+# few thousand times: they work in the shell, with no process (no tr,
+# cat, sed or awk) where one is not needed.
+opath() { printf -v "$1" '%s/%s/o/%s.%s' "$T" "$2" "${3//[^A-Za-z0-9_.-]/_}" "$4"; }
+o() { local p; opath p "$@"; printf '%s' "$p"; }
+# cat_file FILE: cat FILE, by the shell
+cat_file() {
+	local -a a=()
+	{ mapfile -d '' -t a <"$1"; } 2>/dev/null
+	printf '%s' "${a[@]}"
+}
+# out_var VAR FILE ERE...: VAR the first group of the first ERE that each
+# line of FILE matches, one line per matching line (sed -n 's/ERE/\1/p;
+# ...': an ERE given here ends at the end of the line)
+out_var() {
+	local _ov=$1 _of=$2 _ol _ore _or=()
+	shift 2
+	while IFS= read -r _ol || [ -n "$_ol" ]; do
+		for _ore in "$@"; do
+			[[ $_ol =~ $_ore ]] && { _or+=("${BASH_REMATCH[1]}"); break; }
+		done
+	done 2>/dev/null <"$_of"
+	local IFS=$'\n'
+	printf -v "$_ov" '%s' "${_or[*]}"
+	while [[ ${!_ov} == *$'\n' ]]; do printf -v "$_ov" '%s' "${!_ov%$'\n'}"; done
+}
+RE_PID_SH='^SSH_AGENT_PID=([0-9]*);' RE_PID_CSH='^setenv SSH_AGENT_PID ([0-9]*);$'
+RE_SOCK_SH='^SSH_AUTH_SOCK=(.*); export SSH_AUTH_SOCK;$' RE_SOCK_CSH='^setenv SSH_AUTH_SOCK (.*);$'
 
 # inv W NAME [env args...] -- ARGS...: the agent W with ARGS, in $T/W/cwd,
 # HOME=$T/W/home; status, stdout, stderr in $T/W/o/NAME.{rc,out,err}.
 # The env args come first in env's own order (-u VAR before VAR=VAL).
 inv() {
-	local w=$1 name=$2 envs=() pid
+	local w=$1 name=$2 envs=() pid b p
 	shift 2
 	while [ "$1" != -- ]; do envs+=("$1"); shift; done
 	shift
-	(cd "$T/$w/cwd" && exec env "${envs[@]}" HOME="$T/$w/home" timeout 20 "$(bin "$w")" "$@") \
-		</dev/null >"$(o "$w" "$name" out)" 2>"$(o "$w" "$name" err)"
-	echo $? >"$(o "$w" "$name" rc)"
-	pid=$(sed -n 's/^SSH_AGENT_PID=\([0-9]*\);.*/\1/p; s/^setenv SSH_AGENT_PID \([0-9]*\);$/\1/p' "$(o "$w" "$name" out)")
+	b=$SUT
+	[ "$w" = ref ] && b=$REF
+	opath p "$w" "$name" ""
+	(cd "$T/$w/cwd" && exec env "${envs[@]}" HOME="$T/$w/home" timeout 20 "$b" "$@") \
+		</dev/null >"${p}out" 2>"${p}err"
+	echo $? >"${p}rc"
+	out_var pid "${p}out" "$RE_PID_SH" "$RE_PID_CSH"
 	[ -n "$pid" ] && AGENT_PIDS+=("$pid")
 	return 0
 }
@@ -74,22 +104,70 @@ in_w() {
 	(cd "$T/$w/cwd" && exec env HOME="$T/$w/home" A="$(bin "$w")" "$@") </dev/null
 }
 
-# norm W NAME EXT: the normalised text
-norm() {
-	sed -E -e 's/\r$//' -e "s#$T/$1#D#g" -e 's/ssh-agent|keyward/AGENT/g' -e 's/^AGENT: //' \
-		-e 's/(SSH_AGENT_PID[= ])[0-9]+/\1N/; s/(Agent pid |pid=)[0-9]+/\1N/; s/agent\.[0-9]+/agent.N/g' \
-		"$(o "$1" "$2" "$3")" |
-		awk '/^usage: / { print "USAGE"; u = 1; next } u && /^ / { next } { u = 0; print }'
+# norm W NAME EXT: the normalised text, line by line: a trailing carriage
+# return gone (ssh-agent ends its messages with one), W's directory "D",
+# either program's name "AGENT", a leading "AGENT: " gone, the first pid
+# after SSH_AGENT_PID, after "Agent pid " or "pid=" "N", every
+# agent.DIGITS "agent.N"; a usage text (a "usage: " line and the
+# indented lines after it) one line "USAGE". norm_lines W NAME EXT puts
+# the lines in NORM; norm_var VAR W NAME EXT puts the text in VAR.
+RE_NPID1='(SSH_AGENT_PID[= ])[0-9]+' RE_NPID2='(Agent pid |pid=)[0-9]+' RE_NAGENT='agent\.[0-9]+'
+norm_lines() {
+	local p l pre u=0
+	local -a in=()
+	opath p "$1" "$2" "$3"
+	NORM=()
+	{ mapfile -t in <"$p"; } 2>/dev/null
+	for l in "${in[@]}"; do
+		l=${l%$'\r'}
+		l=${l//"$T/$1"/D}
+		l=${l//ssh-agent/AGENT}
+		l=${l//keyward/AGENT}
+		l=${l#'AGENT: '}
+		[[ $l =~ $RE_NPID1 ]] && l=${l/"${BASH_REMATCH[0]}"/"${BASH_REMATCH[1]}N"}
+		[[ $l =~ $RE_NPID2 ]] && l=${l/"${BASH_REMATCH[0]}"/"${BASH_REMATCH[1]}N"}
+		pre=
+		while [[ $l =~ $RE_NAGENT ]]; do
+			pre+=${l%%"${BASH_REMATCH[0]}"*}agent.N
+			l=${l#*"${BASH_REMATCH[0]}"}
+		done
+		l=$pre$l
+		if [[ $l == 'usage: '* ]]; then
+			NORM+=(USAGE)
+			u=1
+		elif [ $u = 0 ] || [[ $l != ' '* ]]; then
+			NORM+=("$l")
+			u=0
+		fi
+	done
 }
-rc_of() { cat "$(o "$1" "$2" rc)"; }
-out_of() { cat "$(o "$1" "$2" out)"; }
-err_of() { cat "$(o "$1" "$2" err)"; }
+norm() {
+	norm_lines "$@"
+	[ ${#NORM[@]} = 0 ] || printf '%s\n' "${NORM[@]}"
+}
+norm_var() {
+	local _nv=$1
+	shift
+	norm_lines "$@"
+	local IFS=$'\n'
+	printf -v "$_nv" '%s' "${NORM[*]}"
+	while [[ ${!_nv} == *$'\n' ]]; do printf -v "$_nv" '%s' "${!_nv%$'\n'}"; done
+}
+# rc_var VAR W NAME: VAR the exit status W's run NAME left
+rc_var() { local _rp; opath _rp "$2" "$3" rc; slurp "$1" "$_rp"; }
+rc_of() { local p; opath p "$1" "$2" rc; cat_file "$p"; }
+out_of() { local p; opath p "$1" "$2" out; cat_file "$p"; }
+err_of() { local p; opath p "$1" "$2" err; cat_file "$p"; }
 
 # same NAME DESC: status, stdout and stderr alike
 same() {
-	is "$(rc_of sut "$1")" "$(rc_of ref "$1")" "$2: exit status as ssh-agent's"
-	is "$(norm sut "$1" out)" "$(norm ref "$1" out)" "$2: standard output as ssh-agent's"
-	is "$(norm sut "$1" err)" "$(norm ref "$1" err)" "$2: standard error as ssh-agent's"
+	local a b
+	rc_var a sut "$1"; rc_var b ref "$1"
+	is "$a" "$b" "$2: exit status as ssh-agent's"
+	norm_var a sut "$1" out; norm_var b ref "$1" out
+	is "$a" "$b" "$2: standard output as ssh-agent's"
+	norm_var a sut "$1" err; norm_var b ref "$1" err
+	is "$a" "$b" "$2: standard error as ssh-agent's"
 }
 # files W: what is in W's directory (not HOME: keyward makes ~/.ssh/agent)
 files() { (cd "$T/$1/cwd" && find . -mindepth 1 | sort | tr '\n' ' '); }
@@ -105,16 +183,18 @@ dir_empty() { [ -z "$(ls -A "$1")" ]; }
 agent_answers() { ssh-add -l >/dev/null 2>&1; [ $? -le 1 ]; }
 # kill_w W NAME: -k the agent NAME started (from its output)
 kill_w() {
-	local pid sock
-	pid=$(sed -n 's/^SSH_AGENT_PID=\([0-9]*\);.*/\1/p; s/^setenv SSH_AGENT_PID \([0-9]*\);$/\1/p' "$(o "$1" "$2" out)")
+	local pid sock p rc
+	opath p "$1" "$2" out
+	out_var pid "$p" "$RE_PID_SH" "$RE_PID_CSH"
 	[ -n "$pid" ] || return 1
-	sock=$(sed -n 's/^SSH_AUTH_SOCK=\(.*\); export SSH_AUTH_SOCK;$/\1/p; s/^setenv SSH_AUTH_SOCK \(.*\);$/\1/p' "$(o "$1" "$2" out)")
+	out_var sock "$p" "$RE_SOCK_SH" "$RE_SOCK_CSH"
 	# stopped once it serves: a SIGTERM before an agent has set up its
 	# handlers ends it without removing its socket (ssh-agent as well)
 	[ -z "$sock" ] || SSH_AUTH_SOCK=$sock poll_until 10 agent_answers
 	inv "$1" "$2.kill" SSH_AGENT_PID="$pid" -- -k
 	# the socket goes a moment after the process (keyward's reapers)
-	[ "$(rc_of "$1" "$2.kill")" = 0 ] && wait_gone "$pid" 10 &&
+	rc_var rc "$1" "$2.kill"
+	[ "$rc" = 0 ] && wait_gone "$pid" 10 &&
 		{ [ -z "$sock" ] || poll_until 10 not test -e "$sock"; }
 }
 # leftovers W: live processes of W's runs
@@ -162,6 +242,13 @@ for w in $SIDES; do
 done
 same evalcsh "eval in tcsh, ssh-add -l, eval of -c -k"
 contains "$(norm sut evalcsh out)" "The agent has no identities." "eval in tcsh: the agent answers"
+# -k signals the agent and returns; the agent removes its socket as it
+# ends, a moment later: wait (bounded) for that before the files are
+# compared. A socket that stays fails same_files as before.
+for w in $SIDES; do
+	poll_until 10 not test -e "$T/$w/cwd/e.sock"
+	poll_until 10 not test -e "$T/$w/cwd/t.sock"
+done
 same_files "eval in sh and tcsh"
 
 # ------------------------------------------------------------ -a
@@ -308,6 +395,8 @@ for flag in -D -d; do
 	is "$(norm sut "fg$flag" out)" "SSH_AUTH_SOCK=D/cwd/fg.sock; export SSH_AUTH_SOCK;
 echo Agent pid N;" "$flag: the socket line and the pid"
 	is "$(rc_of sut "fg$flag")" "$(rc_of ref "fg$flag")" "$flag: SIGTERM ends it with ssh-agent's status ($(rc_of ref "fg$flag"))"
+	# the socket goes a moment after the process (keyward's reapers)
+	for w in $SIDES; do poll_until 10 not test -e "$T/$w/cwd/fg.sock"; done
 	same_files "$flag, then SIGTERM"
 done
 [ -s "$T/ref/o/fg-d.err" ] && [ -s "$T/sut/o/fg-d.err" ]

@@ -53,7 +53,7 @@ dest_agent() {
 	else
 		start_agent
 	fi
-	ok $? "agent $(basename "$AGENT") started" || bail "agent did not start"
+	ok $? "agent ${AGENT##*/} started" || bail "agent did not start"
 }
 
 dest_hosts() {
@@ -91,9 +91,10 @@ dest_fp() { fp "$T/keys/$1.pub"; }
 _dest_ssh_words() { # HOP KEY [opts...]: an ssh command line (quoted for sh)
 	local hop=$1 key=$2; shift 2
 	local w o
-	w="ssh -n -F $(printf %q "$T/ssh_config") -o IdentityFile=$(printf %q "$T/keys/$key")"
-	for o in "$@"; do w+=" $(printf %q "$o")"; done
-	printf '%s %s' "$w" "$(printf %q "$hop")"
+	printf -v w 'ssh -n -F %q -o IdentityFile=%q' "$T/ssh_config" "$T/keys/$key"
+	for o in "$@"; do printf -v o ' %q' "$o"; w+=$o; done
+	printf -v o '%q' "$hop"
+	printf '%s %s' "$w" "$o"
 }
 
 dest_ssh() {
@@ -131,7 +132,7 @@ dest_ssh() {
 		run timeout "$DEST_TIMEOUT" sh -c "echo KW-REACHED-0; $cmd"
 	else
 		# innermost first: the command run on hop i logs in to hop i+1
-		local i c opts
+		local i c opts q
 		c="echo KW-REACHED-$n; $cmd"
 		for ((i = n; i >= 1; i--)); do
 			opts=()
@@ -142,18 +143,20 @@ dest_ssh() {
 				opts+=(-A)
 			fi
 			if [ "$i" -gt 1 ]; then
-				c="echo KW-REACHED-$((i - 1)); $(_dest_ssh_words "${hops[i - 1]}" "$login" "${opts[@]}") $(printf %q "$c")"
+				printf -v q '%q' "$c"
+				c="echo KW-REACHED-$((i - 1)); $(_dest_ssh_words "${hops[i - 1]}" "$login" "${opts[@]}") $q"
 			fi
 		done
 		run timeout "$DEST_TIMEOUT" ssh -n -F "$T/ssh_config" -o "IdentityFile=$T/keys/$login" "${opts[@]}" "${hops[0]}" "$c"
 	fi
 	LAST_CMD="dest_ssh -m $mode $key ${hops[*]} (${LAST_CMD})"
 
-	# how far did it get?
+	# how far did it get? (the text is looked at by the shell, with
+	# lib.sh's has_line and lines_match: no grep per question)
 	DEST_REACHED=-1
 	[ "$n" -gt 0 ] && DEST_REACHED=0 # the origin
 	for ((i = 0; i <= n; i++)); do
-		printf '%s\n' "$OUT" | grep -qx "KW-REACHED-$i" && DEST_REACHED=$i
+		has_line "$OUT" "KW-REACHED-$i" && DEST_REACHED=$i
 	done
 	local pfx_ok=1 # every hop before the last one worked
 	[ "$DEST_REACHED" -ge $((n - 1)) ] || pfx_ok=0
@@ -164,9 +167,9 @@ dest_ssh() {
 		if [ "$RC" = 0 ] && [ "$DEST_REACHED" = "$n" ]; then
 			DEST_RESULT=ALLOW DEST_HOW=ok
 		elif [ $pfx_ok = 1 ] && [ "$DEST_REACHED" != "$n" ] && [ "$RC" = 255 ] &&
-			printf '%s\n' "$ERR" | grep -q 'Permission denied (publickey)'; then
+			[[ $ERR == *'Permission denied (publickey)'* ]]; then
 			DEST_RESULT=DENY
-			if printf '%s\n' "$ERR" | grep -q 'signing failed for .* from agent: agent refused operation'; then
+			if lines_match "$ERR" 'signing failed for .* from agent: agent refused operation'; then
 				DEST_HOW=refused-sign
 			else
 				DEST_HOW=not-offered
@@ -174,11 +177,11 @@ dest_ssh() {
 		fi ;;
 	list)
 		if [ "$DEST_REACHED" = "$n" ]; then
-			if [ "$RC" = 0 ] && printf '%s\n' "$OUT" | grep -qF " $(fp "$pub") "; then
+			if [ "$RC" = 0 ] && [[ $OUT == *" $(fp "$pub") "* ]]; then
 				DEST_RESULT=ALLOW DEST_HOW=listed
-			elif [ "$RC" = 0 ] && printf '%s\n' "$OUT" | grep -q ' SHA256:'; then
+			elif [ "$RC" = 0 ] && [[ $OUT == *' SHA256:'* ]]; then
 				DEST_RESULT=DENY DEST_HOW=not-listed
-			elif [ "$RC" = 1 ] && printf '%s\n' "$OUT" | grep -qx 'The agent has no identities.'; then
+			elif [ "$RC" = 1 ] && lines_match "$OUT" '^The agent has no identities.$'; then
 				DEST_RESULT=DENY DEST_HOW=empty
 			fi
 		fi ;;
@@ -188,7 +191,7 @@ dest_ssh() {
 				if [ "$mode" = test ] || [ -s "$T/dest-msg.sig" ]; then
 					DEST_RESULT=ALLOW DEST_HOW=ok
 				fi
-			elif printf '%s\n' "$ERR" | grep -q 'agent refused operation'; then
+			elif [[ $ERR == *'agent refused operation'* ]]; then
 				DEST_RESULT=DENY DEST_HOW=refused
 			fi
 		fi ;;
@@ -205,7 +208,7 @@ dest_ssh() {
 _dest_share_publish() {
 	local d
 	[ -n "${KW_MATRIX_SHARE:-}" ] && [ -e "$T/matrix-share.rows" ] || return 0
-	d=$KW_MATRIX_SHARE/$(basename "$AGENT")
+	d=$KW_MATRIX_SHARE/${AGENT##*/}
 	mkdir -p "$d" &&
 		cp "$T/matrix-share.rows" "$d/.$DEST_SCENARIO.$$" &&
 		mv -f "$d/.$DEST_SCENARIO.$$" "$d/$DEST_SCENARIO.tsv"
@@ -220,7 +223,7 @@ dest_record() { # NAME VALUE
 		printf '%s\t%s\n' "$1" "$2" >>"$T/matrix-share.rows"
 	[ -n "${KW_MATRIX_DIR:-}" ] || return 0
 	mkdir -p "$KW_MATRIX_DIR" &&
-		printf '%s\t%s\n' "$1" "$2" >>"$KW_MATRIX_DIR/$(basename "$AGENT").tsv"
+		printf '%s\t%s\n' "$1" "$2" >>"$KW_MATRIX_DIR/${AGENT##*/}.tsv"
 }
 
 dest_row() { # NAME WANT [WANT_HOW]

@@ -67,7 +67,13 @@ EOF
 	echo yes >"$T/askpass.mode"
 	: >"$T/askpass.log"
 }
-prompts() { grep -c '^--- prompt$' "$T/askpass.log" | tr -d ' '; }
+prompts() { # how many prompts the askpass logged (grep -c, by the shell)
+	local l n=0
+	while IFS= read -r l || [ -n "$l" ]; do
+		[ "$l" = '--- prompt' ] && n=$((n + 1))
+	done 2>/dev/null <"$T/askpass.log"
+	echo "$n"
+}
 last_prompt() { awk '/^--- prompt$/ { t = ""; next } { t = t $0 "\n" } END { printf "%s", t }' "$T/askpass.log"; }
 
 rules_agent() {

@@ -29,6 +29,12 @@
 #
 # run CMD...   runs CMD, keeps stdout in $OUT, stderr in $ERR, status in $RC;
 #              the next failing assertion prints them (and the agent log).
+#
+# Text, read by the shell (no process; see "text" below):
+#   slurp VAR FILE         VAR=$(cat FILE)
+#   lines_match TEXT ERE   a line of TEXT matches ERE (grep -Eq)
+#   has_line TEXT LINE     a line of TEXT is LINE (grep -qxF)
+#   file_has FILE STRING   a line of FILE contains STRING (grep -qF FILE)
 
 set -u
 
@@ -39,7 +45,7 @@ AGENT=${AGENT:-$KEYWARD_BUILD/keyward}
 RAWCLIENT=$REPO/tests/tools/rawclient.pl
 SSHD=/usr/sbin/sshd
 
-is_keyward() { [ "$(basename "$AGENT")" = keyward ]; }
+is_keyward() { [ "${AGENT##*/}" = keyward ]; }
 
 # ------------------------------------------------------------------ passes
 # make check runs the suite twice: on the plain build, then on the
@@ -86,6 +92,58 @@ stock_get() { # NAME DIR
 		grep -qF "$old" "$f" && sed -i "s#$old#$T#g" "$f"
 	done
 	return 0
+}
+
+# ------------------------------------------------------------------ text
+# The helpers below run at every assertion, command and turn of a poll:
+# they look at text with the shell's own means, not with a grep, cat or
+# sed per call (a process each, which made them one of the suite's
+# costs). Each does what the command it replaces did.
+#
+# slurp VAR FILE: VAR=$(cat FILE) without a process: NUL bytes dropped
+# and trailing newlines removed, as a command substitution does; VAR
+# empty when FILE cannot be read.
+slurp() {
+	local -a _sl=()
+	{ mapfile -t -d '' _sl <"$2"; } 2>/dev/null
+	printf -v "$1" '%s' "${_sl[@]}"
+	while [[ ${!1} == *$'\n' ]]; do printf -v "$1" '%s' "${!1%$'\n'}"; done
+}
+
+# lines_match TEXT ERE: some line of TEXT matches ERE (printf '%s\n'
+# TEXT | grep -Eq -- ERE). grep itself where the shell's regcomp refuses
+# the expression (grep -E takes a few forms it does not, e.g. a stray
+# "{") or where ERE has several lines (grep: several patterns).
+lines_match() {
+	local rest=$1 line
+	if [[ $2 == *$'\n'* ]]; then
+		printf '%s\n' "$1" | grep -Eq -- "$2"
+		return
+	fi
+	while :; do
+		line=${rest%%$'\n'*}
+		[[ $line =~ $2 ]]
+		case $? in
+		0) return 0 ;;
+		2) printf '%s\n' "$1" | grep -Eq -- "$2"; return ;;
+		esac
+		[[ $rest == *$'\n'* ]] || return 1
+		rest=${rest#*$'\n'}
+	done
+}
+
+# has_line TEXT LINE: a line of TEXT is LINE (grep -qxF)
+has_line() { [[ $'\n'$1$'\n' == *$'\n'"$2"$'\n'* ]]; }
+
+# file_has FILE STRING: a line of FILE contains STRING (grep -qF; status
+# 1 as well when FILE cannot be read)
+file_has() {
+	local l
+	[ -r "$1" ] || return 1
+	while IFS= read -r l || [ -n "$l" ]; do
+		[[ $l == *"$2"* ]] && return 0
+	done 2>/dev/null <"$1"
+	return 1
 }
 
 # ------------------------------------------------------------------ TAP
@@ -145,7 +203,7 @@ is() { # GOT WANT NAME
 
 like() { # GOT ERE NAME
 	local got=$1 re=$2; shift 2
-	if printf '%s\n' "$got" | grep -Eq -- "$re"; then _result 0 "$*"; else
+	if lines_match "$got" "$re"; then _result 0 "$*"; else
 		_result 1 "$*"
 		echo "#   '$(printf '%s' "$got" | sed '2,$s/^/#    /')'"
 		echo "#   does not match /$re/"
@@ -154,7 +212,7 @@ like() { # GOT ERE NAME
 
 unlike() { # GOT ERE NAME
 	local got=$1 re=$2; shift 2
-	if ! printf '%s\n' "$got" | grep -Eq -- "$re"; then _result 0 "$*"; else
+	if ! lines_match "$got" "$re"; then _result 0 "$*"; else
 		_result 1 "$*"
 		echo "#   '$(printf '%s' "$got" | sed '2,$s/^/#    /')'"
 		echo "#   matches /$re/ (it must not)"
@@ -165,9 +223,10 @@ contains() { # GOT FIXED-STRING NAME (a string of several lines: those lines, in
 	local got=$1 str=$2 found=1; shift 2
 	# grep -F would take each line of a string as a pattern of its own,
 	# and an empty one matches anything: several lines are matched whole.
+	# One line is in a line of GOT wherever it is in GOT.
 	if [[ $str == *$'\n'* ]]; then
 		[[ $got$'\n' == *"$str"* ]] && found=0
-	elif printf '%s\n' "$got" | grep -qF -- "$str"; then
+	elif [[ $got == *"$str"* ]]; then
 		found=0
 	fi
 	if [ "$found" = 0 ]; then _result 0 "$*"; else
@@ -193,14 +252,19 @@ done_testing() {
 
 bail() { printf 'Bail out! %s\n' "$*"; exit 255; }
 
+# The output goes to files of $T/.run named by the shell's pid (a
+# subshell has its own) and by how deep in runs this one is (CMD may be
+# a function that runs another): no mktemp, and no rm, the next run of
+# the same name truncates them.
+RUN_DEPTH=0
 run() {
 	LAST_CMD="$*" RUN_SHOWN=0
-	local o e
-	o=$(mktemp "$T/run.out.XXXXXX") e=$(mktemp "$T/run.err.XXXXXX")
-	"$@" >"$o" 2>"$e"
+	local o=$T/.run/$BASHPID.$((++RUN_DEPTH))
+	"$@" >"$o.out" 2>"$o.err"
 	RC=$?
-	OUT=$(cat "$o") ERR=$(cat "$e")
-	rm -f "$o" "$e"
+	RUN_DEPTH=$((RUN_DEPTH - 1))
+	slurp OUT "$o.out"
+	slurp ERR "$o.err"
 	return $RC
 }
 
@@ -211,7 +275,7 @@ T=$(mktemp -d /tmp/kwit.XXXXXXXX) || bail "mktemp failed"
 NAP_FIFO=$T/.nap
 mkfifo -m 600 "$NAP_FIFO" || bail "mkfifo $NAP_FIFO failed"
 export HOME=$T/home
-mkdir -p "$HOME" "$T/keys" "$T/hidden"
+mkdir -p "$HOME" "$T/keys" "$T/hidden" "$T/.run"
 chmod 700 "$HOME"
 : >"$T/ssh_config"
 : >"$T/known_hosts"
@@ -335,7 +399,8 @@ start_agent() {
 	LAST_CMD="$AGENT -s -a $sock $*" RUN_SHOWN=0
 	out=$("$AGENT" -s -a "$sock" "$@" 2>"$T/agent.start.err")
 	rc=$?
-	OUT=$out ERR=$(cat "$T/agent.start.err") RC=$rc
+	OUT=$out RC=$rc
+	slurp ERR "$T/agent.start.err"
 	eval "$out" >/dev/null
 	[ -n "${SSH_AGENT_PID:-}" ] && AGENT_PIDS+=("$SSH_AGENT_PID")
 	[ $rc = 0 ] && [ -n "${SSH_AGENT_PID:-}" ] && [ "${SSH_AUTH_SOCK:-}" = "$sock" ] || return 1
@@ -347,7 +412,7 @@ start_agent() {
 stop_agent() {
 	local pid=${SSH_AGENT_PID:-} sock=${SSH_AUTH_SOCK:-}
 	run "$AGENT" -k || return 1
-	printf '%s\n' "$OUT" | grep -q '^unset SSH_AGENT_PID;' || return 1
+	[[ $'\n'$OUT == *$'\n''unset SSH_AGENT_PID;'* ]] || return 1
 	wait_gone "$pid" 10 || return 1
 	poll_until 5 not test -e "$sock" || return 1
 	unset SSH_AUTH_SOCK SSH_AGENT_PID
@@ -366,7 +431,15 @@ start_agent_fg() {
 	wait_for_socket "$sock" 10 || return 1
 	# keyward prints its lines once it serves, a moment after the socket
 	# exists (ssh-agent right after binding it): read them only then
-	poll_until 10 grep -q '^echo Agent pid' "$T/agent-fg.out"
+	poll_until 10 _fg_printed
+}
+
+_fg_printed() {
+	local l
+	while IFS= read -r l || [ -n "$l" ]; do
+		[[ $l == 'echo Agent pid'* ]] && return 0
+	done 2>/dev/null <"$T/agent-fg.out"
+	return 1
 }
 
 # stop_pid PID: SIGTERM it and wait until it (and its children) are gone.
@@ -479,12 +552,34 @@ unhide_key() { mv "$T/hidden/$1" "$T/keys/$1"; }
 
 # fp_line FILE: what "ssh-add -l" must print for this key ("BITS SHA256:.. COMMENT (TYPE)")
 fp_line() { ssh-keygen -lf "$1" 2>/dev/null; }
-fp() { ssh-keygen -lf "$1" 2>/dev/null | awk '{print $2}'; }
+# fp FILE: the second field of each line ssh-keygen -l prints (awk's
+# '{print $2}', without the awk)
+fp() {
+	local l w
+	while IFS= read -r l || [ -n "$l" ]; do
+		read -r -a w <<<"$l"
+		printf '%s\n' "${w[1]-}"
+	done < <(ssh-keygen -lf "$1" 2>/dev/null)
+	return 0
+}
 
 # count_ids: number of identities listed (0 when the agent is empty)
-count_ids() { ssh-add -l 2>/dev/null | grep -c ' SHA256:'; }
+count_ids() { # (status 1 when there are none, as grep -c's)
+	local l n=0
+	while IFS= read -r l || [ -n "$l" ]; do
+		[[ $l == *' SHA256:'* ]] && n=$((n + 1))
+	done < <(ssh-add -l 2>/dev/null)
+	echo "$n"
+	[ "$n" -gt 0 ]
+}
 agent_empty() { ssh-add -l >/dev/null 2>&1; [ $? = 1 ]; }
-agent_has() { ssh-add -l 2>/dev/null | grep -qF " $(fp "$1") "; }
+agent_has() { # (a file of several keys: grep, one pattern per key)
+	local f l
+	f=$(fp "$1")
+	l=$(ssh-add -l 2>/dev/null)
+	[[ $f == *$'\n'* ]] && { printf '%s\n' "$l" | grep -qF " $f "; return; }
+	[[ $l == *" $f "* ]]
+}
 
 # an askpass-style script: mk_script PATH BODY
 mk_script() {
@@ -568,7 +663,7 @@ _port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # to $T/known_hosts.
 start_sshd() {
 	local name=$1; shift
-	local d=$T/$name conf port tries pid kt line
+	local d=$T/$name conf port tries pid kt line ka kb
 	mkdir -p /run/sshd "$d"
 	chmod 755 /run/sshd
 	for kt in $SSHD_HOSTKEYS; do
@@ -614,7 +709,7 @@ start_sshd() {
 		pid=$!
 		local i up=0
 		for ((i = 0; i < 50; i++)); do
-			if grep -q "Server listening on 127.0.0.1 port $port" "$d/sshd.log"; then up=1; break; fi
+			if file_has "$d/sshd.log" "Server listening on 127.0.0.1 port $port"; then up=1; break; fi
 			pid_alive "$pid" || break
 			nap 50000
 		done
@@ -633,12 +728,13 @@ start_sshd() {
 		fi
 	done
 	[ $up = 1 ] || { diag "no free port for sshd $name"; return 1; }
+	: "${ID_UN:=$(id -un)}" # once per file
 	cat >>"$T/ssh_config" <<EOF
 Host $name
 	HostName 127.0.0.1
 	Port $port
 	HostKeyAlias $name
-	User $(id -un)
+	User $ID_UN
 	UserKnownHostsFile $T/known_hosts
 	GlobalKnownHostsFile /dev/null
 	StrictHostKeyChecking yes
@@ -659,7 +755,8 @@ EOF
 	[ -z "$SSH_KEX" ] || printf '\tKexAlgorithms %s\n' "$SSH_KEX" >>"$T/ssh_config"
 	echo >>"$T/ssh_config"
 	for kt in $SSHD_HOSTKEYS; do
-		echo "$name $(cut -d' ' -f1,2 "$d/host_$kt.pub")" >>"$T/known_hosts"
+		read -r ka kb _ <"$d/host_$kt.pub"
+		echo "$name $ka $kb" >>"$T/known_hosts"
 	done
 }
 
@@ -677,7 +774,14 @@ sshd_log() { echo "$T/$1/sshd.log"; }
 
 # sshd_accepted HOST KEYFILE: sshd logged an accepted publickey login with it
 sshd_accepted() {
-	grep -F "Accepted publickey for" "$(sshd_log "$1")" | grep -qF "$(fp "$2")"
+	local f l
+	f=$(fp "$2")
+	[[ $f == *$'\n'* ]] &&
+		{ grep -F "Accepted publickey for" "$T/$1/sshd.log" | grep -qF "$f"; return; }
+	while IFS= read -r l || [ -n "$l" ]; do
+		[[ $l == *"Accepted publickey for"* && $l == *"$f"* ]] && return 0
+	done 2>/dev/null <"$T/$1/sshd.log"
+	return 1
 }
 
 # ------------------------------------------------------------------ raw
