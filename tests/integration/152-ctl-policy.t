@@ -27,7 +27,7 @@ fi
 CTL=$KEYWARD_BUILD/keyward-ctl
 [ -x "$CTL" ] || bail "no $CTL (make)"
 command -v jq >/dev/null || bail "jq is not installed (make deps)"
-command -v python3 >/dev/null || bail "python3 is not installed"
+[ -x "$PY3" ] || bail "python3 is not installed"
 
 ctl() { run "$CTL" "$@"; }
 # hs STR: an SSH string in hex (uint32 length, bytes)
@@ -210,7 +210,7 @@ s.connect(os.environ["SSH_AUTH_SOCK"])
 print("ready", flush=True)
 time.sleep(30)
 EOF2
-ssh -n -F "$T/ssh_config" -o "IdentityFile=$T/hidden/kP" -A perseus python3 "$T/hold.py" >"$T/hold.out" 2>&1 &
+ssh -n -F "$T/ssh_config" -o "IdentityFile=$T/hidden/kP" -A perseus "$PY3" "$T/hold.py" >"$T/hold.out" 2>&1 &
 SSHPID=$!
 EXTRA_PIDS+=("$SSHPID")
 poll_until 15 grep -q ready "$T/hold.out"
@@ -241,7 +241,7 @@ ctl policy
 is "$RC" 255 "policy without a sub-command: usage, exit 255"
 ctl policy show --json
 is "$RC" 255 "policy show --json: usage, exit 255"
-python3 -c '
+"$PY3" -c '
 import socket, sys, time, os
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 s.bind(sys.argv[1]); s.listen(4)

@@ -15,7 +15,7 @@
 
 NTESTS=42
 [ "$(id -u)" = 0 ] || { skip_n $NTESTS "needs root (mount namespace, setpriv)"; done_testing; }
-command -v unshare >/dev/null && command -v setpriv >/dev/null && command -v python3 >/dev/null ||
+command -v unshare >/dev/null && command -v setpriv >/dev/null && [ -x "$PY3" ] ||
 	bail "unshare, setpriv and python3 are needed (util-linux, python3)"
 id nobody >/dev/null 2>&1 || { skip_n $NTESTS "no user nobody"; done_testing; }
 
@@ -106,7 +106,7 @@ echo "socket-gone $([ -e "$D/agent.sock" ] && echo 1 || echo 0)" >>"$D/steps"
 EOF
 chmod 755 "$T/bin/ns.sh" "$T/bin/session.sh"
 
-python3 "$T/bin/logrecv.py" "$T/log.sock" "$T/syslog" &
+"$PY3" "$T/bin/logrecv.py" "$T/log.sock" "$T/syslog" &
 EXTRA_PIDS+=($!)
 poll_until 5 test -S "$T/log.sock" || bail "the syslog receiver did not start"
 

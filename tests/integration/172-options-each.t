@@ -90,7 +90,7 @@ ok $? "audit-stderr: records are on the agent's stderr"
 finish
 
 # --- audit=syslog, audit-socket=, audit-facility=, audit-tag=
-python3 - "$T/log.sock" "$T/syslog" <<'PY' &
+"$PY3" - "$T/log.sock" "$T/syslog" <<'PY' &
 import os, socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 s.bind(sys.argv[1])

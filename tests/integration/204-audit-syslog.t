@@ -183,7 +183,7 @@ with open(out, "ab") as f:
 		f.write(s.recv(1 << 20) + b"\n")
 		f.flush()
 EOP
-python3 "$T/stuck.py" "$T/stuck.sock" "$T/stuck.go" "$T/stuck.out" &
+"$PY3" "$T/stuck.py" "$T/stuck.sock" "$T/stuck.go" "$T/stuck.out" &
 EXTRA_PIDS+=($!)
 wait_for_socket "$T/stuck.sock" 10
 start_agent -O audit=syslog -O audit-socket="$T/stuck.sock"

@@ -28,15 +28,14 @@
 #   audit_signs              every sign record, one a line
 #   audit_count JQ-FILTER    how many records the filter selects
 #   lock_unlock              ssh-add -x then -X (the password from askpass)
-#   PY3, PARAMIKO_LOGIN      Debian's python3 (with python3-paramiko) and
-#                            tests/tools/paramiko_login.py
+#   PARAMIKO_LOGIN           tests/tools/paramiko_login.py (run by lib.sh's
+#                            PY3, Debian's python3 with python3-paramiko)
 #
 # Against stock ssh-agent (is_keyward false) a test runs what that agent can
 # do as a baseline and skips (skip_n, never a pass) what only keyward does.
 
 AUDIT=$T/audit.log
 PARAMIKO_LOGIN=$REPO/tests/tools/paramiko_login.py
-PY3=/usr/bin/python3
 
 if [ "$(id -u)" = 0 ]; then
 	NOCAPS=(setpriv --bounding-set=-all --inh-caps=-all --ambient-caps=-all)

@@ -15,12 +15,11 @@
 #                            "APP|SUMMARY|BODY" and a NUL
 #   logsays TEXT             waits until the agent's log ($T/agent.log)
 #                            holds TEXT
-PY=/usr/bin/python3
 LOGIND=/org/freedesktop/login1
 
 session_deps() {
 	if ! command -v dbus-daemon >/dev/null || ! command -v gdbus >/dev/null ||
-	    ! "$PY" -c 'import dbusmock' 2>/dev/null; then
+	    ! "$PY3" -c 'import dbusmock' 2>/dev/null; then
 		bail "dbus-daemon, gdbus or python3-dbusmock missing (make deps)"
 	fi
 }
@@ -67,7 +66,7 @@ emit() {
 session_sysbus() {
 	_bus sysbus system
 	SYSBUS=$(head -n1 "$T/sysbus.addr")
-	DBUS_SYSTEM_BUS_ADDRESS=$SYSBUS "$PY" -m dbusmock --system -t logind \
+	DBUS_SYSTEM_BUS_ADDRESS=$SYSBUS "$PY3" -m dbusmock --system -t logind \
 		>"$T/mock.log" 2>&1 &
 	EXTRA_PIDS+=($!)
 	poll_until 10 lcall $LOGIND org.freedesktop.DBus.Peer.Ping >/dev/null 2>&1 ||
@@ -85,7 +84,7 @@ ncall() {
 session_sessbus() {
 	_bus sessbus session
 	SESSBUS=$(head -n1 "$T/sessbus.addr")
-	DBUS_SESSION_BUS_ADDRESS=$SESSBUS "$PY" -m dbusmock --session \
+	DBUS_SESSION_BUS_ADDRESS=$SESSBUS "$PY3" -m dbusmock --session \
 		-t notification_daemon >"$T/nmock.log" 2>&1 &
 	EXTRA_PIDS+=($!)
 	poll_until 10 ncall org.freedesktop.DBus.Peer.Ping >/dev/null 2>&1 ||
@@ -93,7 +92,7 @@ session_sessbus() {
 }
 
 notices() {
-	DBUS_SESSION_BUS_ADDRESS=$SESSBUS "$PY" -c '
+	DBUS_SESSION_BUS_ADDRESS=$SESSBUS "$PY3" -c '
 import dbus, sys
 b = dbus.SessionBus()
 o = b.get_object("org.freedesktop.Notifications", "/org/freedesktop/Notifications")

@@ -44,6 +44,10 @@ KEYWARD_BUILD=${KEYWARD_BUILD:-$REPO/build}
 AGENT=${AGENT:-$KEYWARD_BUILD/keyward}
 RAWCLIENT=$REPO/tests/tools/rawclient.pl
 SSHD=/usr/sbin/sshd
+# Debian's python3, the one make deps gives its modules (paramiko,
+# dbusmock), not a python3 first in PATH (a pyenv shim took 0.5-2.3 s
+# to start here, and a receiver it started missed its wait under load).
+PY3=/usr/bin/python3
 
 is_keyward() { [ "${AGENT##*/}" = keyward ]; }
 
