@@ -117,10 +117,13 @@ slurp() {
 # lines_match TEXT ERE: some line of TEXT matches ERE (printf '%s\n'
 # TEXT | grep -Eq -- ERE). grep itself where the shell's regcomp refuses
 # the expression (grep -E takes a few forms it does not, e.g. a stray
-# "{") or where ERE has several lines (grep: several patterns).
+# "{") or where ERE has several lines (grep: several patterns), and for
+# a TEXT over 8 KiB: each turn of the shell's loop copies and converts
+# the rest of TEXT, so a log of many thousand lines (151's) cost minutes
+# of CPU where one grep costs milliseconds.
 lines_match() {
 	local rest=$1 line
-	if [[ $2 == *$'\n'* ]]; then
+	if [[ $2 == *$'\n'* ]] || [ ${#1} -gt 8192 ]; then
 		printf '%s\n' "$1" | grep -Eq -- "$2"
 		return
 	fi
