@@ -146,10 +146,18 @@ KW_MATRIX_SHARE = $(if $(filter 1,$(CHECK_JOBS)),,$(CURDIR)/$(BUILD)/check-matri
 # files run) and taken by them (lib.sh, key_cached), the plain tree's for
 # both passes.
 KW_KEY_CACHE = $(CURDIR)/build/test-keys
+# HOSTILE_WIRE_STRIDE: the compromised monitor and policy (128, 129)
+# cut each message they damage to every length. Once the plain pass has
+# (KW_STOCK_FROM set: make check's ASan pass) a cut deep inside a
+# string's bytes, where every cut takes the decoder the same way, is made
+# at every 16th length only; the ends of every field, all of them
+# (tests/hostile/engine.h, wire_cut_here). 1: every length.
+HOSTILE_WIRE_STRIDE ?= $(if $(KW_STOCK_FROM),16,1)
 # The environment of every integration pass (check-integration, check-cost).
 IT_ENV = ASAN_OPTIONS=detect_leaks=0 KEYWARD_BUILD=$(CURDIR)/$(BUILD) AGENT=$(AGENT) \
 	HOSTILE_REFERENCE=$(HOSTILE_REFERENCE) KW_KEY_CACHE=$(KW_KEY_CACHE) \
-	KW_MATRIX_SHARE=$(KW_MATRIX_SHARE) KW_STOCK_FROM=$(KW_STOCK_FROM)
+	KW_MATRIX_SHARE=$(KW_MATRIX_SHARE) KW_STOCK_FROM=$(KW_STOCK_FROM) \
+	HOSTILE_WIRE_STRIDE=$(HOSTILE_WIRE_STRIDE)
 # --failures: a failing file's "not ok" lines, which its stderr, shared by
 # the files running beside it, would not tell apart.
 #
