@@ -146,7 +146,7 @@ if [ -n "$hB" ]; then
 		ok $RC "provider A's key still signs"
 		plain_sign
 		ok $? "the ordinary key still signs"
-		poll_until 5 test "$(grep -cF "$(basename "$P11_MODULE_B")" "$T/agent.log")" -gt "$logged_before"
+		poll_until 5 prints_more "$logged_before" grep -cF "$(basename "$P11_MODULE_B")" "$T/agent.log"
 		ok $? "the agent logged a line naming provider B after its helper died"
 		p11_add "$P11_MODULE_B"
 		ok $RC "provider B can be added again (a new helper)"

@@ -52,13 +52,13 @@ for lie in garbage wrong-id oversize; do
 	*) why="sent a malformed answer" ;;
 	esac
 	start "$lie"
-	poll_until 5 test -n "$(inspector)"
+	poll_until 5 prints_some inspector
 	ok $? "lie $lie: keyward-peer runs ($(inspector))"
 	run nocaps ssh-add -l
 	is "$RC" 1 "lie $lie: the first client is served (no identities)"
 	poll_until 5 grep -qF "keyward-peer $why; callers are unavailable" "$T/agent.log"
 	ok $? "lie $lie: the monitor says the inspector $why, and gives it up"
-	poll_until 5 test -z "$(inspector)"
+	poll_until 5 prints_none inspector
 	ok $? "lie $lie: the inspector is gone (its channel closed), the monitor is not"
 	run nocaps ssh-add "$T/keys/k"
 	ok $RC "lie $lie: ssh-add k"

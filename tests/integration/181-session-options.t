@@ -51,7 +51,6 @@ idle() {
 	lcall "$S1" org.freedesktop.DBus.Mock.UpdateProperties \
 		org.freedesktop.login1.Session "{'IdleHint': <$1>}" >/dev/null
 }
-count() { grep -c -- "$1" "$T/agent.log"; }
 CTL=$KEYWARD_BUILD/keyward-ctl
 # ctl_line FIELD: the value of FIELD in keyward-ctl session's text
 ctl_line() {
@@ -138,12 +137,12 @@ ok $? "the screen's unlock unlocks the agent"
 dest_ssh -m list k
 dest_row suspend-unlocked-list ALLOW listed
 emit PrepareForSleep b "[<true>]"
-poll_until 10 test "$(count 'suspend: the agent is locked')" = 2
+poll_until 10 prints 2 count 'suspend: the agent is locked'
 ok $? "a second suspend, the screen not locked"
 dest_ssh -m list k
 dest_row suspend-asleep DENY empty
 emit PrepareForSleep b "[<false>]"
-poll_until 10 test "$(count 'the agent is unlocked')" = 2
+poll_until 10 prints 2 count 'the agent is unlocked'
 ok $? "resumed with the screen not locked: the agent unlocked"
 dest_ssh -m sshsig k
 dest_row suspend-resumed-open ALLOW ok
@@ -195,10 +194,10 @@ logsays "session c1 active"
 ok $? "IdleHint false seen"
 dest_add_ok k
 idle true
-poll_until 10 test "$(count 'session c1 idle')" = 2
+poll_until 10 prints 2 count 'session c1 idle'
 ok $? "idle again"
 idle false
-poll_until 10 test "$(count 'session c1 active')" = 2
+poll_until 10 prints 2 count 'session c1 active'
 ok $? "active again at once"
 sleep 6
 agent_has "$T/keys/k.pub"
@@ -211,13 +210,12 @@ nofilterstop session-idle
 
 # --- session-notify=all and none (the mock keeps every call: counted
 # from here)
-nnotices() { notices | tr '\0' '\n' | grep -c "^keyward|${1:-}"; }
 N0=$(nnotices)
 is "$N0" 2 "by default (forwarded) the 2 forwarded signatures so far raised 2 notices, the local ones none"
 agent notifyall -O session-notify=all
 dest_ssh -m sshsig k
 dest_row notify-all-local ALLOW ok
-poll_until 10 test "$(nnotices)" -gt "$N0"
+poll_until 10 prints_more "$N0" nnotices
 is "$(nnotices 'keyward: key used|Used key k@kwtest')" 1 \
 	"session-notify=all: a local signature raises one notice, titled as local"
 is "$(nnotices)" $((N0 + 1)) "and no other"

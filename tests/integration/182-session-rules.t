@@ -77,7 +77,7 @@ ok $? "unlocked"
 dest_ssh -m sshsig -A k hopA
 dest_row unlocked-again-forwarded ALLOW ok
 lock true
-poll_until 10 test "$(grep -c 'session c1 locked' "$T/agent.log")" = 2
+poll_until 10 prints 2 count 'session c1 locked'
 ok $? "locked again"
 dest_ssh -m sshsig -A k hopA
 dest_row locked-again-forwarded DENY refused
@@ -123,7 +123,7 @@ lock true
 logsays "screen lock: every remembered yes forgotten"
 ok $? "the screen lock forgets the remembered yes"
 lock false
-poll_until 10 test "$(grep -c 'session c1 unlocked' "$T/agent.log")" -ge 1
+poll_until 10 prints_more 0 count 'session c1 unlocked'
 ok $? "unlocked"
 dest_ssh -m sshsig k
 dest_row remember-after-lock ALLOW ok

@@ -42,7 +42,7 @@ kill "$TAIL_PID"
 mv "$A" "$A.1"
 run ssh-add -T "$T/keys/k.pub"
 ok $RC "a signature after the trail was moved"
-poll_until 5 test "$(grep -c '"event":"sign"' "$A.1")" = 2
+poll_until 5 prints 2 grep -c '"event":"sign"' "$A.1"
 ok $? "its record is in the moved file"
 ok "$([ -e "$A" ] && echo 1 || echo 0)" "and no new file was made at the old name"
 stop_agent

@@ -28,7 +28,7 @@ for m in $MODS; do
 	fi
 	lines=$(wc -l <"$T/pcsc/pcscd.log")
 	p11r_add_refused "$m" "$mod" "no card"
-	poll_until 5 test "$(wc -l <"$T/pcsc/pcscd.log")" -gt "$lines"
+	poll_until 5 prints_more "$lines" eval 'wc -l <"$T/pcsc/pcscd.log"'
 	ok $? "$m: the module talked to the private pcscd"
 	p11r_no_token "$m" "$mod"
 done

@@ -46,7 +46,7 @@ for m in $MODS; do
 		ok $? "$m: the module sent APDUs to the card from inside the agent"
 	else
 		# ykcs11 lists the reader but only opens a YubiKey's
-		poll_until 5 test "$(wc -l <"$T/pcsc/pcscd.log")" -gt "$lines"
+		poll_until 5 prints_more "$lines" eval 'wc -l <"$T/pcsc/pcscd.log"'
 		ok $? "$m: the module talked to the private pcscd"
 	fi
 	p11r_no_token "$m" "$mod"

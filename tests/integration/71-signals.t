@@ -67,7 +67,7 @@ for sig in TERM HUP INT; do
 	is $? 2 "-D agent exits with status 2 on SIG$sig"
 	[ ! -e "$T/fg.sock" ]
 	ok $? "SIG$sig: socket removed"
-	poll_until 10 test -z "$(descendants "$AGENT_FG_PID")"
+	poll_until 10 prints_none descendants "$AGENT_FG_PID"
 	mv "$T/agent.log" "$T/fg-$sig.log.old"
 done
 

@@ -50,7 +50,7 @@ for proc in $PROCS; do
 			"$proc $call: the log names the process and the syscall ${SYSNAME[$call]}"
 		left=$(pgrep -f "$TB/keyward|keyward-(policy|keyholder|broker|prompter|auditor) info" |
 			while read -r p; do grep -qs "KEYWARD_TEST_FORBIDDEN=$proc:$call" /proc/$p/environ && echo $p; done)
-		poll_until 10 test -z "$(for p in $left; do pid_alive $p && echo $p; done)"
+		poll_until 10 prints_none alive $left
 		ok $? "$proc $call: no process of that agent is left"
 		if [ "$proc" = reaper ]; then
 			# Here both reapers make the forbidden call and die, so
@@ -83,7 +83,7 @@ for call in $CALLS; do
 		"auditor $call: the log names the process and the syscall ${SYSNAME[$call]}"
 	left=$(pgrep -f "$TB/keyward|keyward-(policy|keyholder|broker|prompter|auditor) info" |
 		while read -r p; do grep -qs "KEYWARD_TEST_FORBIDDEN=auditor:$call" /proc/$p/environ && echo $p; done)
-	poll_until 10 test -z "$(for p in $left; do pid_alive $p && echo $p; done)"
+	poll_until 10 prints_none alive $left
 	ok $? "auditor $call: no process of that agent is left"
 	poll_until 10 not test -e "$sock"
 	ok $? "auditor $call: the socket was removed"

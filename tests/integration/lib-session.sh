@@ -13,8 +13,11 @@
 #                            notification_daemon; sets SESSBUS
 #   notices                  the Notify calls that mock got, each
 #                            "APP|SUMMARY|BODY" and a NUL
+#   nnotices [PREFIX]        how many of them keyward sent ("keyward|"
+#                            and PREFIX begin the line)
 #   logsays TEXT             waits until the agent's log ($T/agent.log)
 #                            holds TEXT
+#   count RE                 how many lines of the agent's log match RE
 LOGIND=/org/freedesktop/login1
 
 session_deps() {
@@ -101,5 +104,7 @@ for t, m, a in o.GetCalls(dbus_interface="org.freedesktop.DBus.Mock"):
         sys.stdout.write("%s|%s|%s\0" % (a[0], a[3], a[4]))
 '
 }
+nnotices() { notices | tr '\0' '\n' | grep -c "^keyward|${1:-}"; }
 
 logsays() { poll_until 10 grep -qF -- "$1" "$T/agent.log"; }
+count() { grep -c -- "$1" "$T/agent.log"; }

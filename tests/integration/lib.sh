@@ -35,6 +35,11 @@
 #   lines_match TEXT ERE   a line of TEXT matches ERE (grep -Eq)
 #   has_line TEXT LINE     a line of TEXT is LINE (grep -qxF)
 #   file_has FILE STRING   a line of FILE contains STRING (grep -qF FILE)
+#
+# Waiting: poll_until SECONDS CMD... runs CMD until it succeeds. CMD is run
+# again each turn, but a "$(...)" in its arguments only once: to wait on
+# what a command prints, poll prints WANT CMD..., prints_more N CMD...,
+# prints_some CMD... or prints_none CMD... (see "prints" below).
 
 set -u
 
@@ -310,6 +315,13 @@ pid_alive() {
 	esac
 }
 
+# alive PID...: those of the PIDs that are alive, one a line
+alive() {
+	local p
+	for p in "$@"; do pid_alive "$p" && echo "$p"; done
+	return 0
+}
+
 # children PID: pids whose PPid is PID (live ones only), from the kernel's
 # list of each of its threads' children; ps where that list is missing
 # (a kernel without CONFIG_PROC_CHILDREN). ps reads all of /proc, and
@@ -368,6 +380,25 @@ poll_until() {
 }
 
 not() { ! "$@"; }
+
+# Conditions on what a command prints, for poll_until, which runs its
+# arguments again each turn. A "$(...)" among those arguments is expanded
+# once, before the first turn: the poll would wait on a value that cannot
+# change, and fail whenever the event comes after the call. So
+#   poll_until 10 prints 2 count 'unlocked'     not
+#   poll_until 10 test "$(count 'unlocked')" = 2
+# prints WANT CMD...    CMD's output is WANT
+# prints_more N CMD...  CMD's output is a number greater than N
+# prints_some CMD...    CMD prints something
+# prints_none CMD...    CMD prints nothing
+prints() { local want=$1; shift; [ "$("$@")" = "$want" ]; }
+prints_more() {
+	local n=$1 got; shift
+	got=$("$@")
+	[[ $got =~ ^[0-9]+$ ]] && [ "$got" -gt "$n" ]
+}
+prints_some() { [ -n "$("$@")" ]; }
+prints_none() { [ -z "$("$@")" ]; }
 
 # wait_gone PID [SECONDS]
 wait_gone() { poll_until "${2:-10}" not pid_alive "$1"; }
