@@ -151,6 +151,10 @@ par="i=1; while [ \$i -le $FLOOD ]; do ssh-keygen -Y sign -f $(printf %q "$T/key
 for i in $(seq "$FLOOD"); do echo "data $i" >"$T/par$i"; done
 dest_ssh -A -c "$par" k hopA
 is "$(ls "$T"/par*.sig 2>/dev/null | wc -l)" "$FLOOD" "the flood's $FLOOD signatures were all made"
+# The notices reach the mock after the signatures, through keyward-session
+# and the bus: wait for the NOTICE_PER_HOST it should get (at most 10 s),
+# then a second for any it should not.
+poll_until 10 prints_more $((NOTICE_PER_HOST - 1)) nnotices
 sleep 1
 is "$(notices | tr '\0' '\n' | grep -c '^keyward|')" "$NOTICE_PER_HOST" \
 	"hopA got NOTICE_PER_HOST ($NOTICE_PER_HOST) notices in its window, not $((FLOOD + 1))"
