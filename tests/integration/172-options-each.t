@@ -41,14 +41,31 @@ step() {
 begin() {
 	LABEL=$1; shift
 	STEPS="" DEAD=""
-	start_agent_fg "$T/$LABEL.sock" -P "$ALLOW" "$@"
-	ok $? "$LABEL: keyward -D $* starts" || bail "agent did not start"
-	sleep 0.3 # its helpers are up
+	start_agent_fg "$T/$LABEL.sock" -P "$ALLOW" "$@" && poll_until 10 helpers_up
+	ok $? "$LABEL: keyward -D $* starts, its helpers up" || bail "agent did not start"
 	# Not the session watcher: with no bus here it ends on its own, sooner
-	# or later (keyward(1), SESSION WATCH; 180-session-logind tests it).
+	# or later (keyward(1), SESSION WATCH; 180-session-logind tests it),
+	# maybe while this list is made: one gone before its name is read was
+	# not there at the start either.
 	PROCS="$AGENT_FG_PID $(descendants "$AGENT_FG_PID" | while read -r p; do
-		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = keyward-session ] || echo "$p"
+		c=$(cat "/proc/$p/comm" 2>/dev/null) || continue
+		[ "$c" = keyward-session ] || echo "$p"
 	done | tr '\n' ' ')"
+}
+# helpers_up: the agent's keyward-policy and keyward-peer are in their
+# filters, which each enters only once it has started its own processes
+# (policy its helpers, the session watcher last; the peer its exe
+# reader): none is still to come, none is between its fork and its exec.
+helpers_up() {
+	local p c st n=0
+	for p in $(children "$AGENT_FG_PID"); do
+		c=$(cat "/proc/$p/comm" 2>/dev/null)
+		case $c in keyward-policy | keyward-peer) ;; *) continue ;; esac
+		slurp st "/proc/$p/status"
+		[[ $st == *$'\nSeccomp:\t2'* ]] || return 1
+		n=$((n + 1))
+	done
+	[ $n = 2 ]
 }
 # session [KEY]: add, list, sign, lock, list (nothing), unlock, list
 session() {
