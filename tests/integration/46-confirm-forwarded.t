@@ -5,7 +5,8 @@
 # to hopA with the forwarding flag, before any byte of the remote client:
 # keyward shows at most PROMPT_MAX_PER_HOP (2) of that host's prompts at
 # once and the others wait their turn; every signature is made, none
-# refused. The askpass holds each prompt for a second and says yes.
+# refused. The askpass holds each prompt until that many are open (or
+# 10 s), then a second, and says yes.
 # Baseline, stock ssh-agent: the six signatures are made too (one prompt
 # at a time: it serves nobody while a prompt is open). Then, keyward
 # only, a rule's remembered yes serves the requests that waited.
@@ -14,11 +15,24 @@
 
 NPAR=6
 PROMPT_MAX_PER_HOP=2
+# A prompt stays open until PROMPT_MAX_PER_HOP have started (at most
+# 10 s; stock ssh-agent shows one at a time), then a second more. On a
+# loaded machine the six requests can come more than a second apart: a
+# prompt closed before the next request came made the prompts look one
+# at a time, and below, the rule's remembered yes would answer the second
+# request without its prompt.
+OPEN_TOGETHER=1
+is_keyward && OPEN_TOGETHER=$PROMPT_MAX_PER_HOP
 cat >"$T/askpass.sh" <<EOF
 #!/bin/sh
 kind=other
 case "\$1" in *"forwarded agent"*) kind=fwd ;; esac
 echo "start \$(date +%s%N) \$kind \$\$" >>"$T/askpass.log"
+i=0
+while [ \$(grep -c '^start' "$T/askpass.log") -lt $OPEN_TOGETHER ] && [ \$i -lt 100 ]; do
+	sleep 0.1
+	i=\$((i + 1))
+done
 sleep 1
 echo "end \$(date +%s%N) \$kind \$\$" >>"$T/askpass.log"
 echo yes
