@@ -41,6 +41,10 @@ run ssh-add -d "$T/keys/plain"
 hide_key plain
 ok $RC "remove"
 
+# Only a signature waits for its record: the others (the remove, the
+# lock, the unlock) can reach the trail after the client has its answer.
+# The auditor writes them in order: the remove's is the last.
+poll_until 10 file_has "$A" '"event":"remove"'
 run jq -e . "$A"
 ok $RC "every line of the trail is JSON (jq)"
 is "$(wc -l <"$A" | tr -d ' ')" "$(jqa . | wc -l | tr -d ' ')" "one object per line"
