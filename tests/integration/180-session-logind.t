@@ -103,6 +103,9 @@ ok $? "SessionRemoved(c1): the key is forgotten"
 agent_empty
 ok $? "ssh-add -l: no identities after the logout"
 
+# only a signature waits for its record: the session's (the logout's
+# last) can reach the trail after the log line and ssh-add -l
+poll_until 10 file_has "$T/audit.log" '"event":"session-end"'
 A=$(cat "$T/audit.log")
 for ev in session-follow session-lock session-unlock session-suspend \
     session-forget session-end; do
