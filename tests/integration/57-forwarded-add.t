@@ -89,9 +89,14 @@ if is_keyward; then
 
 	# --- replacing the user's key: a forwarded re-add is management
 	echo yes >"$T/askpass.mode"
+	ADDREF='select(.event == "add" and .decision == "refuse")'
+	n=$(audit_count "$ADDREF")
 	onA "ssh-add $(printf %q "$T/keys/k")"
 	is "$RC" 1 "hostA's re-add of the user's own key k is refused"
-	like "$(audit_sel 'select(.event == "add" and .decision == "refuse") | .reason')" \
+	# only a signature waits for its record: the refusal's can reach the
+	# trail after ssh has ended
+	poll_until 10 prints_more "$n" audit_count "$ADDREF"
+	like "$(audit_sel "$ADDREF | .reason")" \
 		"re-adding a key the agent holds is management" "the audit trail says why"
 	run ssh-add -l
 	contains "$OUT" "$KFP" "k is still listed locally"
