@@ -41,7 +41,7 @@ step() {
 begin() {
 	LABEL=$1; shift
 	STEPS="" DEAD=""
-	start_agent_fg "$T/$LABEL.sock" -P "$ALLOW" "$@" && poll_until 10 helpers_up
+	start_agent_fg "$T/$LABEL.sock" -P "$ALLOW" "$@" && poll_until 10 helpers_up "$AGENT_FG_PID"
 	ok $? "$LABEL: keyward -D $* starts, its helpers up" || bail "agent did not start"
 	# Not the session watcher: with no bus here it ends on its own, sooner
 	# or later (keyward(1), SESSION WATCH; 180-session-logind tests it),
@@ -51,21 +51,6 @@ begin() {
 		c=$(cat "/proc/$p/comm" 2>/dev/null) || continue
 		[ "$c" = keyward-session ] || echo "$p"
 	done | tr '\n' ' ')"
-}
-# helpers_up: the agent's keyward-policy and keyward-peer are in their
-# filters, which each enters only once it has started its own processes
-# (policy its helpers, the session watcher last; the peer its exe
-# reader): none is still to come, none is between its fork and its exec.
-helpers_up() {
-	local p c st n=0
-	for p in $(children "$AGENT_FG_PID"); do
-		c=$(cat "/proc/$p/comm" 2>/dev/null)
-		case $c in keyward-policy | keyward-peer) ;; *) continue ;; esac
-		slurp st "/proc/$p/status"
-		[[ $st == *$'\nSeccomp:\t2'* ]] || return 1
-		n=$((n + 1))
-	done
-	[ $n = 2 ]
 }
 # session [KEY]: add, list, sign, lock, list (nothing), unlock, list
 session() {

@@ -5,7 +5,10 @@
 # is the control that shows the same reads work where they are allowed.
 . "$(dirname "$0")/lib.sh"
 
-NTESTS=24
+# the agent's 9 processes (the monitor, its 2 reapers, keyholder, policy,
+# 2 peer processes, prompter, broker), 2 checks each, and 7 others
+NPROCS=9
+NTESTS=$((NPROCS * 2 + 7))
 if ! is_keyward; then
 	skip_n $NTESTS "not keyward"
 	done_testing
@@ -27,8 +30,10 @@ setpriv --reuid="$NOBODY_UID" --regid="$NOBODY_GID" --clear-groups \
 	"$AGENT" -D -a "$T/nb/agent.sock" >/dev/null 2>"$T/nb.log" </dev/null &
 mon=$!
 AGENT_PIDS+=("$mon")
-wait_for_socket "$T/nb/agent.sock" 10
-ok $? "agent running as nobody"
+# every process started before they are listed: one still to come, or
+# between its fork and its exec, would not be checked
+wait_for_socket "$T/nb/agent.sock" 10 && poll_until 10 helpers_up "$mon"
+ok $? "agent running as nobody, its helpers up"
 is "$(exe_name "$mon")" keyward "the pid started is the monitor itself"
 procs="$mon $(descendants "$mon" | tr '\n' ' ')"
 
@@ -41,6 +46,7 @@ ok $? "control: a plain process of nobody's is running"
 run as_nobody_cmd head -c 1 "/proc/$control/environ"
 is "$RC" 0 "control: nobody reads the environ of its own plain process"
 
+checked=0
 for p in $procs; do
 	name=$(cat "/proc/$p/comm" 2>/dev/null)
 	# comm is cut at 15 bytes: keyward-keyhold(er), keyward-prompte(r)
@@ -52,7 +58,9 @@ for p in $procs; do
 	ok "$([ "$RC" != 0 ] && echo 0 || echo 1)" "$name: same-uid read of /proc/$p/environ fails"
 	run as_nobody_cmd perl -e 'open(my $f, "<", "/proc/'"$p"'/mem") or exit 1; exit 0'
 	ok "$([ "$RC" != 0 ] && echo 0 || echo 1)" "$name: same-uid open of /proc/$p/mem fails"
+	checked=$((checked + 1))
 done
+is "$checked" "$NPROCS" "every one of the agent's $NPROCS processes was checked"
 kill "$control" 2>/dev/null
 kill "$mon"
 wait_gone "$mon" 10

@@ -322,6 +322,23 @@ alive() {
 	return 0
 }
 
+# helpers_up MONITOR: the agent's keyward-policy and keyward-peer are in
+# their filters, which each enters only once it has started its own
+# processes (policy its helpers, the session watcher last; the peer its
+# exe reader): none is still to come, none is between its fork and its
+# exec. A test that lists the agent's processes waits for this first.
+helpers_up() {
+	local p c st n=0
+	for p in $(children "$1"); do
+		c=$(cat "/proc/$p/comm" 2>/dev/null)
+		case $c in keyward-policy | keyward-peer) ;; *) continue ;; esac
+		slurp st "/proc/$p/status"
+		[[ $st == *$'\nSeccomp:\t2'* ]] || return 1
+		n=$((n + 1))
+	done
+	[ $n = 2 ]
+}
+
 # children PID: pids whose PPid is PID (live ones only), from the kernel's
 # list of each of its threads' children; ps where that list is missing
 # (a kernel without CONFIG_PROC_CHILDREN). ps reads all of /proc, and
