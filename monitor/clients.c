@@ -185,14 +185,14 @@ pid_count_all(void)
  * relay holding them all, and the user's own clients (one connection a
  * process) are never shed while a relay holds more than they do. Of the
  * relay's connections, one with nothing in flight goes first, then the
- * one quiet longest. Returns the index, or M.nclients when none.
+ * one quiet longest. Reads the counts of pid_count_all. Returns the
+ * index, or M.nclients when none.
  */
 static size_t
 shed_candidate(void)
 {
 	size_t best = M.nclients, most = 0;
 
-	pid_count_all();
 	for (size_t i = 0; i < M.nclients; i++) {
 		const struct client *c = M.clients[i];
 		size_t n;
@@ -216,6 +216,7 @@ shed_candidate(void)
 int
 clients_sheddable(void)
 {
+	pid_count_all();
 	return shed_candidate() != M.nclients;
 }
 
@@ -226,9 +227,8 @@ clients_sheddable(void)
  * idle connections from many processes must not lock out the agent's
  * owner; from one, the flood's own go first, not a lone client of the
  * user's that holds its connection open between two requests (ssh waits
- * on the server between its LIST and its SIGN). Call after
- * shed_candidate, whose counts it reads. Returns the index, or
- * M.nclients when none.
+ * on the server between its LIST and its SIGN). Reads the counts of
+ * pid_count_all. Returns the index, or M.nclients when none.
  */
 static size_t
 idle_candidate(uint64_t now)
@@ -262,8 +262,12 @@ idle_candidate(uint64_t now)
 static int
 make_room(uint64_t now)
 {
-	size_t s = shed_candidate(), i = idle_candidate(now);
-	size_t ns = s != M.nclients ? pid_count(M.clients[s]->pid)->n : 0;
+	size_t s, i, ns;
+
+	pid_count_all();
+	s = shed_candidate();
+	i = idle_candidate(now);
+	ns = s != M.nclients ? pid_count(M.clients[s]->pid)->n : 0;
 
 	if (i != M.nclients && pid_count(M.clients[i]->pid)->n >= ns) {
 		log_info("connection %u closed: idle, and %zu connections are "
