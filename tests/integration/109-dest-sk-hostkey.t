@@ -130,9 +130,7 @@ if is_keyward; then
 	prod_accepted
 	is "$?" 1 "prod example: prod's sshd accepted no login with the prod key from hostile"
 	is "$(prompts)" 1 "... and the user was never asked for it"
-	# only a signature waits for its record: a refusal's can reach the
-	# trail after ssh has ended
-	poll_until 10 prints_more "$n" audit_count "$NOTALLOWED"
+	audit_await "$n" "$NOTALLOWED"
 	refused=$(audit_sel "$NOTALLOWED | .path[0].host_key" | sort -u)
 	contains "$refused" "$HOSTSKFP" "the refusal is recorded on a connection bound first to hostile"
 	stop_agent

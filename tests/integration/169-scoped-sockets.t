@@ -203,9 +203,7 @@ contains "$OUT" "$(fp_line "$T/keys/deploy-web.pub")" \
 	"hopA, through the deploy socket: the confirm rule lists the deploy key (it may ask)"
 like "$OUT" 'sign=[1-9]' "ssh-keygen -Y sign on hopA through the deploy socket: refused"
 is "$(prompts)" "$N0" "... without a prompt: the confirm cannot tell who asks on hopA, the socket's default deny stands"
-# a refusal's record is not waited for (policy/sign.c: only a signature
-# waits for its record): it can reach the trail after ssh has ended
-poll_until 10 prints_more "$NREF" audit_count "$FWDREF"
+audit_await "$NREF" "$FWDREF"
 REF=$(audit_sel "$FWDREF" | tail -n +$((NREF + 1)))
 is "$(printf '%s\n' "$REF" | jq -r .key.fingerprint | sort -u)" "$DFP" \
 	"audit: the deploy key's forwarded signature refused on the deploy socket"

@@ -53,9 +53,7 @@ is "$(listed)" "$(fps k1 k2)" "ssh-add -l lists both keys"
 is "$(listed)" "$(fps k1 k2)" "and again"
 if is_keyward; then
 	is "$(hits)" 1 "the second list was answered from the list answer, the first by policy"
-	# a list's record is not waited for (only a signature waits for its
-	# record): it can reach the trail after ssh-add has its answer
-	poll_until 10 prints_more 1 audit_count 'select(.event == "list")'
+	audit_await 1 'select(.event == "list")'
 	recs=$(audit_sel 'select(.event == "list")')
 	is "$(printf '%s\n' "$recs" | wc -l | tr -d ' ')" 2 "each list has its record"
 	same=$(printf '%s\n' "$recs" |

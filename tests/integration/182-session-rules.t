@@ -43,10 +43,8 @@ last_fwd_rule() {
 	audit_sel 'select(.event == "sign" and .origin == "forwarded")' | tail -n1 |
 		jq -r '"\(.decision) \(.rule.line) \(.rule.action)"'
 }
-# how many sign records of forwarded requests the trail has. A refusal's
-# record is not waited for (policy/sign.c: only a signature waits for
-# its record): it can reach the trail after the client has its answer.
-nfwd() { audit_count 'select(.event == "sign" and .origin == "forwarded")'; }
+# the sign records of forwarded requests
+FWDSIGN='select(.event == "sign" and .origin == "forwarded")'
 
 start c1
 logsays "following logind session c1"
@@ -69,10 +67,10 @@ is "$(last_fwd_rule)" "allow 1 allow" "the trail: allowed by line 1 (session unl
 lock true
 logsays "session c1 locked: nothing changes"
 ok $? "locked (session-lock=ignore: the rules decide)"
-n=$(nfwd)
+n=$(audit_count "$FWDSIGN")
 dest_ssh -m sshsig -A k hopA
 dest_row locked-forwarded DENY refused
-poll_until 10 prints_more "$n" nfwd
+audit_await "$n" "$FWDSIGN"
 is "$(last_fwd_rule)" "refuse 2 deny" "the trail: refused by line 2"
 dest_ssh -m sshsig k
 dest_row locked-local ALLOW ok

@@ -93,9 +93,7 @@ if is_keyward; then
 	n=$(audit_count "$ADDREF")
 	onA "ssh-add $(printf %q "$T/keys/k")"
 	is "$RC" 1 "hostA's re-add of the user's own key k is refused"
-	# only a signature waits for its record: the refusal's can reach the
-	# trail after ssh has ended
-	poll_until 10 prints_more "$n" audit_count "$ADDREF"
+	audit_await "$n" "$ADDREF"
 	like "$(audit_sel "$ADDREF | .reason")" \
 		"re-adding a key the agent holds is management" "the audit trail says why"
 	run ssh-add -l

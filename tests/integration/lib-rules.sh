@@ -27,6 +27,12 @@
 #                            (jq -c); e.g. 'select(.event == "sign")'
 #   audit_signs              every sign record, one a line
 #   audit_count JQ-FILTER    how many records the filter selects
+#   audit_await N JQ-FILTER  waits (10 s) until more than N records match.
+#                            Only a signature waits for its record before
+#                            it is answered (doc/design.md §1); any
+#                            other record (a refusal, a list, an add, a
+#                            session event) can reach the trail after the
+#                            client has its answer: read one after this.
 #   lock_unlock              ssh-add -x then -X (the password from askpass)
 #   PARAMIKO_LOGIN           tests/tools/paramiko_login.py (run by lib.sh's
 #                            PY3, Debian's python3 with python3-paramiko)
@@ -92,6 +98,7 @@ rules_agent() {
 audit_sel() { [ -e "$AUDIT" ] && jq -c "$1" "$AUDIT"; }
 audit_signs() { audit_sel 'select(.event == "sign")'; }
 audit_count() { audit_sel "$1" | wc -l | tr -d ' '; }
+audit_await() { poll_until 10 prints_more "$1" audit_count "$2"; }
 
 lock_unlock() {
 	printf '#!/bin/sh\necho lock-pass-kw\n' >"$T/lockpass.sh"

@@ -486,15 +486,7 @@ start_agent_fg() {
 	wait_for_socket "$sock" 10 || return 1
 	# keyward prints its lines once it serves, a moment after the socket
 	# exists (ssh-agent right after binding it): read them only then
-	poll_until 10 _fg_printed
-}
-
-_fg_printed() {
-	local l
-	while IFS= read -r l || [ -n "$l" ]; do
-		[[ $l == 'echo Agent pid'* ]] && return 0
-	done 2>/dev/null <"$T/agent-fg.out"
-	return 1
+	poll_until 10 file_has "$T/agent-fg.out" 'echo Agent pid'
 }
 
 # stop_pid PID: SIGTERM it and wait until it (and its children) are gone.
